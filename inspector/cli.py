@@ -1,0 +1,52 @@
+"""Command line: `python -m inspector gate|diff|events …`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from inspector import __version__
+from inspector.commands.common import EXIT_UNREADABLE
+
+SUBCOMMANDS = ("gate", "diff", "events")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of exiting, so run() controls the exit status."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the parser with every subcommand registered."""
+    from inspector.commands import diff, events, gate
+
+    parser = _Parser(prog="inspector", description="Check Open Responses transcripts for replay.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for module in (gate, diff, events):
+        module.add_parser(sub)
+    return parser
+
+
+def run(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run one CLI command and return its exit status."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except _UsageError as exc:
+        err.write(parser.format_usage())
+        err.write(f"{exc}\n")
+        return EXIT_UNREADABLE
+    except SystemExit as exc:  # --help and --version exit through argparse
+        return int(exc.code or 0)
+    return int(args.run(args, out, err))

@@ -1,0 +1,1 @@
+"""CLI subcommands: each module registers a parser and returns an exit status from run()."""

@@ -1,0 +1,59 @@
+"""Pieces shared by the CLI subcommands: exit codes, safe text, JSON output."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TextIO
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_UNREADABLE = 2
+
+# C0/C1 controls (except tab) and the Unicode bidi overrides: they could drive a terminal or
+# reorder what the reader sees, so text from input files never reaches a terminal raw.
+_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    code = ord(ch)
+    if ch == "\n":
+        return "\\n"
+    if ch == "\r":
+        return "\\r"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+def safe_text(value: Any) -> str:
+    """Return text for a terminal: control characters from the input escaped."""
+    text = value if isinstance(value, str) else str(value)
+    return _UNSAFE.sub(_escape_char, text)
+
+
+def write_json(document: Any, out: TextIO) -> None:
+    """Write one JSON document; non-ASCII kept, control characters escaped by the encoder."""
+    out.write(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+    out.write("\n")
+
+
+class Style:
+    """ANSI styling, active only when writing to a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, code: str) -> str:
+        """Wrap text in an SGR code when enabled."""
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+    @classmethod
+    def for_stream(cls, out: TextIO) -> Style:
+        """Enable colour only on a TTY."""
+        isatty = getattr(out, "isatty", None)
+        try:
+            return cls(bool(isatty and isatty()))
+        except (ValueError, OSError):
+            return cls(False)

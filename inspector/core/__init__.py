@@ -1,0 +1,1 @@
+"""Headless core: loading, gating, streams and diffs. Never imports Qt."""

@@ -1,0 +1,234 @@
+"""Frozen values over the raw JSON of a transcript: items, groups, tools and where each came from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+#: Item types of the Open Responses portable core; anything else is provider-specific.
+PORTABLE_CORE: frozenset[str] = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "item_reference", "compaction"}
+)
+
+#: Statuses an item may carry according to the specification.
+ITEM_STATUSES: frozenset[str] = frozenset({"in_progress", "completed", "incomplete"})
+
+
+class Envelope(StrEnum):
+    """Which API's record shape an item or group was written in."""
+
+    OPEN_RESPONSES = "open_responses"
+    CHAT_COMPLETIONS = "chat_completions"
+    ANTHROPIC = "anthropic"
+
+
+class InspectorError(Exception):
+    """Base of every error the project raises on purpose."""
+
+
+class LoadError(InspectorError):
+    """A file could not be read as a transcript; says where and what."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        event_index: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        self.event_index = event_index
+
+    def location(self) -> str:
+        """Return 'file:line:column' (or the parts that are known)."""
+        parts = [self.path or "<input>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        text = ":".join(parts)
+        if self.event_index is not None:
+            text += f" (event {self.event_index})"
+        return text
+
+    def __str__(self) -> str:
+        return f"{self.location()}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the error as the CLI's JSON error object."""
+        data: dict[str, Any] = {"message": self.message, "line": self.line, "column": self.column}
+        if self.event_index is not None:
+            data["event_index"] = self.event_index
+        return data
+
+
+def escape_pointer_token(token: str | int) -> str:
+    """Escape one JSON Pointer reference token (RFC 6901)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def join_pointer(base: str, *tokens: str | int) -> str:
+    """Append reference tokens to a JSON Pointer."""
+    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a value came from: file, 1-based line, JSON Pointer, and event number for streams."""
+
+    file: str | None
+    line: int | None
+    pointer: str
+    event_index: int | None = None
+
+    def describe(self) -> str:
+        """Return a short human-readable location."""
+        where = self.file or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.pointer:
+            where += f" {self.pointer}"
+        if self.event_index is not None:
+            where += f" (event {self.event_index})"
+        return where
+
+
+_MISSING: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One transcript item: its raw JSON value, position and origin."""
+
+    index: int
+    raw: Any
+    origin: Origin
+    group: int = 0
+    envelope: Envelope = Envelope.OPEN_RESPONSES
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Return a raw field, or default when the item is not an object or lacks it."""
+        if isinstance(self.raw, dict):
+            return self.raw.get(key, default)
+        return default
+
+    def has(self, key: str) -> bool:
+        """Return whether the raw item has the field."""
+        return isinstance(self.raw, dict) and key in self.raw
+
+    @property
+    def type(self) -> Any:
+        """The effective type: the raw `type`, or `message` / `item_reference` for shorthands."""
+        return effective_type(self.raw)
+
+    @property
+    def type_label(self) -> str:
+        """The type as display text, whatever its JSON kind."""
+        t = self.type
+        return t if isinstance(t, str) else ("(no type)" if t is None else repr(t))
+
+    @property
+    def id(self) -> Any:
+        """The raw item `id`."""
+        return self.get("id")
+
+    @property
+    def call_id(self) -> Any:
+        """The raw `call_id`."""
+        return self.get("call_id")
+
+    @property
+    def name(self) -> Any:
+        """The raw `name`."""
+        return self.get("name")
+
+    @property
+    def role(self) -> Any:
+        """The raw `role`."""
+        return self.get("role")
+
+    @property
+    def status(self) -> Any:
+        """The raw `status`."""
+        return self.get("status")
+
+    @property
+    def namespaced(self) -> bool:
+        """Whether the type is not a plain string (a provider extension or garbage)."""
+        t = self.type
+        return not isinstance(t, str) or ":" in t
+
+
+def effective_type(raw: Any) -> Any:
+    """Return the item type, applying the message and item_reference shorthands."""
+    if not isinstance(raw, dict):
+        return None
+    t = raw.get("type", _MISSING)
+    if t is _MISSING or t is None:
+        if "role" in raw:
+            return "message"
+        if "id" in raw:
+            return "item_reference"
+        return None
+    return t
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A record an item came from: a request, a response, an item list, a stream, an error body."""
+
+    index: int
+    kind: str
+    origin: Origin
+    envelope: Envelope = Envelope.OPEN_RESPONSES
+    status: str | None = None
+    incomplete_details: Any = None
+    error: Any = None
+    response_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool definition: name, JSON Schema for its arguments, and where it was defined."""
+
+    name: str
+    parameters: Any
+    kind: str = "function"
+    source: str = "transcript"
+    origin: Origin | None = None
+
+    @property
+    def has_schema(self) -> bool:
+        """Whether a JSON Schema is known for the arguments."""
+        return self.parameters is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A loaded file: items in order, the records they came from, tools and tool_choice."""
+
+    path: str | None
+    format: str
+    items: tuple[Item, ...]
+    groups: tuple[Group, ...] = ()
+    tools: Mapping[str, Tool] = field(default_factory=lambda: MappingProxyType({}))
+    tool_choice: Any = None
+    stream: Any = None
+
+    @property
+    def response_groups(self) -> tuple[Group, ...]:
+        """The groups that are response objects."""
+        return tuple(g for g in self.groups if g.kind == "response")
+
+    def items_of_group(self, group: int) -> list[Item]:
+        """Return the items that came from one group."""
+        return [it for it in self.items if it.group == group]
