@@ -1,4 +1,4 @@
-"""Frozen values over the raw JSON of a transcript: items, groups, tools and where each came from."""
+"""Frozen values over the raw JSON of a transcript: items, groups, tools and their origins."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from typing import Any
 
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(
-    {"message", "function_call", "function_call_output", "reasoning", "item_reference", "compaction"}
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "item_reference",
+        "compaction",
+    }
 )
 
 #: Statuses an item may carry according to the specification.
@@ -194,6 +201,7 @@ class Group:
     incomplete_details: Any = None
     error: Any = None
     response_id: str | None = None
+    previous_response_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,164 @@
+"""`inspector gate FILE…`: a replay verdict for every item, transcript findings, a summary."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from inspector.commands.common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_UNREADABLE,
+    Style,
+    safe_text,
+    write_json,
+)
+from inspector.core.gate import PASSING, GateResult, Severity, Verdict, gate_transcript
+from inspector.core.load import load_path, load_tools
+from inspector.core.model import LoadError, Tool
+from inspector.core.report import error_document, gate_document
+
+#: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
+VERDICT_SGR = {
+    Verdict.OK: "32",
+    Verdict.NOT_FUNCTION_CALL: "2",
+    Verdict.NAMESPACED: "35;1",
+    Verdict.STATUS: "33",
+    Verdict.UNKNOWN_TOOL: "33",
+}
+SEVERITY_SGR = {Severity.ERROR: "31;1", Severity.WARNING: "33", Severity.INFO: "2"}
+
+
+def _verdict_list(text: str) -> list[Verdict]:
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    try:
+        return [Verdict(name) for name in names]
+    except ValueError:
+        valid = ", ".join(v.value for v in Verdict)
+        raise argparse.ArgumentTypeError(f"verdicts are: {valid}") from None
+
+
+def add_parser(sub: Any) -> None:
+    """Register the gate subcommand."""
+    parser = sub.add_parser(
+        "gate",
+        help="give every item of one or more transcripts a replay verdict",
+        description="Give every item a replay verdict and report transcript findings.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="transcript files")
+    parser.add_argument("--tools", metavar="FILE", help="tool schemas (override the transcript's)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--fail-on",
+        type=_verdict_list,
+        metavar="VERDICT,…",
+        help="only these verdicts make the exit status 1 (default: every blocking verdict)",
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="warning findings also make the exit status 1"
+    )
+    parser.set_defaults(run=run)
+
+
+def load_tool_option(path: str | None, err: TextIO) -> dict[str, Tool] | None:
+    """Load --tools, reporting a failure on err; None means the run must stop with status 2."""
+    if path is None:
+        return {}
+    try:
+        return load_tools(path)
+    except LoadError as exc:
+        err.write(f"inspector: {safe_text(str(exc))}\n")
+        return None
+
+
+def stream_blocks(stream: Any, strict: bool) -> bool:
+    """Whether a stream's violations block (errors; warnings too when strict)."""
+    if stream is None:
+        return False
+    levels = {"error", "warning"} if strict else {"error"}
+    return any(str(v.severity) in levels for v in stream.violations)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    return safe_text(value if isinstance(value, str) else repr(value))
+
+
+def render_text(path: str, result: GateResult, style: Style) -> list[str]:
+    """Return the aligned text report for one gated file."""
+    transcript = result.transcript
+    lines = [
+        style(safe_text(path), "1") + f"  ({transcript.format}, {len(transcript.items)} items)"
+    ]
+    rows = []
+    for item, verdict in zip(transcript.items, result.verdicts, strict=True):
+        label = item.name if isinstance(item.name, str) else item.role
+        rows.append(
+            (
+                str(item.index),
+                _cell(item.type_label),
+                _cell(label),
+                _cell(item.call_id),
+                verdict.verdict,
+                safe_text(verdict.detail),
+            )
+        )
+    widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
+    width_verdict = max((len(r[4]) for r in rows), default=0)
+    for index, kind, label, call_id, verdict, detail in rows:
+        word = style(verdict.value.ljust(width_verdict), VERDICT_SGR.get(verdict, "31"))
+        lines.append(
+            f"  {index.rjust(widths[0])}  {kind.ljust(widths[1])}  {label.ljust(widths[2])}  "
+            f"{call_id.ljust(widths[3])}  {word}  {detail}"
+        )
+    if result.findings:
+        lines.append("findings:")
+        for finding in result.findings:
+            items = ",".join(f"#{i}" for i in finding.items)
+            sev = style(finding.severity.value, SEVERITY_SGR[finding.severity])
+            where = f" [{items}]" if items else ""
+            lines.append(f"  {sev} {finding.code}{where}: {safe_text(finding.message)}")
+    summary = " | ".join(f"{k} {v}" for k, v in result.summary().items()) or "no items"
+    blocked = sum(1 for v in result.verdicts if v.verdict not in PASSING)
+    lines.append(f"summary: {summary}  (blocked {blocked} of {len(result.verdicts)})")
+    stream = transcript.stream
+    if stream is not None:
+        lines.append(
+            f"stream: {stream.status}, {stream.events} events, {len(stream.violations)} violations"
+        )
+    return lines
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Gate each file and print the report; return the exit status."""
+    tools = load_tool_option(args.tools, err)
+    if tools is None:
+        return EXIT_UNREADABLE
+    style = Style.for_stream(out)
+    documents: list[dict[str, Any]] = []
+    unreadable = blocking = False
+    for number, path in enumerate(args.files):
+        try:
+            transcript = load_path(path)
+        except LoadError as exc:
+            unreadable = True
+            documents.append(error_document(path, exc))
+            if args.format == "text":
+                err.write(f"inspector: {safe_text(str(exc))}\n")
+            continue
+        result = gate_transcript(transcript, tools)
+        stream = transcript.stream
+        if result.blocking(args.fail_on, args.strict) or stream_blocks(stream, args.strict):
+            blocking = True
+        if args.format == "json":
+            documents.append(gate_document(path, result))
+        else:
+            if number:
+                out.write("\n")
+            out.write("\n".join(render_text(path, result, style)) + "\n")
+    if args.format == "json":
+        write_json({"files": documents}, out)
+    if unreadable:
+        return EXIT_UNREADABLE
+    return EXIT_FINDINGS if blocking else EXIT_CLEAN

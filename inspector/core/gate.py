@@ -1,0 +1,657 @@
+"""The replay gate: a verdict for every item, and findings about the transcript as a whole."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+from inspector.core.model import (
+    PORTABLE_CORE,
+    Envelope,
+    Item,
+    Tool,
+    Transcript,
+    effective_type,
+)
+from inspector.core.schema import SchemaIssue, compile_schema, validate
+
+
+class Verdict(StrEnum):
+    """Per-item verdicts, in the order the checks run; the first failing check wins."""
+
+    NAMESPACED = "namespaced"
+    NOT_FUNCTION_CALL = "not_function_call"
+    STATUS = "status"
+    ARGUMENTS_TYPE = "arguments_type"
+    ARGUMENTS_PARSE = "arguments_parse"
+    UNKNOWN_TOOL = "unknown_tool"
+    ARGUMENTS_SCHEMA = "arguments_schema"
+    OK = "ok"
+
+
+#: Verdicts that do not block a replay by themselves.
+PASSING: frozenset[Verdict] = frozenset({Verdict.OK, Verdict.NOT_FUNCTION_CALL})
+
+
+class Severity(StrEnum):
+    """How much a finding matters for the exit status."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemVerdict:
+    """The gate's answer for one item, with a one-line reason and any schema errors."""
+
+    verdict: Verdict
+    detail: str
+    errors: tuple[SchemaIssue, ...] = ()
+    tool: str | None = None
+    parsed: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something about the transcript as a whole (pairing, ordering, envelopes, errors)."""
+
+    code: str
+    severity: Severity
+    items: tuple[int, ...]
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the CLI's JSON form."""
+        return {
+            "code": self.code,
+            "severity": str(self.severity),
+            "items": list(self.items),
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSet:
+    """The tools a gate run knows, and the names `tool_choice.allowed_tools` permits (if any)."""
+
+    tools: Mapping[str, Tool] = field(default_factory=lambda: MappingProxyType({}))
+    allowed: frozenset[str] | None = None
+
+    def names(self) -> list[str]:
+        """Return the known tool names, sorted."""
+        return sorted(self.tools)
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """Verdicts for every item of a transcript, and its findings."""
+
+    transcript: Transcript
+    verdicts: tuple[ItemVerdict, ...]
+    findings: tuple[Finding, ...]
+    toolset: ToolSet
+
+    def summary(self) -> dict[str, int]:
+        """Count items per verdict, in verdict order (zero counts left out)."""
+        counts = Counter(v.verdict for v in self.verdicts)
+        return {str(v): counts[v] for v in Verdict if counts[v]}
+
+    def blocking(self, fail_on: Iterable[Verdict] | None = None, strict: bool = False) -> bool:
+        """Whether anything here blocks a replay (exit status 1)."""
+        failing = set(fail_on) if fail_on is not None else set(Verdict) - PASSING
+        if any(v.verdict in failing for v in self.verdicts):
+            return True
+        levels = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+        return any(f.severity in levels for f in self.findings)
+
+
+class ArgumentsError(ValueError):
+    """The arguments string is not strict JSON; carries line and column when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def describe(self) -> str:
+        """Return the message with its position."""
+        if self.line is None:
+            return self.message
+        return f"{self.message} at line {self.line} column {self.column}"
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise ArgumentsError(f"{name} is not valid JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _parse_int(text: str) -> int:
+    # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit.
+    try:
+        return int(text)
+    except ValueError:
+        return int(Decimal(text))
+
+
+_STRICT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicates, parse_constant=_reject_constant, parse_int=_parse_int
+)
+
+
+def parse_arguments(text: str) -> Any:
+    """Parse an arguments string as strict JSON: no NaN/Infinity, no duplicate keys."""
+    try:
+        return _STRICT_DECODER.decode(text)
+    except ArgumentsError:
+        raise
+    except _DuplicateKey as exc:
+        raise ArgumentsError(
+            f"duplicate key {exc.args[0]!r} makes the arguments ambiguous"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ArgumentsError(exc.msg, exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise ArgumentsError("arguments are nested too deeply to parse") from None
+    except ValueError as exc:
+        raise ArgumentsError(str(exc)) from None
+
+
+def _quote(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=repr)
+    text = repr(text) if isinstance(value, str) else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def gate_item(raw: Any, tools: ToolSet) -> ItemVerdict:
+    """Run the replay gate on one raw item; the first failing check decides the verdict."""
+    item_type = effective_type(raw)
+    if not isinstance(item_type, str):
+        what = "missing" if item_type is None else f"not a string ({_quote(item_type)})"
+        return ItemVerdict(Verdict.NAMESPACED, f"type is {what}; not a portable item")
+    if ":" in item_type:
+        slug = item_type.split(":", 1)[0]
+        return ItemVerdict(
+            Verdict.NAMESPACED,
+            f"{item_type!r} is provider-prefixed ({slug!r}); it replays only to that provider",
+        )
+    if item_type != "function_call":
+        if item_type in PORTABLE_CORE:
+            return ItemVerdict(Verdict.NOT_FUNCTION_CALL, f"{item_type} item; nothing to run")
+        return ItemVerdict(
+            Verdict.NOT_FUNCTION_CALL,
+            f"{item_type!r} is a provider-specific type; not a portable function_call",
+        )
+    status = raw.get("status", _ABSENT)
+    if status != "completed":
+        if status is _ABSENT:
+            why = "status is missing"
+        elif status is None:
+            why = "status is null"
+        else:
+            why = f"status is {_quote(status)}"
+        return ItemVerdict(Verdict.STATUS, f"{why}; only a completed call may run")
+    arguments = raw.get("arguments", _ABSENT)
+    if not isinstance(arguments, str):
+        kind = "missing" if arguments is _ABSENT else f"a JSON {_json_kind(arguments)}"
+        return ItemVerdict(Verdict.ARGUMENTS_TYPE, f"arguments is {kind}, not a string")
+    try:
+        parsed = parse_arguments(arguments)
+    except ArgumentsError as exc:
+        return ItemVerdict(Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}")
+    return check_arguments(raw.get("name"), parsed, tools)
+
+
+def check_arguments(name: Any, parsed: Any, tools: ToolSet) -> ItemVerdict:
+    """Check parsed arguments against the named tool (rows 6 and 7 of the gate)."""
+    tool = tools.tools.get(name) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        return ItemVerdict(Verdict.UNKNOWN_TOOL, f"name is {_quote(name)}, not a tool name")
+    if tools.allowed is not None and name not in tools.allowed:
+        return ItemVerdict(
+            Verdict.UNKNOWN_TOOL, f"{name!r} is outside tool_choice.allowed_tools", tool=name
+        )
+    if tool is None:
+        return ItemVerdict(Verdict.UNKNOWN_TOOL, f"no schema is known for tool {name!r}", tool=name)
+    if not tool.has_schema:
+        return ItemVerdict(
+            Verdict.UNKNOWN_TOOL, f"tool {name!r} declares no parameters schema", tool=name
+        )
+    compiled = compile_schema(tool.parameters)
+    if not compiled.usable:
+        return ItemVerdict(
+            Verdict.ARGUMENTS_SCHEMA,
+            f"the schema of {name!r} is broken: {compiled.problem}",
+            tool=name,
+            parsed=parsed,
+        )
+    issues = validate(compiled, parsed)
+    if issues:
+        first = issues[0]
+        where = first.path or "/"
+        more = f" (+{len(issues) - 1} more)" if len(issues) > 1 else ""
+        return ItemVerdict(
+            Verdict.ARGUMENTS_SCHEMA,
+            f"{where}: {first.keyword}: {first.message}{more}",
+            errors=issues,
+            tool=name,
+            parsed=parsed,
+        )
+    return ItemVerdict(
+        Verdict.OK, f"arguments match the schema of {name!r}", tool=name, parsed=parsed
+    )
+
+
+_ABSENT: Any = object()
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def allowed_tool_names(tool_choice: Any) -> frozenset[str] | None:
+    """Return the names `tool_choice.allowed_tools` permits, or None when it sets no limit."""
+    if not isinstance(tool_choice, dict) or tool_choice.get("type") != "allowed_tools":
+        return None
+    listed = tool_choice.get("tools")
+    if not isinstance(listed, list):
+        return frozenset()
+    return frozenset(
+        t["name"] for t in listed if isinstance(t, dict) and isinstance(t.get("name"), str)
+    )
+
+
+def make_toolset(
+    transcript: Transcript | None, extra: Mapping[str, Tool] | None = None
+) -> tuple[ToolSet, list[str]]:
+    """Merge the transcript's tools with extra ones (which win); return the set and overrides."""
+    tools: dict[str, Tool] = dict(transcript.tools) if transcript is not None else {}
+    overridden: list[str] = []
+    for name, tool in (extra or {}).items():
+        if name in tools and tools[name].parameters != tool.parameters:
+            overridden.append(name)
+        tools[name] = tool
+    allowed = allowed_tool_names(transcript.tool_choice) if transcript is not None else None
+    return ToolSet(MappingProxyType(tools), allowed), overridden
+
+
+def gate_transcript(
+    transcript: Transcript, extra_tools: Mapping[str, Tool] | None = None
+) -> GateResult:
+    """Gate every item of a transcript and collect the transcript findings."""
+    toolset, overridden = make_toolset(transcript, extra_tools)
+    memo: dict[tuple[Any, str], ItemVerdict] = {}
+    verdicts: list[ItemVerdict] = []
+    for item in transcript.items:
+        raw = item.raw
+        key = _memo_key(raw)
+        if key is not None and key in memo:
+            verdicts.append(memo[key])
+            continue
+        verdict = gate_item(raw, toolset)
+        if key is not None:
+            memo[key] = verdict
+        verdicts.append(verdict)
+    findings = transcript_findings(transcript, verdicts, toolset, overridden)
+    return GateResult(transcript, tuple(verdicts), tuple(findings), toolset)
+
+
+def _memo_key(raw: Any) -> tuple[Any, str] | None:
+    # Logs repeat the same call many times; a completed call's verdict depends only on
+    # its name and arguments, so those pairs are gated once.
+    if (
+        isinstance(raw, dict)
+        and raw.get("type") == "function_call"
+        and raw.get("status") == "completed"
+        and isinstance(raw.get("arguments"), str)
+        and isinstance(raw.get("name"), str)
+    ):
+        return (raw["name"], raw["arguments"])
+    return None
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        message = error.get("message")
+        bits = [str(error[k]) for k in ("type", "code") if isinstance(error.get(k), str)]
+        prefix = f"[{', '.join(bits)}] " if bits else ""
+        return prefix + (message if isinstance(message, str) else json.dumps(error, default=repr))
+    return json.dumps(error, default=repr)
+
+
+_ENVELOPE_FINDINGS = {
+    Envelope.CHAT_COMPLETIONS: ("chat_completions_envelope", "Chat Completions"),
+    Envelope.ANTHROPIC: ("anthropic_envelope", "Anthropic Messages"),
+}
+
+
+def _group_findings(transcript: Transcript) -> list[Finding]:
+    out: list[Finding] = []
+    portable_groups = [
+        g for g in transcript.groups if g.envelope == Envelope.OPEN_RESPONSES and g.kind != "error"
+    ]
+    by_group: dict[int, list[int]] = {}
+    for item in transcript.items:
+        by_group.setdefault(item.group, []).append(item.index)
+    for group in transcript.groups:
+        members = tuple(by_group.get(group.index, ()))
+        where = group.origin.describe()
+        if group.envelope in _ENVELOPE_FINDINGS:
+            code, api = _ENVELOPE_FINDINGS[group.envelope]
+            if portable_groups:
+                text = f"{where}: a {api} record inside an Open Responses log"
+            else:
+                text = f"{where}: the file is a {api} record, not Open Responses"
+            out.append(
+                Finding(
+                    code,
+                    Severity.ERROR,
+                    members,
+                    text + "; replaying it would send the wrong envelope to the next provider",
+                )
+            )
+        if group.kind == "error":
+            out.append(
+                Finding(
+                    "provider_error",
+                    Severity.ERROR,
+                    members,
+                    f"{where}: provider error body: {_error_text(group.error)}",
+                )
+            )
+        elif group.status == "failed":
+            detail = f": {_error_text(group.error)}" if group.error else ""
+            out.append(
+                Finding(
+                    "response_failed", Severity.ERROR, members, f"{where}: response failed{detail}"
+                )
+            )
+        elif group.status == "incomplete":
+            reason = group.incomplete_details
+            if isinstance(reason, dict) and isinstance(reason.get("reason"), str):
+                reason = reason["reason"]
+            because = f" ({reason})" if isinstance(reason, str) else ""
+            out.append(
+                Finding(
+                    "response_incomplete",
+                    Severity.WARNING,
+                    members,
+                    f"{where}: response ended incomplete{because}; its output is partial",
+                )
+            )
+    return out
+
+
+def _status_findings(transcript: Transcript) -> list[Finding]:
+    out: list[Finding] = []
+    groups = {g.index: g for g in transcript.groups}
+    last_of_group: dict[int, int] = {}
+    for item in transcript.items:
+        last_of_group[item.group] = item.index
+    for item in transcript.items:
+        status = item.status
+        group = groups.get(item.group)
+        if status == "incomplete" and last_of_group.get(item.group) != item.index:
+            out.append(
+                Finding(
+                    "incomplete_not_last",
+                    Severity.ERROR,
+                    (item.index,),
+                    f"{item_label(item)} is incomplete but is not the last item of its "
+                    "response (an incomplete item must end the response)",
+                )
+            )
+        if group is None or group.kind != "response" or group.status is None:
+            continue
+        if status == "incomplete" and group.status != "incomplete":
+            out.append(
+                Finding(
+                    "response_status_mismatch",
+                    Severity.ERROR,
+                    (item.index,),
+                    f"{item_label(item)} is incomplete inside a response whose status is "
+                    f"{group.status!r} (must be 'incomplete')",
+                )
+            )
+        elif status == "in_progress" and group.status == "completed":
+            out.append(
+                Finding(
+                    "response_status_mismatch",
+                    Severity.ERROR,
+                    (item.index,),
+                    f"{item_label(item)} is still in_progress inside a completed response",
+                )
+            )
+    return out
+
+
+def _pairing_findings(transcript: Transcript, verdicts: list[ItemVerdict]) -> list[Finding]:
+    out: list[Finding] = []
+    items = transcript.items
+    groups = {g.index: g for g in transcript.groups}
+    calls: dict[str, Item] = {}
+    call_positions: dict[str, list[int]] = {}
+    for item in items:
+        if item.type == "function_call" and isinstance(item.call_id, str):
+            call_positions.setdefault(item.call_id, []).append(item.index)
+    answered: set[str] = set()
+    for item in items:
+        kind = item.type
+        call_id = item.call_id
+        if kind == "function_call" and isinstance(call_id, str):
+            first = calls.get(call_id)
+            if first is None:
+                calls[call_id] = item
+            elif first.group == item.group or (first.name, first.get("arguments")) != (
+                item.name,
+                item.get("arguments"),
+            ):
+                out.append(
+                    Finding(
+                        "duplicate_call_id",
+                        Severity.ERROR,
+                        (first.index, item.index),
+                        f"{item_label(item)} reuses call_id {call_id!r} of {item_label(first)}; "
+                        "a function_call_output could answer either",
+                    )
+                )
+        elif kind == "function_call_output":
+            if not isinstance(call_id, str):
+                out.append(
+                    Finding(
+                        "orphan_output",
+                        Severity.ERROR,
+                        (item.index,),
+                        f"{item_label(item)} has no call_id string ({_quote(call_id)})",
+                    )
+                )
+                continue
+            call = calls.get(call_id)
+            if call is None:
+                later = call_positions.get(call_id)
+                if later:
+                    out.append(
+                        Finding(
+                            "output_before_call",
+                            Severity.ERROR,
+                            (item.index, later[0]),
+                            f"{item_label(item)} answers call_id {call_id!r} before the "
+                            f"function_call at #{later[0]}",
+                        )
+                    )
+                    continue
+                group = groups.get(item.group)
+                previous = group.previous_response_id if group is not None else None
+                if previous:
+                    out.append(
+                        Finding(
+                            "orphan_output",
+                            Severity.WARNING,
+                            (item.index,),
+                            f"{item_label(item)} answers call_id {call_id!r}, which is not in "
+                            f"this file (it may be in previous response {previous!r})",
+                        )
+                    )
+                else:
+                    out.append(
+                        Finding(
+                            "orphan_output",
+                            Severity.ERROR,
+                            (item.index,),
+                            f"{item_label(item)} answers call_id {call_id!r}, but no earlier "
+                            "function_call has that call_id",
+                        )
+                    )
+                continue
+            answered.add(call_id)
+            call_verdict = verdicts[call.index]
+            if call_verdict.verdict != Verdict.OK:
+                out.append(
+                    Finding(
+                        "output_for_blocked_call",
+                        Severity.ERROR,
+                        (call.index, item.index),
+                        f"{item_label(item)} answers {item_label(call)}, whose verdict is "
+                        f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
+                        "be followed by its output",
+                    )
+                )
+    for call_id, call in calls.items():
+        if call_id not in answered:
+            out.append(
+                Finding(
+                    "missing_output",
+                    Severity.INFO,
+                    (call.index,),
+                    f"{item_label(call)} (call_id {call_id!r}) has no function_call_output "
+                    "in this file",
+                )
+            )
+    return out
+
+
+def _identity_findings(transcript: Transcript) -> list[Finding]:
+    out: list[Finding] = []
+    seen: dict[str, Item] = {}
+    foreign: dict[str, list[int]] = {}
+    for item in transcript.items:
+        item_id = item.id
+        if isinstance(item_id, str) and item_id:
+            first = seen.get(item_id)
+            if first is None:
+                seen[item_id] = item
+            elif first.group == item.group or first.type != item.type:
+                # The same item replayed in a later request is expected; only a clash counts.
+                out.append(
+                    Finding(
+                        "duplicate_item_id",
+                        Severity.ERROR,
+                        (first.index, item.index),
+                        f"{item_label(item)} has the same id {item_id!r} as {item_label(first)}",
+                    )
+                )
+        kind = item.type
+        if (
+            item.envelope == Envelope.OPEN_RESPONSES
+            and isinstance(kind, str)
+            and ":" not in kind
+            and kind not in PORTABLE_CORE
+        ):
+            foreign.setdefault(kind, []).append(item.index)
+    for kind, members in foreign.items():
+        count = f"{len(members)} item{'s' if len(members) != 1 else ''}"
+        out.append(
+            Finding(
+                "non_portable_type",
+                Severity.WARNING,
+                tuple(members),
+                f"{kind!r} ({count}) is outside the Open Responses core and has no provider "
+                "prefix: it is vendor-specific and will not replay on another provider",
+            )
+        )
+    return out
+
+
+def transcript_findings(
+    transcript: Transcript,
+    verdicts: list[ItemVerdict],
+    toolset: ToolSet,
+    overridden: Iterable[str] = (),
+) -> list[Finding]:
+    """Collect the findings about a transcript as a whole."""
+    out: list[Finding] = []
+    for name in overridden:
+        source = toolset.tools[name].source
+        out.append(
+            Finding(
+                "tool_override",
+                Severity.INFO,
+                (),
+                f"tool {name!r} from {source} overrides the transcript's definition",
+            )
+        )
+    out.extend(_group_findings(transcript))
+    out.extend(_status_findings(transcript))
+    out.extend(_pairing_findings(transcript, verdicts))
+    out.extend(_identity_findings(transcript))
+    return out
+
+
+def item_label(item: Item) -> str:
+    """Return a short label for messages: '#index type name'."""
+    parts = [f"#{item.index}", item.type_label]
+    if isinstance(item.name, str):
+        parts.append(item.name)
+    elif isinstance(item.role, str):
+        parts.append(item.role)
+    return " ".join(parts)
+
+
+__all__ = [
+    "PASSING",
+    "ArgumentsError",
+    "Envelope",
+    "Finding",
+    "GateResult",
+    "ItemVerdict",
+    "Severity",
+    "ToolSet",
+    "Verdict",
+    "allowed_tool_names",
+    "check_arguments",
+    "gate_item",
+    "gate_transcript",
+    "item_label",
+    "make_toolset",
+    "parse_arguments",
+    "transcript_findings",
+]
