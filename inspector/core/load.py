@@ -539,6 +539,10 @@ def _anthropic_items(role: Any, content: Any, pointer: str) -> Iterator[tuple[di
     for j, block in enumerate(content):
         here = join_pointer(pointer, "content", j)
         kind = block.get("type") if isinstance(block, dict) else None
+        if kind in _ANTHROPIC_BLOCKS and text_blocks:
+            # Keep the record's order: text written before a tool call comes before it.
+            yield {"type": "message", "role": role, "content": text_blocks}, pointer
+            text_blocks = []
         if kind == "tool_use":
             yield (
                 {
