@@ -766,6 +766,15 @@ def _load_event_lines(events: list[tuple[int, Any]], path: str | None) -> Transc
     return load_event_objects(events, path)
 
 
+def transcript_from_record(
+    obj: Any, path: str | None = None, line: int | None = 1, fmt: str | None = None
+) -> Transcript:
+    """Build a transcript from one parsed record (request, response, chat or Anthropic message)."""
+    b = _Builder(path)
+    kind = _add_record(b, _Record(obj, line, ""))
+    return b.transcript(fmt or _FORMAT_OF_KIND[kind])
+
+
 def load_bytes(data: bytes, path: str | None = None) -> Transcript:
     """Load a transcript from the bytes of a file."""
     return load_text(decode_text(data, path), path, data=data)
