@@ -20,11 +20,20 @@ def findings_of(path, tools=None):
         ("findings/orphan-output-previous-response.json", "orphan_output", Severity.WARNING, (0,)),
         ("findings/output-before-call.json", "output_before_call", Severity.ERROR, (1, 2)),
         ("findings/duplicate-call-id.json", "duplicate_call_id", Severity.ERROR, (1, 2)),
-        ("findings/output-for-blocked-call.json", "output_for_blocked_call", Severity.ERROR, (1, 2)),
+        (
+            "findings/output-for-blocked-call.json",
+            "output_for_blocked_call",
+            Severity.ERROR,
+            (1, 2),
+        ),
         ("article/items.json", "missing_output", Severity.INFO, (3,)),
         ("findings/incomplete-not-last.json", "incomplete_not_last", Severity.ERROR, (0,)),
-        ("findings/response-status-mismatch.json", "response_status_mismatch", Severity.ERROR,
-         (1,)),
+        (
+            "findings/response-status-mismatch.json",
+            "response_status_mismatch",
+            Severity.ERROR,
+            (1,),
+        ),
         ("findings/duplicate-item-id.json", "duplicate_item_id", Severity.ERROR, (1, 3)),
         ("chat-completions.json", "chat_completions_envelope", Severity.ERROR, (0, 1, 2)),
         ("logs/mixed-envelopes.jsonl", "chat_completions_envelope", Severity.ERROR, (1, 2, 3)),
@@ -51,28 +60,34 @@ def test_provider_error_quotes_the_message(samples):
 def test_mixed_log_says_mixed_and_whole_file_says_whole(samples):
     _, mixed = findings_of(samples / "logs" / "mixed-envelopes.jsonl")
     _, whole = findings_of(samples / "chat-completions.json")
-    assert "inside an Open Responses log" in mixed[("chat_completions_envelope", Severity.ERROR)].message
-    assert "the file is a Chat Completions record" in whole[
-        ("chat_completions_envelope", Severity.ERROR)
-    ].message
+    assert (
+        "inside an Open Responses log"
+        in mixed[("chat_completions_envelope", Severity.ERROR)].message
+    )
+    assert (
+        "the file is a Chat Completions record"
+        in whole[("chat_completions_envelope", Severity.ERROR)].message
+    )
     assert ":2:" in mixed[("chat_completions_envelope", Severity.ERROR)].message
 
 
 def test_tool_override_is_reported(samples):
     result, found = findings_of(
-        samples / "providers" / "provider-a.json", samples / "tools" / "region-with-global.tools.json"
+        samples / "providers" / "provider-a.json",
+        samples / "tools" / "region-with-global.tools.json",
     )
     assert ("tool_override", Severity.INFO) in found
     assert "get_latest_sales_report" in found[("tool_override", Severity.INFO)].message
     # The override wins: "global" is now allowed, so call_129 passes.
-    verdicts = {i.call_id: v.verdict for i, v in zip(result.transcript.items, result.verdicts,
-                                                      strict=True)}
+    verdicts = {
+        i.call_id: v.verdict for i, v in zip(result.transcript.items, result.verdicts, strict=True)
+    }
     assert verdicts["call_129"] == "ok"
 
 
 def test_replayed_items_are_not_duplicates(samples):
     # The JSONL log replays a response's calls in the next request: a replay, not a clash.
-    result, found = findings_of(samples / "logs" / "agent-session.jsonl")
+    result, _found = findings_of(samples / "logs" / "agent-session.jsonl")
     codes = {f.code for f in result.findings}
     assert "duplicate_call_id" not in codes and "duplicate_item_id" not in codes
 
@@ -80,8 +95,9 @@ def test_replayed_items_are_not_duplicates(samples):
 def test_error_findings_block_even_when_no_verdict_counts(samples):
     result, _ = findings_of(samples / "findings" / "output-for-blocked-call.json")
     assert result.blocking(fail_on=[], strict=False)
-    article, _ = findings_of(samples / "article" / "items.json",
-                             samples / "article" / "region-schema.tools.json")
+    article, _ = findings_of(
+        samples / "article" / "items.json", samples / "article" / "region-schema.tools.json"
+    )
     assert not any(f.severity == Severity.ERROR for f in article.findings)
     assert not article.blocking(fail_on=[], strict=True)
     assert article.blocking()

@@ -36,13 +36,16 @@ def by_id(result, item_id):
 
 def test_article_verdicts(article):
     assert by_id(article, "fc_001")[1].verdict == Verdict.OK
-    item, verdict = by_id(article, "fc_009")
+    _item, verdict = by_id(article, "fc_009")
     assert verdict.verdict == Verdict.ARGUMENTS_SCHEMA
     assert [(e.path, e.keyword) for e in verdict.errors] == [("/region", "enum")]
     assert verdict.errors[0].schema_path == "/properties/region/enum"
     assert by_id(article, "ws_001")[1].verdict == Verdict.NAMESPACED
-    outputs = [v for i, v in zip(article.transcript.items, article.verdicts, strict=True)
-               if i.type == "function_call_output"]
+    outputs = [
+        v
+        for i, v in zip(article.transcript.items, article.verdicts, strict=True)
+        if i.type == "function_call_output"
+    ]
     assert [v.verdict for v in outputs] == [Verdict.NOT_FUNCTION_CALL]
 
 
@@ -51,8 +54,10 @@ def verdicts(samples):
     transcript = load_path(samples / "findings" / "verdicts.json")
     tools = load_tools(samples / "findings" / "verdicts.tools.json")
     result = gate_transcript(transcript, tools)
-    return {item.id or item.role: v for item, v in
-            zip(result.transcript.items, result.verdicts, strict=True)}
+    return {
+        item.id or item.role: v
+        for item, v in zip(result.transcript.items, result.verdicts, strict=True)
+    }
 
 
 @pytest.mark.parametrize(
@@ -121,8 +126,9 @@ def test_strict_json_arguments():
     big = "1" + "0" * 5000
     assert parse_arguments(f'{{"n": {big}}}')["n"] == 10**5000
     assert parse_arguments("18446744073709551617") == 2**64 + 1
-    error = pytest.raises(ArgumentsError, parse_arguments, '{\n "a": }').value
-    assert (error.line, error.column) == (2, 7)
+    with pytest.raises(ArgumentsError) as info:
+        parse_arguments('{\n "a": }')
+    assert (info.value.line, info.value.column) == (2, 7)
 
 
 def test_huge_integer_validates_against_integer_schema():
@@ -188,8 +194,11 @@ def test_errors_ranked_with_best_match_first():
 
 def test_dialect_from_schema_keyword():
     # Draft 4 treats exclusiveMaximum as a boolean modifier; 2020-12 as a number.
-    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 5,
-              "exclusiveMaximum": True}
+    draft4 = {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "maximum": 5,
+        "exclusiveMaximum": True,
+    }
     assert gate_item(call("5"), toolset(draft4)).verdict == Verdict.ARGUMENTS_SCHEMA
     assert gate_item(call("4"), toolset(draft4)).verdict == Verdict.OK
 

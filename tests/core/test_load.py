@@ -48,8 +48,11 @@ def test_response_object_keeps_status_and_details(samples):
 
 
 def test_input_items_list():
-    doc = {"object": "list", "data": [{"type": "message", "role": "user", "content": "x"}],
-           "has_more": False}
+    doc = {
+        "object": "list",
+        "data": [{"type": "message", "role": "user", "content": "x"}],
+        "has_more": False,
+    }
     t = load_text(json.dumps(doc))
     assert t.format == "item_list"
     assert t.items[0].origin.pointer == "/data/0"
@@ -105,7 +108,11 @@ def test_anthropic_messages(samples):
     t = load_path(samples / "anthropic-messages.json")
     assert t.format == "anthropic"
     assert [i.type for i in t.items] == [
-        "message", "message", "message", "function_call", "function_call_output"
+        "message",
+        "message",
+        "message",
+        "function_call",
+        "function_call_output",
     ]
     assert json.loads(t.items[3].raw["arguments"]) == {"order_id": "ORD-104233"}
     assert t.tools["lookup_order"].parameters["required"] == ["order_id"]
@@ -168,8 +175,9 @@ def test_nesting_too_deep_is_a_clear_error():
 
 
 def test_big_integers_and_nan_in_files_load():
-    t = load_text('[{"type": "message", "role": "user", "content": "x", "n": 18446744073709551617,'
-                  ' "f": NaN}]')
+    t = load_text(
+        '[{"type": "message", "role": "user", "content": "x", "n": 18446744073709551617, "f": NaN}]'
+    )
     assert t.items[0].raw["n"] == 18446744073709551617
 
 
