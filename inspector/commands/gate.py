@@ -17,6 +17,7 @@ from inspector.core.gate import PASSING, GateResult, Severity, Verdict, gate_tra
 from inspector.core.load import load_path, load_tools
 from inspector.core.model import LoadError, Tool
 from inspector.core.report import error_document, gate_document
+from inspector.core.schema import DEFAULT_BUDGET
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
 VERDICT_SGR = {
@@ -38,6 +39,16 @@ def _verdict_list(text: str) -> list[Verdict]:
         raise argparse.ArgumentTypeError(f"verdicts are: {valid}") from None
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError("give a number of seconds between 0 and 3600")
+    return value
+
+
 def add_parser(sub: Any) -> None:
     """Register the gate subcommand."""
     parser = sub.add_parser(
@@ -56,6 +67,13 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--strict", action="store_true", help="warning findings also make the exit status 1"
+    )
+    parser.add_argument(
+        "--item-budget",
+        type=_seconds,
+        default=DEFAULT_BUDGET,
+        metavar="SECONDS",
+        help=f"time one item's schema validation may take (default {DEFAULT_BUDGET:g})",
     )
     parser.set_defaults(run=run)
 
@@ -147,7 +165,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if args.format == "text":
                 err.write(f"inspector: {safe_text(str(exc))}\n")
             continue
-        result = gate_transcript(transcript, tools)
+        result = gate_transcript(transcript, tools, budget=args.item_budget)
         stream = transcript.stream
         if result.blocking(args.fail_on, args.strict) or stream_blocks(stream, args.strict):
             blocking = True

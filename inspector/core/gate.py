@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from inspector.core.model import (
     Transcript,
     effective_type,
 )
-from inspector.core.schema import SchemaIssue, compile_schema, validate
+from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue, compile_schema, validate
 
 
 class Verdict(StrEnum):
@@ -182,7 +183,13 @@ def _quote(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def gate_item(raw: Any, tools: ToolSet) -> ItemVerdict:
+def gate_item(
+    raw: Any,
+    tools: ToolSet,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    cancel: threading.Event | None = None,
+) -> ItemVerdict:
     """Run the replay gate on one raw item; the first failing check decides the verdict."""
     item_type = effective_type(raw)
     if not isinstance(item_type, str):
@@ -218,10 +225,17 @@ def gate_item(raw: Any, tools: ToolSet) -> ItemVerdict:
         parsed = parse_arguments(arguments)
     except ArgumentsError as exc:
         return ItemVerdict(Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}")
-    return check_arguments(raw.get("name"), parsed, tools)
+    return check_arguments(raw.get("name"), parsed, tools, budget=budget, cancel=cancel)
 
 
-def check_arguments(name: Any, parsed: Any, tools: ToolSet) -> ItemVerdict:
+def check_arguments(
+    name: Any,
+    parsed: Any,
+    tools: ToolSet,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    cancel: threading.Event | None = None,
+) -> ItemVerdict:
     """Check parsed arguments against the named tool (rows 6 and 7 of the gate)."""
     tool = tools.tools.get(name) if isinstance(name, str) else None
     if not isinstance(name, str):
@@ -244,7 +258,7 @@ def check_arguments(name: Any, parsed: Any, tools: ToolSet) -> ItemVerdict:
             tool=name,
             parsed=parsed,
         )
-    issues = validate(compiled, parsed)
+    issues = validate(compiled, parsed, budget=budget, cancel=cancel)
     if issues:
         first = issues[0]
         where = first.path or "/"
@@ -305,7 +319,11 @@ def make_toolset(
 
 
 def gate_transcript(
-    transcript: Transcript, extra_tools: Mapping[str, Tool] | None = None
+    transcript: Transcript,
+    extra_tools: Mapping[str, Tool] | None = None,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    cancel: threading.Event | None = None,
 ) -> GateResult:
     """Gate every item of a transcript and collect the transcript findings."""
     toolset, overridden = make_toolset(transcript, extra_tools)
@@ -317,7 +335,7 @@ def gate_transcript(
         if key is not None and key in memo:
             verdicts.append(memo[key])
             continue
-        verdict = gate_item(raw, toolset)
+        verdict = gate_item(raw, toolset, budget=budget, cancel=cancel)
         if key is not None:
             memo[key] = verdict
         verdicts.append(verdict)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
+import threading
+import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
 import referencing
 import referencing.exceptions
-from jsonschema.exceptions import SchemaError, ValidationError, best_match, relevance
-from jsonschema.validators import validator_for
+import regex
+from jsonschema.exceptions import ValidationError, best_match, relevance
+from jsonschema.validators import extend, validator_for
 
 from inspector.core.model import join_pointer
 
@@ -22,6 +26,8 @@ MAX_MESSAGE = 400
 #: Most errors reported per item; the rest are counted, not listed.
 MAX_ERRORS = 200
 _CACHE_SIZE = 1024
+#: Seconds one item's validation may take before it is stopped and reported.
+DEFAULT_BUDGET = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,127 @@ def _refuse_remote(uri: str) -> referencing.Resource[Any]:
 
 
 _REGISTRY: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse_remote)
+
+
+# --------------------------------------------------------------------------------------------
+# Regular expressions under a time budget
+#
+# jsonschema matches `pattern` and `patternProperties` with `re`, which cannot be stopped: one
+# schema pattern that backtracks catastrophically would hang the CLI or freeze the GUI. These
+# keywords use the `regex` module instead, whose matches take a timeout, and every match checks
+# the item's deadline and a cancel flag. `regex` also knows `\p{…}` classes, as ECMA-262 does.
+
+
+class BudgetExceeded(Exception):
+    """Validation ran past its time budget or was cancelled."""
+
+
+@dataclass(slots=True)
+class _Limits:
+    deadline: float
+    budget: float
+    cancel: threading.Event | None
+    pattern: str = ""
+
+
+_LIMITS: contextvars.ContextVar[_Limits | None] = contextvars.ContextVar("limits", default=None)
+
+
+def _search(pattern: str, text: str) -> bool:
+    limits = _LIMITS.get()
+    if limits is None:
+        return regex.search(pattern, text) is not None
+    if limits.cancel is not None and limits.cancel.is_set():
+        raise BudgetExceeded("validation was cancelled")
+    remaining = limits.deadline - time.monotonic()
+    if remaining <= 0:
+        raise BudgetExceeded(f"validation exceeded its time budget of {limits.budget:g} s")
+    try:
+        return regex.search(pattern, text, timeout=remaining) is not None
+    except TimeoutError:
+        raise BudgetExceeded(
+            f"validation exceeded its time budget of {limits.budget:g} s matching the pattern "
+            f"{_short(repr(pattern))} (it backtracks catastrophically)"
+        ) from None
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield ValidationError(f"{_short(repr(instance))} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(
+    validator: Any, additional: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    extras = [
+        key
+        for key in instance
+        if key not in properties and not any(_search(p, key) for p in patterns)
+    ]
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        listed = ", ".join(repr(e) for e in sorted(extras))
+        if patterns:
+            verb = "does" if len(extras) == 1 else "do"
+            yield ValidationError(
+                f"{listed} {verb} not match any of the regexes: "
+                + ", ".join(repr(p) for p in sorted(patterns))
+            )
+        else:
+            verb = "was" if len(extras) == 1 else "were"
+            yield ValidationError(
+                f"Additional properties are not allowed ({listed} {verb} unexpected)"
+            )
+
+
+def _is_regex(text: object) -> bool:
+    if isinstance(text, str):
+        regex.compile(text)
+    return True
+
+
+_BOUNDED: dict[type, type] = {}
+
+
+def _bounded(cls: type) -> type:
+    """Return the validator class with the time-bounded regex keywords."""
+    found = _BOUNDED.get(cls)
+    if found is None:
+        keywords = {}
+        for name, function in (
+            ("pattern", _pattern),
+            ("patternProperties", _pattern_properties),
+            ("additionalProperties", _additional_properties),
+        ):
+            if name in cls.VALIDATORS:
+                keywords[name] = function
+        found = extend(cls, keywords)
+        _BOUNDED[cls] = found
+    return found
+
+
+def _format_checker(cls: Any) -> jsonschema.FormatChecker:
+    checker = jsonschema.FormatChecker()
+    checker.checkers = dict(cls.FORMAT_CHECKER.checkers)
+    checker.checkers["regex"] = (_is_regex, regex.error)
+    return checker
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,18 +223,19 @@ def _compile(schema: Any) -> CompiledSchema:
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     dialect = getattr(cls, "META_SCHEMA", {}).get("$schema", cls.__name__)
     try:
-        cls.check_schema(schema)
-    except SchemaError as exc:
-        where = _pointer(exc.absolute_path) or "/"
-        return CompiledSchema(
-            schema, None, _short(f"schema is invalid at {where}: {exc.message}"), dialect
-        )
+        meta = cls(cls.META_SCHEMA, format_checker=_format_checker(cls), registry=_REGISTRY)
+        problem = best_match(meta.iter_errors(schema))
     except RecursionError:
         return CompiledSchema(schema, None, "schema is nested too deeply to check", dialect)
     except Exception as exc:  # a broken schema must never crash the gate
         return CompiledSchema(schema, None, _short(f"schema cannot be checked: {exc}"), dialect)
+    if problem is not None:
+        where = _pointer(problem.absolute_path) or "/"
+        return CompiledSchema(
+            schema, None, _short(f"schema is invalid at {where}: {problem.message}"), dialect
+        )
     try:
-        validator = cls(schema, registry=_REGISTRY)
+        validator = _bounded(cls)(schema, registry=_REGISTRY)
     except Exception as exc:
         return CompiledSchema(schema, None, _short(f"schema cannot be used: {exc}"), dialect)
     return CompiledSchema(schema, validator, None, dialect)
@@ -158,26 +286,45 @@ def _reference_issue(exc: BaseException) -> SchemaIssue:
     return SchemaIssue(path="", schema_path="", keyword="$ref", message=_short(text))
 
 
-def validate(compiled: CompiledSchema, instance: Any) -> tuple[SchemaIssue, ...]:
-    """Validate an instance; return every error, the best match first, then by relevance."""
+def validate(
+    compiled: CompiledSchema,
+    instance: Any,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    cancel: threading.Event | None = None,
+) -> tuple[SchemaIssue, ...]:
+    """Validate an instance; return every error, the best match first, then by relevance.
+
+    Validation stops after `budget` seconds, or when `cancel` is set, with a `budget` issue.
+    """
     if compiled.validator is None:
         raise ValueError("schema is not usable: " + (compiled.problem or "unknown problem"))
+    limits = _Limits(time.monotonic() + budget, budget, cancel)
+    token = _LIMITS.set(limits)
+    errors: list[ValidationError] = []
     try:
-        errors = []
         for error in compiled.validator.iter_errors(instance):
             errors.append(error)
             if len(errors) >= MAX_ERRORS:
                 break
+            if time.monotonic() > limits.deadline:
+                raise BudgetExceeded(f"validation exceeded its time budget of {budget:g} s")
+    except BudgetExceeded as exc:
+        return (SchemaIssue("", "", "budget", _short(str(exc))),)
     except referencing.exceptions.Unresolvable as exc:
         return (_reference_issue(exc),)
     except RecursionError:
         return (SchemaIssue("", "", "$ref", "validation recursed too deeply (recursive $ref?)"),)
+    except Exception as exc:  # a hostile instance or schema must not crash the caller
+        return (SchemaIssue("", "", "error", _short(f"validation failed: {exc!r}")),)
+    finally:
+        _LIMITS.reset(token)
     if not errors:
         return ()
     best = best_match(errors)
     ranked = sorted(errors, key=relevance, reverse=True)
     issues = [_issue(best)] if best is not None else []
-    seen = {issues[0]} if issues else set()
+    seen = set(issues)
     for error in ranked:
         issue = _issue(error)
         if issue not in seen:

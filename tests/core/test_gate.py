@@ -213,3 +213,37 @@ def test_tool_without_parameters_is_unknown():
     verdict = gate_item(call("{}"), tools)
     assert verdict.verdict == Verdict.UNKNOWN_TOOL
     assert "no parameters schema" in verdict.detail
+
+
+def test_catastrophic_pattern_stops_at_the_budget():
+    import time
+
+    schema = {"type": "object", "properties": {"s": {"pattern": "^(a|aa)+$"}}}
+    started = time.monotonic()
+    verdict = gate_item(call(json.dumps({"s": "a" * 5000 + "!"})), toolset(schema), budget=0.3)
+    assert time.monotonic() - started < 3
+    assert verdict.verdict == Verdict.ARGUMENTS_SCHEMA
+    assert verdict.errors[0].keyword == "budget"
+    assert "time budget of 0.3 s" in verdict.detail and "backtracks" in verdict.detail
+
+
+def test_catastrophic_pattern_property_is_bounded_too():
+    schema = {"patternProperties": {"^(a|aa)+$": {}}, "additionalProperties": False}
+    verdict = gate_item(call(json.dumps({"a" * 5000 + "!": 1})), toolset(schema), budget=0.2)
+    assert verdict.errors[0].keyword == "budget"
+
+
+def test_validation_can_be_cancelled():
+    import threading
+
+    cancel = threading.Event()
+    cancel.set()
+    schema = {"type": "object", "properties": {"s": {"pattern": "^a+$"}}}
+    verdict = gate_item(call('{"s": "aaa"}'), toolset(schema), cancel=cancel)
+    assert verdict.errors[0].keyword == "budget" and "cancelled" in verdict.detail
+
+
+def test_unicode_property_classes_in_patterns():
+    schema = {"type": "string", "pattern": "^\\p{Letter}+$"}
+    assert gate_item(call('"héllo"'), toolset(schema)).verdict == Verdict.OK
+    assert gate_item(call('"h3llo"'), toolset(schema)).verdict == Verdict.ARGUMENTS_SCHEMA
