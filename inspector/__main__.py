@@ -14,7 +14,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in SUBCOMMANDS:
         from inspector.cli import run
 
-        return run(args)
+        try:
+            return run(args)
+        except BrokenPipeError:
+            # `inspector gate … | head` closed the pipe: not an error worth a traceback.
+            sys.stderr.close()
+            return 0
     from inspector.gui.app import main as gui_main
 
     return gui_main(args)

@@ -40,6 +40,11 @@ def run(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None
     """Run one CLI command and return its exit status."""
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
+    for stream in {id(s): s for s in (sys.stdout, sys.stderr) if s in (out, err)}.values():
+        # A terminal in a non-UTF-8 locale must not turn an odd character into a crash.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv))

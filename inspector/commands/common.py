@@ -12,7 +12,10 @@ EXIT_UNREADABLE = 2
 
 # C0/C1 controls (except tab) and the Unicode bidi overrides: they could drive a terminal or
 # reorder what the reader sees, so text from input files never reaches a terminal raw.
-_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Lone surrogates are escaped too: they cannot be encoded for any terminal.
+_UNSAFE = re.compile(
+    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -35,7 +38,13 @@ def safe_text(value: Any) -> str:
 
 def write_json(document: Any, out: TextIO) -> None:
     """Write one JSON document; non-ASCII kept, control characters escaped by the encoder."""
-    out.write(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+    text = json.dumps(document, ensure_ascii=False, indent=2, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates from the input have no UTF-8 form; \u escapes keep the JSON exact.
+        text = json.dumps(document, ensure_ascii=True, indent=2, default=str)
+    out.write(text)
     out.write("\n")
 
 
