@@ -52,7 +52,7 @@ def detect_stream_dialect(events: Sequence[StreamEvent]) -> Dialect:
 
 
 def _fail(ev: StreamEvent, message: str) -> LoadError:
-    return LoadError(f"event {ev.index}: {message}", line=ev.line, event_index=ev.index)
+    return LoadError(message, line=ev.line, event_index=ev.index)
 
 
 def _object(ev: StreamEvent) -> dict[str, Any]:
