@@ -6,7 +6,7 @@ blocks replay, 2 when a file (or --tools) cannot be read.
 JSON (`--format json`) is one document: {"left": path, "right": path, "pairs": [{"left": i or
 null, "right": j or null, "changes": [{"code", "pointer", "left", "right", "severity"}],
 "changed", "left_type", "right_type", "left_verdict", "right_verdict"}], "replay_safe": bool,
-"reasons": [str], "summary": {"same", "changed", "only_left", "only_right"}}.
+"reasons": [str], "summary": {"same", "info", "changed", "only_left", "only_right"}}.
 
 When a transcript cannot be read the JSON document is {"left": path, "right": path, "errors":
 {"left": {"message", "line", "column"}, "right": {…}}}, with an entry only for each side that
@@ -146,8 +146,9 @@ def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style)
         lines.extend(change_line(change, style) for change in pair.changes)
     counts = diff.summary()
     lines.append(
-        f"pairs: {len(diff.pairs)}  (same {counts['same']}, changed {counts['changed']}, "
-        f"left only {counts['only_left']}, right only {counts['only_right']})"
+        f"pairs: {len(diff.pairs)}  (same {counts['same']}, info only {counts['info']}, "
+        f"changed {counts['changed']}, left only {counts['only_left']}, "
+        f"right only {counts['only_right']})"
     )
     if diff.replay_safe:
         lines.append("replay: " + style("SAFE", "32;1") + " (no change blocks replay)")

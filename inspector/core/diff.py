@@ -145,15 +145,17 @@ class DiffResult:
         return self._pair_at(self._right_slot, index)
 
     def summary(self) -> dict[str, int]:
-        """Count pairs: same (info changes at most), changed, only_left, only_right."""
-        counts = {"same": 0, "changed": 0, "only_left": 0, "only_right": 0}
+        """Count pairs: same, info (informational changes only), changed, only_left, only_right."""
+        counts = {"same": 0, "info": 0, "changed": 0, "only_left": 0, "only_right": 0}
         for pair in self.pairs:
             if pair.right is None:
                 counts["only_left"] += 1
             elif pair.left is None:
                 counts["only_right"] += 1
+            elif pair.changed:
+                counts["changed"] += 1
             else:
-                counts["changed" if pair.changed else "same"] += 1
+                counts["info" if pair.changes else "same"] += 1
         return counts
 
     def to_json(self, left_path: str, right_path: str) -> dict[str, Any]:
