@@ -1,0 +1,203 @@
+"""The diff command: golden outputs of the sample pairs, text layout, exit statuses, errors.
+
+Regenerate the goldens with `UPDATE_GOLDEN=1 python -m pytest tests/core/test_diff_cli.py` and
+review them as a diff.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from inspector.cli import run
+from tests.conftest import REPO, SAMPLES
+
+EXPECTED = SAMPLES / "diff" / "expected"
+PROVIDERS = ["samples/providers/provider-a.json", "samples/providers/provider-b.json"]
+
+
+def diff(*args: str, out: io.StringIO | None = None) -> tuple[int, str, str]:
+    """Run `inspector diff` from the repository root, so paths in outputs stay relative."""
+    out, err = out if out is not None else io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(REPO)
+    try:
+        status = run(["diff", *args], out, err)
+    finally:
+        os.chdir(old)
+    return status, out.getvalue(), err.getvalue()
+
+
+def check_golden(name: str, text: str) -> None:
+    path = EXPECTED / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"run with UPDATE_GOLDEN=1 to create {path}"
+    assert text == path.read_text(encoding="utf-8")
+
+
+GOLDEN = [
+    ("providers", PROVIDERS, 1),
+    (
+        "reordered-parallel",
+        ["samples/diff/reordered-parallel/left.json", "samples/diff/reordered-parallel/right.json"],
+        0,
+    ),
+    (
+        "reformatted-arguments",
+        [
+            "samples/diff/reformatted-arguments/left.json",
+            "samples/diff/reformatted-arguments/right.json",
+        ],
+        0,
+    ),
+    (
+        "extra-call",
+        [
+            "samples/diff/extra-call/left.jsonl",
+            "samples/diff/extra-call/right.jsonl",
+            "--tools",
+            "samples/tools/sales-tools.json",
+        ],
+        1,
+    ),
+    (
+        "regressions",
+        ["samples/diff/regressions/left.json", "samples/diff/regressions/right.json"],
+        1,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "status"), GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden_json(name, args, status):
+    code, out, err = diff(*args, "--format", "json")
+    assert (code, err) == (status, "")
+    document = json.loads(out)
+    assert (document["left"], document["right"]) == (args[0], args[1])
+    check_golden(f"{name}.json", out)
+
+
+def test_golden_text_providers():
+    code, out, _ = diff(*PROVIDERS)
+    assert code == 1
+    check_golden("providers.txt", out)
+
+
+def test_json_contract_fields():
+    _, out, _ = diff(*PROVIDERS, "--format", "json")
+    document = json.loads(out)
+    assert set(document) >= {"left", "right", "pairs", "replay_safe", "reasons"}
+    assert document["replay_safe"] is False
+    moved = document["pairs"][5]
+    assert (moved["left"], moved["right"]) == (5, 5)
+    assert moved["changes"][0] == {
+        "code": "became_namespaced",
+        "pointer": "/type",
+        "left": "function_call",
+        "right": "openai:web_search_call",
+        "severity": "error",
+    }
+    assert (moved["left_type"], moved["right_verdict"]) == ("function_call", "namespaced")
+    assert document["pairs"][6]["right"] is None
+
+
+def test_text_marks_pairs_and_lists_changes():
+    _, out, _ = diff(*PROVIDERS)
+    lines = out.splitlines()
+    row = next(line for line in lines if " X " in line and "openai:web_search_call" in line)
+    assert row.split(" X ")[0].split()[:4] == ["5", "function_call", "search_web", "call_124"]
+    after = lines[lines.index(row) + 1]
+    assert "became_namespaced" in after and "/type" in after
+    assert any(line.endswith(" <") and "call_124" in line for line in lines)
+    assert "replay: UNSAFE" in lines
+    assert lines[-3:] == [
+        "  - #5 function_call search_web became provider-prefixed openai:web_search_call "
+        "(right #5)",
+        "  - #6 function_call_output (call_id 'call_124') exists only on the left",
+        "  - #7 function_call get_latest_sales_report call_id changed from 'call_129' to "
+        "'call_999' (right #6)",
+    ]
+
+
+def test_safe_pair_exits_zero_and_says_so():
+    code, out, _ = diff(*GOLDEN[1][1])
+    assert code == 0
+    assert "replay: SAFE" in out
+
+
+def test_unreadable_file_exits_2_with_location(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"input": [\n  {"type": "message",, "role": "user"}\n]}\n')
+    code, out, err = diff(PROVIDERS[0], str(bad))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"inspector: {bad}:2:")
+    assert "invalid JSON" in err
+
+
+def test_unreadable_json_shape(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"input": [\n  {"type": "message",, "role": "user"}\n]}\n')
+    missing = str(tmp_path / "missing.json")
+    code, out, err = diff(str(bad), missing, "--format", "json")
+    assert (code, err) == (2, "")
+    document = json.loads(out)
+    assert (document["left"], document["right"]) == (str(bad), missing)
+    assert document["errors"]["left"]["line"] == 2
+    assert document["errors"]["left"]["column"] > 0
+    assert document["errors"]["right"] == {"message": "no such file", "line": None, "column": None}
+    assert "pairs" not in document
+
+
+def test_bad_tools_file_exits_2(tmp_path):
+    code, out, err = diff(*PROVIDERS, "--tools", str(tmp_path / "nope.json"))
+    assert (code, out) == (2, "")
+    assert "nope.json: no such file" in err
+
+
+def test_missing_right_is_bad_usage():
+    code, _, err = diff(PROVIDERS[0])
+    assert code == 2
+    assert "RIGHT" in err
+
+
+def test_control_characters_from_files_are_escaped(tmp_path):
+    left = tmp_path / "left.json"
+    right = tmp_path / "right.json"
+    evil = "send\x1b[2J\u202e_summary"
+    call = {"type": "function_call", "call_id": "c\x1b]0;x\x07", "name": evil, "arguments": "{}"}
+    left.write_text(json.dumps([call]))
+    right.write_text(json.dumps([{**call, "name": evil + "\r"}]))
+    code, out, _ = diff(str(left), str(right))
+    assert code == 0  # both blocked alike (status missing): nothing got worse
+    assert "\x1b" not in out and "\u202e" not in out and "\r" not in out
+    assert "send\\x1b[2J\\u202e_summary" in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_terminal():
+    _, plain, _ = diff(*PROVIDERS)
+    _, coloured, _ = diff(*PROVIDERS, out=_Terminal())
+    assert "\x1b[" not in plain
+    assert "\x1b[31;1mX\x1b[0m" in coloured
+
+
+def test_module_entry_point_runs_diff():
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "diff", *PROVIDERS, "--format", "json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["reasons"][0].startswith("#5 function_call search_web")
