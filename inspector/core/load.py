@@ -133,7 +133,8 @@ def _check_depth(value: Any, path: str | None, line_offset: int) -> None:
 # --------------------------------------------------------------------------------------------
 # Locating array elements in a JSON text (for line numbers of items in one JSON document)
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]', re.DOTALL)
+# Strings as one token (the unrolled form runs in C without per-character backtracking).
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]', re.DOTALL)
 _NOT_SPACE = re.compile(r"\S")
 
 
