@@ -1,0 +1,1 @@
+"""The desktop inspector (PySide6); imported only when the GUI starts."""

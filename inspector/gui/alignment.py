@@ -1,0 +1,85 @@
+"""A DiffResult seen from the window: aligned row orders and stepping between differences.
+
+Qt-free: which pair comes next is plain bookkeeping over the core's pairs.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+from inspector.core.diff import DiffResult, Pair
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Row orders for aligned mode and the positions of changed pairs."""
+
+    diff: DiffResult
+    left_rows: list[int | None] = field(init=False)
+    right_rows: list[int | None] = field(init=False)
+    changed: list[int] = field(init=False)
+    _positions: dict[str, array[int]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        pairs = self.diff.pairs
+        left_rows = [p.left for p in pairs]
+        right_rows = [p.right for p in pairs]
+        object.__setattr__(self, "left_rows", left_rows)
+        object.__setattr__(self, "right_rows", right_rows)
+        object.__setattr__(self, "changed", [n for n, p in enumerate(pairs) if p.changed])
+        positions = {}
+        for side, rows, count in (
+            ("left", left_rows, len(self.diff.left.transcript.items)),
+            ("right", right_rows, len(self.diff.right.transcript.items)),
+        ):
+            # One machine integer per item: the display position of the pair holding it.
+            where = array("q", [-1]) * count
+            for n, i in enumerate(rows):
+                if i is not None:
+                    where[i] = n
+            positions[side] = where
+        object.__setattr__(self, "_positions", positions)
+
+    def rows(self, side: str) -> list[int | None]:
+        """The aligned display order of one side (None where it has no item)."""
+        return self.left_rows if side == "left" else self.right_rows
+
+    def pair_of(self, side: str, item: int) -> Pair | None:
+        """The pair holding an item of one side."""
+        if side == "left":
+            return self.diff.pair_for_left(item)
+        return self.diff.pair_for_right(item)
+
+    def position(self, side: str, item: int) -> int | None:
+        """The display position of the pair holding an item."""
+        where = self._positions[side]
+        if not 0 <= item < len(where) or where[item] < 0:
+            return None
+        return where[item]
+
+    def counterpart(self, side: str, item: int) -> int | None:
+        """The aligned item on the other side, if any."""
+        pair = self.pair_of(side, item)
+        if pair is None:
+            return None
+        return pair.right if side == "left" else pair.left
+
+    def next_changed(self, position: int | None) -> int | None:
+        """The next changed pair after a position (the first one from None); wraps around."""
+        if not self.changed:
+            return None
+        if position is None:
+            return self.changed[0]
+        at = bisect_right(self.changed, position)
+        return self.changed[at] if at < len(self.changed) else self.changed[0]
+
+    def previous_changed(self, position: int | None) -> int | None:
+        """The changed pair before a position (the last one from None); wraps around."""
+        if not self.changed:
+            return None
+        if position is None:
+            return self.changed[-1]
+        at = bisect_left(self.changed, position)
+        return self.changed[at - 1] if at > 0 else self.changed[-1]

@@ -1,0 +1,223 @@
+"""Start the desktop inspector: arguments, the application object, screenshots, the bug dialog."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from types import TracebackType
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector import __version__
+from inspector.core.gate import PASSING, Verdict
+from inspector.gui import qt_palette
+from inspector.gui.qt_main_window import MainWindow, Tab
+from inspector.gui.qt_settings import APPLICATION, ORGANIZATION, Settings
+from inspector.gui.qt_text import monospace_font, plain_label
+
+#: The size screenshots are rendered at unless --size says otherwise.
+SCREENSHOT_SIZE = (1400, 900)
+_ARGUMENT_VERDICTS = {Verdict.ARGUMENTS_PARSE, Verdict.ARGUMENTS_SCHEMA, Verdict.UNKNOWN_TOOL}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The GUI's command line."""
+    parser = argparse.ArgumentParser(
+        prog="replay-inspector",
+        description="Open Open Responses transcripts side by side and check what may be replayed.",
+    )
+    parser.add_argument("left", nargs="?", help="transcript for the left pane")
+    parser.add_argument("right", nargs="?", help="transcript for the right pane")
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="tool schemas to gate with (repeatable; later files win)",
+    )
+    parser.add_argument(
+        "--screenshot", metavar="PNG", help="render the window offscreen to a PNG and exit"
+    )
+    parser.add_argument(
+        "--size",
+        default=f"{SCREENSHOT_SIZE[0]}x{SCREENSHOT_SIZE[1]}",
+        metavar="WxH",
+        help="window size for --screenshot (default %(default)s)",
+    )
+    parser.add_argument(
+        "--select", metavar="ID", help="with --screenshot: the item id to select on the left"
+    )
+    theme = parser.add_mutually_exclusive_group()
+    theme.add_argument("--dark", action="store_true", help="force a dark palette (Fusion style)")
+    theme.add_argument("--light", action="store_true", help="force a light palette (Fusion style)")
+    parser.add_argument(
+        "--settings", metavar="INI", help="keep settings in this INI file instead of the user's"
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _size(text: str) -> tuple[int, int]:
+    width, _sep, height = text.lower().partition("x")
+    return max(int(width), 640), max(int(height), 480)
+
+
+def _application() -> QApplication:
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication([sys.argv[0] if sys.argv else "replay-inspector"])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName("Replay Inspector")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("replay-inspector")
+    app.setWindowIcon(qt_palette.app_icon())
+    return app
+
+
+def _apply_theme(app: QApplication, args: argparse.Namespace) -> None:
+    if args.dark:
+        qt_palette.apply_forced_theme(app, qt_palette.Theme.DARK)
+    elif args.light:
+        qt_palette.apply_forced_theme(app, qt_palette.Theme.LIGHT)
+    else:
+        qt_palette.set_theme(qt_palette.detect_theme())
+
+
+class BugDialog(QDialog):
+    """Shows an unexpected exception's traceback as plain text."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Replay Inspector — unexpected error")
+        self.resize(760, 420)
+        column = QVBoxLayout(self)
+        column.addWidget(
+            plain_label(
+                "Something went wrong inside Replay Inspector. This is a bug, not a problem "
+                "with your file; the details below help to fix it.",
+                self,
+            )
+        )
+        view = QPlainTextEdit(self)
+        view.setReadOnly(True)
+        view.setFont(monospace_font())
+        view.setPlainText(text)
+        view.setObjectName("traceback")
+        column.addWidget(view, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        copy = buttons.addButton("Copy", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(text))
+        column.addWidget(buttons)
+
+
+_showing_bug = False
+
+
+def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    """Print an unexpected exception and show it in the bug dialog (once at a time)."""
+    global _showing_bug
+    text = "".join(traceback.format_exception(kind, value, tb))
+    sys.__stderr__.write(text) if sys.__stderr__ is not None else None
+    if _showing_bug or QApplication.instance() is None:
+        return
+    _showing_bug = True
+    try:
+        BugDialog(text, QApplication.activeWindow()).exec()
+    finally:
+        _showing_bug = False
+
+
+def _interesting_item(window: MainWindow, select: str | None) -> int | None:
+    result = window.results["left"]
+    if result is None:
+        return None
+    items, verdicts = result.transcript.items, result.verdicts
+    if select is not None:
+        return next((it.index for it in items if it.id == select), None)
+    for wanted in (Verdict.ARGUMENTS_SCHEMA, Verdict.ARGUMENTS_PARSE):
+        found = next((i for i, v in enumerate(verdicts) if v.verdict == wanted), None)
+        if found is not None:
+            return found
+    blocked = next((i for i, v in enumerate(verdicts) if v.verdict not in PASSING), None)
+    return blocked if blocked is not None else (0 if items else None)
+
+
+def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str | None) -> int:
+    """Render the window at `size`, with an interesting item selected, into a PNG."""
+    if QGuiApplication.platformName() != "offscreen":
+        window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    window.resize(*size)
+    window.show()
+    window.settle()
+    item = _interesting_item(window, select)
+    if item is not None:
+        window.select("left", item)
+        result = window.results["left"]
+        assert result is not None
+        verdict = result.verdicts[item].verdict
+        window.tabs.setCurrentIndex(Tab.ARGUMENTS if verdict in _ARGUMENT_VERDICTS else Tab.ITEM)
+        errors = window.arguments_panel.errors_view
+        if errors.model().rowCount() > 0:
+            errors.selectRow(0)
+        window.left.tree.setFocus()
+    window.settle()
+    ok = window.grab().save(path, "PNG")
+    window.close()
+    if not ok:
+        sys.stderr.write(f"replay-inspector: cannot write {path}\n")
+        return 2
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the desktop inspector (or render a screenshot) and return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        size = _size(args.size)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return int(exc.code or 0)
+    except ValueError:
+        sys.stderr.write(f"replay-inspector: --size must look like 1400x900, not {args.size}\n")
+        return 2
+    app = _application()
+    _apply_theme(app, args)
+    with tempfile.TemporaryDirectory(prefix="replay-inspector-") as scratch:
+        if args.settings:
+            settings = Settings.open(args.settings)
+        elif args.screenshot:
+            # A screenshot must neither read nor change the user's window layout.
+            settings = Settings.open(os.path.join(scratch, "settings.ini"))
+        else:
+            settings = Settings.open()
+        window = MainWindow(settings, synchronous=bool(args.screenshot))
+        for tools in args.tools:
+            window.load_tool_file(tools, regate=False)
+        if args.left or args.right:
+            window.open_pair(args.left, args.right)
+        elif args.screenshot:
+            window.open_sample_pair()
+        if args.screenshot:
+            return screenshot(window, args.screenshot, size, args.select)
+        previous_hook = sys.excepthook
+        sys.excepthook = excepthook
+        try:
+            window.show()
+            return int(app.exec())
+        finally:
+            sys.excepthook = previous_hook

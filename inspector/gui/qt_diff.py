@@ -1,0 +1,151 @@
+"""The Diff tab: the changes of the selected aligned pair, and both items side by side."""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+
+from inspector.core.diff import Change, Pair
+from inspector.core.gate import item_label
+from inspector.gui import qt_palette
+from inspector.gui.alignment import Alignment
+from inspector.gui.json_text import pretty, preview
+from inspector.gui.qt_json_view import JsonView
+from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_text import dim, plain_label
+from inspector.gui.qt_transcript_model import change_description
+
+
+def changed_lines(left: list[str], right: list[str]) -> tuple[list[int], list[int]]:
+    """Return the 0-based lines that differ on each side (difflib opcodes)."""
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    ours: list[int] = []
+    theirs: list[int] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            ours.extend(range(i1, i2))
+            theirs.extend(range(j1, j2))
+    return ours, theirs
+
+
+class _Side(QWidget):
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        self.title = plain_label("", self)
+        dim(self.title)
+        self.view = JsonView(self)
+        column.addWidget(self.title)
+        column.addWidget(self.view, 1)
+
+
+class DiffPanel(QWidget):
+    """Changes of one pair (table) above the two items' JSON with changed lines marked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._alignment: Alignment | None = None
+        self._pair: Pair | None = None
+        column = QVBoxLayout(self)
+        column.setContentsMargins(6, 6, 6, 6)
+        column.setSpacing(4)
+        self.title = plain_label("", self)
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
+        column.addWidget(self.title)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.setChildrenCollapsible(False)
+        self.changes = RecordsModel(("Change", "Pointer", "Left", "Right"), self)
+        self.changes_view = records_view(self.changes, split)
+        self.changes_view.setObjectName("diff-changes")
+        char = self.changes_view.fontMetrics().averageCharWidth()
+        for col, chars in enumerate((26, 18, 40)):
+            self.changes_view.setColumnWidth(col, chars * char)
+        self.changes_view.selectionModel().currentRowChanged.connect(self._change_selected)
+        sides = QSplitter(Qt.Orientation.Horizontal, split)
+        sides.setChildrenCollapsible(False)
+        self.left = _Side(sides)
+        self.right = _Side(sides)
+        sides.addWidget(self.left)
+        sides.addWidget(self.right)
+        split.addWidget(self.changes_view)
+        split.addWidget(sides)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 3)
+        column.addWidget(split, 1)
+        self.show_pair(None, None)
+
+    def show_pair(self, alignment: Alignment | None, pair: Pair | None) -> None:
+        """Show one aligned pair (None: a hint)."""
+        self._alignment = alignment
+        self._pair = pair
+        if alignment is None or pair is None:
+            self.title.setText(
+                "Open two transcripts to compare them; select an item to see its pair."
+                if alignment is None
+                else "Select an item to see how it differs from its counterpart."
+            )
+            self.changes.set_records([])
+            for side in (self.left, self.right):
+                side.title.setText("")
+                side.view.set_text("")
+            return
+        diff = alignment.diff
+        litem = diff.left.transcript.items[pair.left] if pair.left is not None else None
+        ritem = diff.right.transcript.items[pair.right] if pair.right is not None else None
+        lname = item_label(litem) if litem is not None else "—"
+        rname = item_label(ritem) if ritem is not None else "—"
+        state = "changed" if pair.changed else "same"
+        self.title.setText(f"left {lname}  ↔  right {rname}   ({state})")
+        self.changes.set_records([self._record(c) for c in pair.changes])
+        ltext = pretty(litem.raw) if litem is not None else ""
+        rtext = pretty(ritem.raw) if ritem is not None else ""
+        self._fill(self.left, diff.left.transcript.path, litem is not None, ltext)
+        self._fill(self.right, diff.right.transcript.path, ritem is not None, rtext)
+        ours, theirs = changed_lines(ltext.splitlines(), rtext.splitlines())
+        brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).background
+        if brush is not None and litem is not None and ritem is not None:
+            self.left.view.mark_lines("lines", ours, brush)
+            self.right.view.mark_lines("lines", theirs, brush)
+
+    @staticmethod
+    def _fill(side: _Side, path: str | None, present: bool, text: str) -> None:
+        name = os.path.basename(path) if path else "(pasted)"
+        side.title.setText(name if present else f"{name}: no counterpart for this item")
+        side.view.set_text(text)
+
+    @staticmethod
+    def _record(change: Change) -> Record:
+        level = qt_palette.change_level(change.code, change.severity)
+        swatch = qt_palette.change_swatch(level)
+        return Record(
+            (
+                f"{change.code} ({change.severity})",
+                change.pointer or "/",
+                preview(change.left, 120),
+                preview(change.right, 120),
+            ),
+            payload=change,
+            icon=swatch.icon,
+            foreground=swatch.foreground,
+            tip=change_description(change),
+        )
+
+    def _change_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        change = self.changes.index(current.row(), 0).data(PayloadRole)
+        if not isinstance(change, Change):
+            return
+        brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MAJOR).background
+        if brush is None:
+            return
+        for side in (self.left, self.right):
+            if side.view.toPlainText():
+                side.view.show_pointer(change.pointer, "pointer", brush)

@@ -1,0 +1,59 @@
+"""JSON syntax highlighting: pygments lexes each block; Qt applies cached formats per token type."""
+
+from __future__ import annotations
+
+from pygments.lexer import Lexer
+from pygments.lexers import JsonLexer
+from pygments.styles import get_style_by_name
+from pygments.token import _TokenType
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+
+from inspector.gui import qt_palette
+
+#: Above this many characters a document is shown without highlighting; re-lexing every block
+#: of a multi-megabyte item on each change would stall the GUI thread.
+HIGHLIGHT_LIMIT = 400_000
+
+
+class JsonHighlighter(QSyntaxHighlighter):
+    """Highlights JSON in a QTextDocument using a pygments lexer and style (qtconsole pattern)."""
+
+    def __init__(self, document: QTextDocument, style: str | None = None) -> None:
+        super().__init__(document)
+        self._lexer: Lexer = JsonLexer(stripnl=False, ensurenl=False)
+        self._formats: dict[_TokenType, QTextCharFormat] = {}
+        self._style = get_style_by_name(style or qt_palette.syntax_style())
+
+    def set_style(self, name: str) -> None:
+        """Switch to another pygments style and re-highlight."""
+        self._style = get_style_by_name(name)
+        self._formats.clear()
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:
+        """Lex one block and apply the cached format of each token."""
+        if self.document() is not None and self.document().characterCount() > HIGHLIGHT_LIMIT:
+            return
+        index = 0
+        for token, value in self._lexer.get_tokens(text):
+            length = len(value)
+            fmt = self._format(token)
+            if fmt is not None:
+                self.setFormat(index, length, fmt)
+            index += length
+
+    def _format(self, token: _TokenType) -> QTextCharFormat | None:
+        if token in self._formats:
+            return self._formats[token]
+        style = self._style.style_for_token(token)
+        fmt: QTextCharFormat | None = None
+        if style["color"] or style["bold"] or style["italic"]:
+            fmt = QTextCharFormat()
+            if style["color"]:
+                fmt.setForeground(QColor("#" + style["color"]))
+            if style["bold"]:
+                fmt.setFontWeight(QFont.Weight.Bold)
+            if style["italic"]:
+                fmt.setFontItalic(True)
+        self._formats[token] = fmt  # type: ignore[assignment]
+        return fmt

@@ -1,0 +1,106 @@
+"""A highlighted JSON text panel that can mark spans (a pointer's value) and whole lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtGui import QBrush, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+
+from inspector.gui.json_text import locate
+from inspector.gui.qt_highlight import JsonHighlighter
+from inspector.gui.qt_text import monospace_font
+
+
+class JsonView(QPlainTextEdit):
+    """Plain-text JSON with pygments highlighting and named groups of marks."""
+
+    def __init__(self, parent: QWidget | None = None, *, read_only: bool = True) -> None:
+        super().__init__(parent)
+        self.setReadOnly(read_only)
+        self.setFont(monospace_font())
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setTabChangesFocus(read_only)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 2)
+        self.highlighter = JsonHighlighter(self.document())
+        self._marks: dict[str, list[QTextEdit.ExtraSelection]] = {}
+
+    def set_text(self, text: str) -> None:
+        """Replace the text and drop every mark."""
+        self._marks.clear()
+        self.setExtraSelections([])
+        self.setPlainText(text)
+
+    def clear_marks(self, group: str) -> None:
+        """Remove one group of marks."""
+        self._marks.pop(group, None)
+        self._apply()
+
+    def mark_spans(self, group: str, spans: Iterable[tuple[int, int]], brush: QBrush) -> None:
+        """Give character spans a background (replacing the group's earlier marks)."""
+        marks = []
+        for start, end in spans:
+            selection = QTextEdit.ExtraSelection()
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+            fmt = QTextCharFormat()
+            fmt.setBackground(brush)
+            selection.cursor = cursor  # type: ignore[attr-defined]
+            selection.format = fmt  # type: ignore[attr-defined]
+            marks.append(selection)
+        self._marks[group] = marks
+        self._apply()
+
+    def mark_lines(self, group: str, lines: Iterable[int], brush: QBrush) -> None:
+        """Give whole lines (0-based block numbers) a full-width background."""
+        marks = []
+        document = self.document()
+        for line in lines:
+            block = document.findBlockByNumber(line)
+            if not block.isValid():
+                continue
+            selection = QTextEdit.ExtraSelection()
+            fmt = QTextCharFormat()
+            fmt.setBackground(brush)
+            fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            cursor = QTextCursor(block)
+            selection.cursor = cursor  # type: ignore[attr-defined]
+            selection.format = fmt  # type: ignore[attr-defined]
+            marks.append(selection)
+        self._marks[group] = marks
+        self._apply()
+
+    def _apply(self) -> None:
+        self.setExtraSelections([m for group in self._marks.values() for m in group])
+
+    def select_span(self, start: int, end: int) -> None:
+        """Select a span and scroll it into view."""
+        cursor = self.textCursor()
+        cursor.setPosition(start)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()
+
+    def show_pointer(self, pointer: str, group: str, brush: QBrush) -> tuple[int, int] | None:
+        """Mark and select the value a JSON Pointer names in the text; return its span."""
+        span = locate(self.toPlainText(), pointer)
+        if span is None:
+            self.clear_marks(group)
+            return None
+        self.mark_spans(group, [span], brush)
+        self.select_span(*span)
+        return span
+
+    def show_position(self, line: int, column: int, group: str, brush: QBrush) -> None:
+        """Mark and move to a 1-based line and column (a parse error position)."""
+        block = self.document().findBlockByNumber(max(line - 1, 0))
+        if not block.isValid():
+            return
+        start = block.position() + min(max(column - 1, 0), max(block.length() - 1, 0))
+        end = min(start + 1, block.position() + block.length() - 1)
+        self.mark_spans(group, [(start, max(end, start + 1))], brush)
+        cursor = self.textCursor()
+        cursor.setPosition(start)
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()

@@ -1,0 +1,968 @@
+"""The main window: two transcript panes, linked by the diff, above the detail tabs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QStyle,
+    QTabWidget,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector import __version__
+from inspector.core.diff import DiffResult, diff_results
+from inspector.core.gate import GateResult, gate_transcript, make_toolset
+from inspector.core.load import load_bytes, load_tools, read_bytes
+from inspector.core.model import InspectorError, LoadError, Tool
+from inspector.core.stream import events_from_bytes
+from inspector.gui import qt_palette
+from inspector.gui.alignment import Alignment
+from inspector.gui.paste import PasteKind, route_paste
+from inspector.gui.qt_diff import DiffPanel
+from inspector.gui.qt_findings import FindingsPanel
+from inspector.gui.qt_item_panel import ItemPanel
+from inspector.gui.qt_legend import Legend
+from inspector.gui.qt_pane import TranscriptPane, problem_items
+from inspector.gui.qt_schema_panel import ArgumentsPanel
+from inspector.gui.qt_scratch import ScratchPanel
+from inspector.gui.qt_settings import Settings
+from inspector.gui.qt_stream import StreamPanel, StreamView
+from inspector.gui.qt_text import ElidedLabel, plain_label, tooltip
+from inspector.gui.qt_workers import Progress, TaskRunner
+from inspector.resources import SamplePair, sample_pair
+
+SIDES = ("left", "right")
+
+
+class Tab:
+    """Indexes of the detail tabs."""
+
+    ITEM, ARGUMENTS, DIFF, FINDINGS, STREAM, SCRATCH = range(6)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What a load produces off the GUI thread: the gated transcript and, for streams, events."""
+
+    path: str
+    result: GateResult
+    stream: StreamView | None
+
+
+def load_and_gate(path: str, tools: dict[str, Tool], progress: Progress) -> Loaded:
+    """Read, load and gate one file (runs in a worker thread)."""
+    progress(f"Reading {os.path.basename(path)}…")
+    data = read_bytes(path)
+    progress(f"Parsing {os.path.basename(path)} ({len(data):,} bytes)…")
+    transcript = load_bytes(data, path)
+    progress(f"Gating {len(transcript.items):,} items…")
+    result = gate_transcript(transcript, tools)
+    stream = None
+    if transcript.stream is not None:
+        progress("Decoding the event timeline…")
+        stream = StreamView(path, transcript.stream, events_from_bytes(data))
+    return Loaded(path, result, stream)
+
+
+class MainWindow(QMainWindow):
+    """Replay Inspector's window."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        synchronous: bool = False,
+        samples: SamplePair | bool | None = True,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.runner = TaskRunner(self, synchronous=synchronous)
+        self.runner.progress.connect(self._progress)
+        self.samples = sample_pair() if samples is True else (samples or None)
+        self.results: dict[str, GateResult | None] = {side: None for side in SIDES}
+        self.streams: dict[str, StreamView] = {}
+        self.extra_tools: dict[str, Tool] = {}
+        self.tool_files: list[str] = []
+        self.alignment: Alignment | None = None
+        self.aligned = settings.aligned()
+        self.current_side = "left"
+        self._linking = False
+        self._syncing_scroll = False
+        self.setWindowTitle("Replay Inspector")
+        self.setWindowIcon(qt_palette.app_icon())
+        self.setAcceptDrops(False)
+
+        self.panes = {side: TranscriptPane(side, self) for side in SIDES}
+        self.left, self.right = self.panes["left"], self.panes["right"]
+        self._build_central()
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self._build_status_bar()
+        for side, pane in self.panes.items():
+            self._connect_pane(side, pane)
+        self._restore_settings()
+        self._update_status()
+        self._update_actions()
+
+    # ---- construction ---------------------------------------------------------------------
+
+    def _build_central(self) -> None:
+        central = QWidget(self)
+        column = QVBoxLayout(central)
+        column.setContentsMargins(6, 4, 6, 0)
+        column.setSpacing(4)
+        self.main_split = QSplitter(Qt.Orientation.Vertical, central)
+        self.main_split.setObjectName("main-split")
+        self.main_split.setChildrenCollapsible(False)
+        top = QWidget(self.main_split)
+        top_column = QVBoxLayout(top)
+        top_column.setContentsMargins(0, 0, 0, 0)
+        top_column.setSpacing(2)
+        self.pane_split = QSplitter(Qt.Orientation.Horizontal, top)
+        self.pane_split.setObjectName("pane-split")
+        self.pane_split.setChildrenCollapsible(False)
+        self.pane_split.addWidget(self.left)
+        self.pane_split.addWidget(self.right)
+        self.pane_split.setHandleWidth(10)
+        top_column.addWidget(self.pane_split, 1)
+        self.legend = Legend(top)
+        top_column.addWidget(self.legend)
+        self.tabs = QTabWidget(self.main_split)
+        self.tabs.setObjectName("detail-tabs")
+        self.tabs.setDocumentMode(True)
+        self.item_panel = ItemPanel(self.tabs)
+        self.arguments_panel = ArgumentsPanel(self.tabs)
+        self.diff_panel = DiffPanel(self.tabs)
+        self.findings_panel = FindingsPanel(self.tabs)
+        self.stream_panel = StreamPanel(self.tabs)
+        self.scratch_panel = ScratchPanel(self.known_tools, self.tabs)
+        self.tabs.addTab(self.item_panel, "Item")
+        self.tabs.addTab(self.arguments_panel, "Arguments")
+        self.tabs.addTab(self.diff_panel, "Diff")
+        self.tabs.addTab(self.findings_panel, "Findings")
+        self.tabs.addTab(self.stream_panel, "Stream")
+        self.tabs.addTab(self.scratch_panel, "Scratch")
+        self.main_split.addWidget(top)
+        self.main_split.addWidget(self.tabs)
+        self.main_split.setStretchFactor(0, 5)
+        self.main_split.setStretchFactor(1, 4)
+        column.addWidget(self.main_split, 1)
+        self.setCentralWidget(central)
+        self.findings_panel.activated.connect(self._finding_activated)
+        self.scratch_panel.current_changed.connect(
+            lambda item, pointer: self._show_details("scratch", item, pointer)
+        )
+        self.scratch_panel.paste_requested.connect(self.paste)
+
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], Any],
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+        tip: str | None = None,
+        icon: QStyle.StandardPixmap | None = None,
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+            action.setToolTip(tooltip(tip))
+        if icon is not None:
+            action.setIcon(self.style().standardIcon(icon))
+        action.triggered.connect(lambda _checked=False: slot())
+        return action
+
+    def _build_actions(self) -> None:
+        sp = QStyle.StandardPixmap
+        self.open_left_action = self._action(
+            "Open &Left…", lambda: self.choose_file("left"), "Ctrl+O",
+            "Open a transcript in the left pane", sp.SP_DialogOpenButton,
+        )  # fmt: skip
+        self.open_right_action = self._action(
+            "Open &Right…", lambda: self.choose_file("right"), "Ctrl+Shift+O",
+            "Open a transcript in the right pane", sp.SP_DialogOpenButton,
+        )  # fmt: skip
+        self.sample_action = self._action(
+            "Open the &Sample Pair", self.open_sample_pair, None,
+            "Open provider-a.json and provider-b.json with their tools",
+        )  # fmt: skip
+        self.sample_action.setVisible(self.samples is not None)
+        self.reload_action = self._action(
+            "Re&load", self.reload, QKeySequence.StandardKey.Refresh,
+            "Read both files again from disk", sp.SP_BrowserReload,
+        )  # fmt: skip
+        self.tools_action = self._action(
+            "Load &Tools…", self.choose_tools, "Ctrl+T",
+            "Load tool schemas (a tools array, a request, or a {name: schema} object)",
+        )  # fmt: skip
+        self.swap_action = self._action("S&wap Sides", self.swap_sides, "Ctrl+Shift+W")
+        self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.paste_action = self._action(
+            "&Paste into Scratch", self.paste, "Ctrl+Shift+V",
+            "Paste an item, items, a transcript, arguments or a schema from the clipboard",
+        )  # fmt: skip
+        self.paste_schema_action = self._action(
+            "Paste as Tool &Schema", self.paste_schema, None,
+            "Put the clipboard into the Arguments tab's schema box",
+        )  # fmt: skip
+        self.copy_action = self._action(
+            "&Copy Item JSON", self.copy_item, None, "Copy the selected item as JSON"
+        )
+        self.find_action = self._action(
+            "&Filter…", self.focus_filter, QKeySequence.StandardKey.Find,
+            "Filter the current pane",
+        )  # fmt: skip
+        self.revert_action = self._action(
+            "Re&vert Arguments", self.arguments_panel.revert, None,
+            "Put back the selected item's arguments as they are in the file",
+        )  # fmt: skip
+        self.aligned_action = QAction("&Aligned Mode", self)
+        self.aligned_action.setCheckable(True)
+        self.aligned_action.setChecked(self.aligned)
+        self.aligned_action.setShortcut(QKeySequence("Ctrl+L"))
+        self.aligned_action.setStatusTip("Show aligned pairs on the same line and scroll together")
+        self.aligned_action.toggled.connect(self.set_aligned)
+        self.legend_action = QAction("&Legend", self)
+        self.legend_action.setCheckable(True)
+        self.legend_action.setChecked(True)
+        self.legend_action.toggled.connect(self.legend.setVisible)
+        self.next_diff_action = self._action(
+            "&Next Difference", self.next_difference, "F8",
+            "Select the next changed pair", sp.SP_ArrowDown,
+        )  # fmt: skip
+        self.prev_diff_action = self._action(
+            "&Previous Difference", self.previous_difference, "Shift+F8",
+            "Select the previous changed pair", sp.SP_ArrowUp,
+        )  # fmt: skip
+        self.next_problem_action = self._action(
+            "Next Pro&blem", self.next_problem, "F9",
+            "Select the next item that blocks a replay", sp.SP_MessageBoxWarning,
+        )  # fmt: skip
+        self.prev_problem_action = self._action(
+            "Previous Prob&lem", self.previous_problem, "Shift+F9",
+            "Select the previous item that blocks a replay",
+        )  # fmt: skip
+        self.counterpart_action = self._action(
+            "Go to &Counterpart", self.go_to_counterpart, "Ctrl+J",
+            "Move the focus to the aligned item in the other pane",
+        )  # fmt: skip
+        self.about_action = self._action("&About Replay Inspector", self.about)
+        self.keys_action = self._action("&Keyboard Shortcuts", self.show_shortcuts)
+        self.legend_help_action = self._action("&Verdicts and Markers", self.show_verdict_help)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.open_left_action)
+        file_menu.addAction(self.open_right_action)
+        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addAction(self.sample_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.reload_action)
+        file_menu.addAction(self.tools_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addAction(self.copy_action)
+        edit_menu.addAction(self.paste_action)
+        edit_menu.addAction(self.paste_schema_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.revert_action)
+        edit_menu.addAction(self.find_action)
+        view_menu = bar.addMenu("&View")
+        view_menu.addAction(self.aligned_action)
+        view_menu.addAction(self.legend_action)
+        view_menu.addAction(self.swap_action)
+        columns = view_menu.addMenu("&Columns")
+        columns.aboutToShow.connect(lambda: self._fill_columns_menu(columns))
+        view_menu.addSeparator()
+        for number, name in enumerate(
+            ("Item", "Arguments", "Diff", "Findings", "Stream", "Scratch")
+        ):
+            action = self._action(
+                f"{name} Tab", lambda n=number: self.tabs.setCurrentIndex(n), f"Alt+{number + 1}"
+            )
+            view_menu.addAction(action)
+        go_menu = bar.addMenu("&Go")
+        go_menu.addAction(self.next_diff_action)
+        go_menu.addAction(self.prev_diff_action)
+        go_menu.addSeparator()
+        go_menu.addAction(self.next_problem_action)
+        go_menu.addAction(self.prev_problem_action)
+        go_menu.addSeparator()
+        go_menu.addAction(self.counterpart_action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.legend_help_action)
+        help_menu.addAction(self.keys_action)
+        help_menu.addSeparator()
+        help_menu.addAction(self.about_action)
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Main", self)
+        bar.setObjectName("main-toolbar")
+        bar.setMovable(False)
+        bar.setIconSize(QSize(16, 16))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        bar.addAction(self.open_left_action)
+        bar.addAction(self.open_right_action)
+        bar.addAction(self.reload_action)
+        bar.addSeparator()
+        bar.addAction(self.aligned_action)
+        bar.addAction(self.prev_diff_action)
+        bar.addAction(self.next_diff_action)
+        bar.addAction(self.next_problem_action)
+        bar.addSeparator()
+        bar.addAction(self.tools_action)
+        bar.addAction(self.paste_action)
+        self.addToolBar(bar)
+        self.toolbar = bar
+
+    def _build_status_bar(self) -> None:
+        status = self.statusBar()
+        self.decision_icon = QLabel(status)
+        self.decision_label = ElidedLabel("", status)
+        font = self.decision_label.font()
+        font.setBold(True)
+        self.decision_label.setFont(font)
+        status.addWidget(self.decision_icon)
+        status.addWidget(self.decision_label, 1)
+        self.tools_label = plain_label("", status)
+        status.addPermanentWidget(self.tools_label)
+        for action in (self.prev_diff_action, self.next_diff_action):
+            button = QToolButton(status)
+            button.setDefaultAction(action)
+            button.setAutoRaise(True)
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            status.addPermanentWidget(button)
+
+    def _connect_pane(self, side: str, pane: TranscriptPane) -> None:
+        pane.set_sample_available(self.samples is not None)
+        pane.open_requested.connect(lambda: self.choose_file(side))
+        pane.sample_requested.connect(self.open_sample_pair)
+        pane.files_dropped.connect(lambda paths: self._dropped(side, paths))
+        pane.cancel_requested.connect(lambda: self.cancel_load(side))
+        pane.current_changed.connect(lambda item, pointer: self._pane_current(side, item, pointer))
+        pane.filter_changed.connect(self.refilter)
+        pane.tree.verticalScrollBar().valueChanged.connect(
+            lambda value: self._sync_scroll(side, value)
+        )
+        pane.tree.expanded.connect(lambda index: self._sync_expand(side, index, True))
+        pane.tree.collapsed.connect(lambda index: self._sync_expand(side, index, False))
+
+    # ---- settings -------------------------------------------------------------------------
+
+    def _restore_settings(self) -> None:
+        geometry = self.settings.geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1400, 900)
+        state = self.settings.window_state()
+        if state is not None:
+            self.restoreState(state)
+        for name, splitter in self._splitters().items():
+            saved = self.settings.splitter(name)
+            if saved is not None:
+                splitter.restoreState(saved)
+            elif name == "main":
+                splitter.setSizes([500, 400])
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {
+            "main": self.main_split,
+            "panes": self.pane_split,
+            "arguments": self.arguments_panel.splitter,
+        }
+
+    def save_settings(self) -> None:
+        """Write geometry, window and splitter state and view options to the settings store."""
+        self.settings.set_geometry(self.saveGeometry())
+        self.settings.set_window_state(self.saveState())
+        for name, splitter in self._splitters().items():
+            self.settings.set_splitter(name, splitter.saveState())
+        self.settings.set_aligned(self.aligned)
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Save settings and drop running work before closing."""
+        self.save_settings()
+        for channel in (*SIDES, "diff", "tools"):
+            self.runner.cancel(channel, notify=False)
+        super().closeEvent(event)
+
+    # ---- files ----------------------------------------------------------------------------
+
+    def choose_file(self, side: str) -> None:
+        """Ask for a transcript to open on one side."""
+        path, _filter = QFileDialog.getOpenFileName(
+            self,
+            f"Open {side.title()} Transcript",
+            self.settings.last_directory(),
+            "Transcripts (*.json *.jsonl *.ndjson *.sse *.txt *.log);;All files (*)",
+        )
+        if path:
+            self.settings.set_last_directory(os.path.dirname(path))
+            self.open_file(side, path)
+
+    def open_file(self, side: str, path: str) -> None:
+        """Load and gate a file off the GUI thread and show it on one side."""
+        path = os.path.abspath(path)
+        self.settings.add_recent_file(path)
+        pane = self.panes[side]
+        pane.show_loading(path)
+        tools = dict(self.extra_tools)
+        self.runner.start(
+            side,
+            lambda progress: load_and_gate(path, tools, progress),
+            lambda loaded: self._loaded(side, loaded),
+            lambda error: self._load_failed(side, path, error),
+        )
+
+    def open_pair(self, left: str | None, right: str | None) -> None:
+        """Open files on both sides (either may be None)."""
+        if left:
+            self.open_file("left", left)
+        if right:
+            self.open_file("right", right)
+
+    def open_sample_pair(self) -> None:
+        """Open the bundled sample pair with its tools file."""
+        if self.samples is None:
+            return
+        self.load_tool_file(str(self.samples.tools), regate=False)
+        self.open_pair(str(self.samples.left), str(self.samples.right))
+
+    def reload(self) -> None:
+        """Read both files again from disk."""
+        for side, pane in self.panes.items():
+            if pane.path:
+                self.open_file(side, pane.path)
+
+    def cancel_load(self, side: str) -> None:
+        """Drop one side's running load; the pane goes back to what it showed."""
+        self.runner.cancel(side)
+        self.panes[side].restore_page()
+        self.statusBar().showMessage("Load cancelled", 4000)
+
+    def _dropped(self, side: str, paths: list[str]) -> None:
+        if len(paths) >= 2:
+            self.open_pair(paths[0], paths[1])
+        else:
+            self.open_file(side, paths[0])
+
+    def _progress(self, channel: str, stage: str) -> None:
+        if channel in self.panes:
+            self.panes[channel].set_stage(stage)
+
+    def _loaded(self, side: str, loaded: Loaded) -> None:
+        self.results[side] = loaded.result
+        if loaded.stream is not None:
+            self.streams[side] = loaded.stream
+        else:
+            self.streams.pop(side, None)
+        pane = self.panes[side]
+        pane.show_result(loaded.path, loaded.result)
+        self._after_results_changed()
+        if pane.current_item() is None and loaded.result.transcript.items:
+            pane.select_item(0)
+
+    def _load_failed(self, side: str, path: str, error: InspectorError) -> None:
+        self.results[side] = None
+        self.streams.pop(side, None)
+        load_error = error if isinstance(error, LoadError) else LoadError(str(error), path=path)
+        self.panes[side].show_error(path, load_error)
+        self.statusBar().showMessage(f"Cannot open {os.path.basename(path)}", 5000)
+        self._after_results_changed()
+
+    def _after_results_changed(self) -> None:
+        self.findings_panel.set_results({s: r for s, r in self.results.items() if r is not None})
+        self.stream_panel.set_streams(dict(self.streams))
+        self.scratch_panel.regate()
+        names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
+        self.setWindowTitle(
+            " ↔ ".join(names) + " — Replay Inspector" if names else "Replay Inspector"
+        )
+        self._start_diff()
+        self._update_status()
+        self._update_actions()
+
+    def _start_diff(self) -> None:
+        left, right = self.results["left"], self.results["right"]
+        self._set_alignment(None)
+        if left is None or right is None:
+            self.runner.cancel("diff", notify=False)
+            return
+        self.runner.start(
+            "diff",
+            lambda progress: Alignment(diff_results(left, right)),
+            self._set_alignment,
+            lambda error: self.statusBar().showMessage(f"Cannot compare: {error}", 8000),
+        )
+
+    def _set_alignment(self, alignment: Alignment | None) -> None:
+        current = {side: pane.current_item() for side, pane in self.panes.items()}
+        self.alignment = alignment
+        for side, pane in self.panes.items():
+            pane.model.set_alignment(alignment, side, self.aligned)
+        self.refilter()
+        for side, pane in self.panes.items():
+            if current[side] is not None:
+                pane.select_item(current[side], notify=False)
+        self._show_details(self.current_side, current.get(self.current_side) or -1, "")
+        self._update_status()
+        self._update_actions()
+
+    def choose_tools(self) -> None:
+        """Ask for a tools file and re-gate both sides with it."""
+        path, _filter = QFileDialog.getOpenFileName(
+            self,
+            "Load Tool Schemas",
+            self.settings.last_directory(),
+            "JSON (*.json);;All files (*)",
+        )
+        if path:
+            self.load_tool_file(path)
+
+    def load_tool_file(self, path: str, *, regate: bool = True) -> bool:
+        """Add the tools of a file (they win over the transcripts' own); re-gate both sides."""
+        try:
+            tools = load_tools(path)
+        except LoadError as exc:
+            if not self.runner.synchronous:  # no modal box while rendering a screenshot
+                self._message("Cannot load tools", f"{exc.location()}: {exc.message}", warning=True)
+            self.statusBar().showMessage(f"Cannot load tools: {exc}", 8000)
+            return False
+        self.extra_tools.update(tools)
+        if path not in self.tool_files:
+            self.tool_files.append(path)
+        self._update_status()
+        if regate:
+            self.regate()
+        return True
+
+    def regate(self) -> None:
+        """Gate the loaded transcripts again with the current extra tools (off the GUI thread)."""
+        tools = dict(self.extra_tools)
+        for side, result in self.results.items():
+            if result is None:
+                continue
+            path = self.panes[side].path or ""
+            stream = self.streams.get(side)
+
+            def work(
+                progress: Progress,
+                result: GateResult = result,
+                path: str = path,
+                stream: StreamView | None = stream,
+            ) -> Loaded:
+                progress(f"Gating {len(result.transcript.items):,} items…")
+                return Loaded(path, gate_transcript(result.transcript, tools), stream)
+
+            self.runner.start(
+                side,
+                work,
+                lambda loaded, side=side: self._loaded(side, loaded),
+                lambda error, side=side, path=path: self._load_failed(side, path, error),
+            )
+
+    def known_tools(self) -> dict[str, Tool]:
+        """Every tool known: both transcripts' own, then the loaded tool files (which win)."""
+        tools: dict[str, Tool] = {}
+        for result in self.results.values():
+            if result is not None:
+                tools.update(result.transcript.tools)
+        tools.update(self.extra_tools)
+        return tools
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        if not files:
+            empty = self.recent_menu.addAction("No recent files")
+            empty.setEnabled(False)
+            return
+        target = self.current_side if self.current_side in SIDES else "left"
+        note = self.recent_menu.addAction(f"Opens in the {target} pane")
+        note.setEnabled(False)
+        for path in files:
+            # '&' would become a mnemonic in a menu entry; doubling keeps the name literal.
+            action = self.recent_menu.addAction(os.path.basename(path).replace("&", "&&"))
+            action.setToolTip(tooltip(path))
+            action.setStatusTip(path)
+            action.triggered.connect(lambda _c=False, p=path, s=target: self.open_file(s, p))
+        self.recent_menu.addSeparator()
+        clear = self.recent_menu.addAction("Clear Recent Files")
+        clear.triggered.connect(self.settings.clear_recent_files)
+
+    def _fill_columns_menu(self, menu: QMenu) -> None:
+        menu.clear()
+        for action in self.left.column_actions():
+            menu.addAction(action)
+            name = action.text()
+            right = next(a for a in self.right.column_actions() if a.text() == name)
+            # One menu drives both panes so their columns stay in step.
+            action.toggled.connect(right.setChecked)
+            right.setParent(menu)
+
+    def swap_sides(self) -> None:
+        """Swap the left and right transcripts."""
+        left, right = self.results["left"], self.results["right"]
+        lpath, rpath = self.left.path, self.right.path
+        lstream, rstream = self.streams.get("left"), self.streams.get("right")
+        self.streams = {k: v for k, v in (("left", rstream), ("right", lstream)) if v}
+        for side, result, path in (("left", right, rpath), ("right", left, lpath)):
+            self.results[side] = result
+            pane = self.panes[side]
+            if result is not None and path is not None:
+                pane.show_result(path, result)
+            elif path is not None:
+                self.open_file(side, path)
+            else:
+                pane.show_empty()
+        self._after_results_changed()
+
+    # ---- selection and linking ------------------------------------------------------------
+
+    def _pane_current(self, side: str, item: int, pointer: str) -> None:
+        if self._linking:
+            return
+        self.current_side = side
+        self._show_details(side, item, pointer)
+        if item < 0 or self.alignment is None:
+            return
+        other = "right" if side == "left" else "left"
+        counterpart = self.alignment.counterpart(side, item)
+        self._linking = True
+        try:
+            self.panes[other].select_item(counterpart, notify=False)
+        finally:
+            self._linking = False
+
+    def _result_of(self, source: str) -> GateResult | None:
+        if source == "scratch":
+            return self.scratch_panel.result
+        return self.results.get(source)
+
+    def _show_details(self, source: str, item: int, pointer: str) -> None:
+        result = self._result_of(source)
+        if result is None or not 0 <= item < len(result.transcript.items):
+            self.item_panel.clear()
+            self.arguments_panel.clear()
+            self.diff_panel.show_pair(self.alignment, None)
+            return
+        core_item = result.transcript.items[item]
+        verdict = result.verdicts[item]
+        self.item_panel.show_item(core_item, verdict, pointer)
+        self.arguments_panel.set_item(core_item.raw, verdict, result.toolset)
+        if source in SIDES and self.alignment is not None:
+            self.diff_panel.show_pair(self.alignment, self.alignment.pair_of(source, item))
+        elif source in SIDES:
+            self.diff_panel.show_pair(None, None)
+        if source in self.streams:
+            self.stream_panel.show_side(source)
+
+    def select(self, side: str, item: int) -> bool:
+        """Select an item on one side (its counterpart follows); False if it is not shown."""
+        return self.panes[side].select_item(item)
+
+    def _select_pair_at(self, position: int) -> None:
+        assert self.alignment is not None
+        pair = self.alignment.diff.pairs[position]
+        side = "left" if pair.left is not None else "right"
+        item = pair.left if pair.left is not None else pair.right
+        assert item is not None
+        for pane in self.panes.values():
+            # Filters could hide either row; a difference must be reachable, so they go.
+            if pane.matching_rows() is not None:
+                pane.filter_edit.clear()
+                pane.verdict_combo.setCurrentIndex(0)
+        self.refilter()
+        self.panes[side].select_item(item)
+        self.tabs.setCurrentIndex(Tab.DIFF)
+
+    def _current_position(self) -> int | None:
+        if self.alignment is None:
+            return None
+        side = self.current_side if self.current_side in SIDES else "left"
+        item = self.panes[side].current_item()
+        return self.alignment.position(side, item) if item is not None else None
+
+    def next_difference(self) -> None:
+        """Select the next changed pair (F8)."""
+        if self.alignment is None:
+            return
+        position = self.alignment.next_changed(self._current_position())
+        if position is not None:
+            self._select_pair_at(position)
+
+    def previous_difference(self) -> None:
+        """Select the previous changed pair (Shift+F8)."""
+        if self.alignment is None:
+            return
+        position = self.alignment.previous_changed(self._current_position())
+        if position is not None:
+            self._select_pair_at(position)
+
+    def _step_problem(self, forward: bool) -> None:
+        side = self.current_side if self.current_side in SIDES else "left"
+        if self.results[side] is None:
+            side = "right" if side == "left" else "left"
+        result = self.results[side]
+        if result is None:
+            return
+        problems = problem_items(result)
+        if not problems:
+            self.statusBar().showMessage("No item blocks a replay on this side", 4000)
+            return
+        current = self.panes[side].current_item()
+        if forward:
+            later = [i for i in problems if current is None or i > current]
+            target = later[0] if later else problems[0]
+        else:
+            earlier = [i for i in problems if current is None or i < current]
+            target = earlier[-1] if earlier else problems[-1]
+        self.panes[side].select_item(target)
+
+    def next_problem(self) -> None:
+        """Select the next item that blocks a replay on the current side (F9)."""
+        self._step_problem(True)
+
+    def previous_problem(self) -> None:
+        """Select the previous item that blocks a replay on the current side (Shift+F9)."""
+        self._step_problem(False)
+
+    def go_to_counterpart(self) -> None:
+        """Focus the other pane at the aligned item."""
+        side = self.current_side if self.current_side in SIDES else "left"
+        other = "right" if side == "left" else "left"
+        item = self.panes[side].current_item()
+        if self.alignment is None or item is None:
+            return
+        counterpart = self.alignment.counterpart(side, item)
+        if counterpart is not None:
+            self.panes[other].select_item(counterpart)
+            self.panes[other].tree.setFocus()
+
+    def _finding_activated(self, side: str, items: list[int]) -> None:
+        if side in self.panes and items:
+            self.panes[side].select_items(items)
+            self.panes[side].tree.setFocus()
+            self.tabs.setCurrentIndex(Tab.ITEM)
+
+    # ---- aligned mode, filter and scrolling -----------------------------------------------
+
+    def set_aligned(self, on: bool) -> None:
+        """Show pairs on the same lines (gaps where a side has no item) and scroll together."""
+        if on == self.aligned and self.aligned_action.isChecked() == on:
+            return
+        self.aligned = on
+        self.aligned_action.setChecked(on)
+        self._set_alignment(self.alignment)
+
+    def refilter(self) -> None:
+        """Apply each pane's filter; in aligned mode a pair shows when either side matches."""
+        rows = {side: pane.matching_rows() for side, pane in self.panes.items()}
+        if self.aligned and self.alignment is not None:
+            active = [r for r in rows.values() if r is not None]
+            union = frozenset().union(*active) if active else None
+            for pane in self.panes.values():
+                pane.set_visible_rows(union)
+        else:
+            for side, pane in self.panes.items():
+                pane.set_visible_rows(rows[side])
+
+    def _sync_scroll(self, side: str, value: int) -> None:
+        if not self.aligned or self.alignment is None or self._syncing_scroll:
+            return
+        other = self.panes["right" if side == "left" else "left"]
+        self._syncing_scroll = True
+        try:
+            other.tree.verticalScrollBar().setValue(value)
+        finally:
+            self._syncing_scroll = False
+
+    def _sync_expand(self, side: str, index: Any, expanded: bool) -> None:
+        if not self.aligned or self.alignment is None or self._syncing_scroll:
+            return
+        if index.parent().isValid():
+            return  # only item rows line up across the panes
+        other = self.panes["right" if side == "left" else "left"]
+        twin = other.tree.model().index(index.row(), 0)
+        self._syncing_scroll = True
+        try:
+            other.tree.setExpanded(twin, expanded)
+        finally:
+            self._syncing_scroll = False
+
+    def focus_filter(self) -> None:
+        """Move the focus to the current pane's filter box."""
+        side = self.current_side if self.current_side in SIDES else "left"
+        self.panes[side].filter_edit.setFocus()
+        self.panes[side].filter_edit.selectAll()
+
+    # ---- paste and copy -------------------------------------------------------------------
+
+    def paste(self, text: str | None = None) -> None:
+        """Route pasted text: items/transcripts to Scratch, arguments and schemas to Arguments."""
+        if text is None:
+            text = QGuiApplication.clipboard().text()
+        if not text.strip():
+            self.statusBar().showMessage("The clipboard holds no text", 4000)
+            return
+        pasted = route_paste(text)
+        if pasted.kind == PasteKind.TRANSCRIPT:
+            self.scratch_panel.set_text(pasted.text)
+            self.tabs.setCurrentIndex(Tab.SCRATCH)
+        elif pasted.kind == PasteKind.ARGUMENTS:
+            toolset, _overridden = make_toolset(None, self.known_tools())
+            self.arguments_panel.set_bare_arguments(pasted.text, toolset)
+            self.tabs.setCurrentIndex(Tab.ARGUMENTS)
+        else:
+            self.paste_schema(pasted.text, pasted.tool)
+
+    def paste_schema(self, text: str | None = None, tool: str | None = None) -> None:
+        """Put a schema into the Arguments tab's schema box (it then overrides the tool's)."""
+        if text is None:
+            text = QGuiApplication.clipboard().text()
+        if tool is not None:
+            at = self.arguments_panel.tool_combo.findData(tool)
+            if at >= 0:
+                self.arguments_panel.tool_combo.setCurrentIndex(at)
+        self.arguments_panel.set_schema_text(text)
+        self.tabs.setCurrentIndex(Tab.ARGUMENTS)
+
+    def copy_item(self) -> None:
+        """Copy the current item's JSON to the clipboard."""
+        text = self.item_panel.view.toPlainText()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+
+    # ---- status ---------------------------------------------------------------------------
+
+    def _update_status(self) -> None:
+        alignment = self.alignment
+        loaded = {s: r for s, r in self.results.items() if r is not None}
+        if alignment is not None:
+            diff: DiffResult = alignment.diff
+            if diff.replay_safe:
+                icon = qt_palette.verdict_swatch("ok").icon
+                text = "Replay safe: the right transcript can stand in for the left"
+            else:
+                icon = qt_palette.severity_swatch("error").icon
+                text = "Replay UNSAFE: " + "; ".join(diff.reasons)
+            changed = len(alignment.changed)
+            text += f"   ({changed} changed pair{'s' if changed != 1 else ''})"
+            self.decision_label.setToolTip(tooltip("\n".join(diff.reasons) or text))
+        elif loaded:
+            blocked = {s: r.blocking() for s, r in loaded.items()}
+            icon = qt_palette.severity_swatch("error" if any(blocked.values()) else "info").icon
+            parts = []
+            for side, result in loaded.items():
+                name = os.path.basename(self.panes[side].path or side)
+                counts = ", ".join(f"{k} {v}" for k, v in result.summary().items())
+                word = "blocks a replay" if blocked[side] else "nothing blocks a replay"
+                parts.append(f"{name}: {word} ({counts})")
+            text = "   ".join(parts)
+            if len(loaded) == 1:
+                text += "   — open a second transcript to compare"
+            elif self.runner.busy("diff"):
+                text += "   — comparing…"
+            self.decision_label.setToolTip(tooltip(text))
+        else:
+            icon = None
+            text = "Open two transcripts to see what may be replayed to another model."
+            self.decision_label.setToolTip("")
+        self.decision_icon.setPixmap(qt_palette.pixmap(icon, 16) if icon is not None else QPixmap())
+        self.decision_label.setText(text)
+        if self.tool_files:
+            names = ", ".join(os.path.basename(p) for p in self.tool_files)
+            self.tools_label.setText(f"tools: {names}")
+            self.tools_label.setToolTip(tooltip("\n".join(self.tool_files)))
+        else:
+            self.tools_label.setText("")
+
+    def _update_actions(self) -> None:
+        has_diff = self.alignment is not None and bool(self.alignment.changed)
+        self.next_diff_action.setEnabled(has_diff)
+        self.prev_diff_action.setEnabled(has_diff)
+        any_result = any(r is not None for r in self.results.values())
+        self.next_problem_action.setEnabled(any_result)
+        self.prev_problem_action.setEnabled(any_result)
+        self.reload_action.setEnabled(any(p.path for p in self.panes.values()))
+        self.counterpart_action.setEnabled(self.alignment is not None)
+        self.swap_action.setEnabled(any_result)
+
+    # ---- help -----------------------------------------------------------------------------
+
+    def _message(self, title: str, text: str, *, warning: bool = False) -> None:
+        box = QMessageBox(self)
+        box.setWindowTitle(title)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # text may come from a file
+        box.setText(text)
+        if warning:
+            box.setIcon(QMessageBox.Icon.Warning)
+        else:
+            box.setIconPixmap(qt_palette.pixmap(qt_palette.app_icon(), 48))
+        box.exec()
+
+    def about(self) -> None:
+        """Show the About box."""
+        self._message(
+            "About Replay Inspector",
+            f"Replay Inspector {__version__}\n\n"
+            "Checks logged Open Responses items before they are replayed to another model "
+            "provider: the replay gate per item, two providers' transcripts side by side, "
+            "tool-argument validation with JSON Schema, and recorded stream checks.",
+        )
+
+    def show_shortcuts(self) -> None:
+        """List the keyboard shortcuts."""
+        actions = [
+            self.open_left_action, self.open_right_action, self.reload_action,
+            self.tools_action, self.paste_action, self.find_action, self.aligned_action,
+            self.next_diff_action, self.prev_diff_action, self.next_problem_action,
+            self.prev_problem_action, self.counterpart_action,
+        ]  # fmt: skip
+        lines = [
+            f"{a.shortcut().toString(QKeySequence.SequenceFormat.NativeText):<16}"
+            f"{a.text().replace('&', '')}"
+            for a in actions
+        ]
+        self._message("Keyboard Shortcuts", "\n".join(lines))
+
+    def show_verdict_help(self) -> None:
+        """Explain every verdict and marker."""
+        lines = [f"{v}: {qt_palette.verdict_swatch(v).meaning}" for v in qt_palette.all_verdicts()]
+        lines.append("")
+        for level in qt_palette.ChangeLevel:
+            lines.append(f"{level} change: {qt_palette.change_swatch(level).meaning}")
+        self._message("Verdicts and Markers", "\n".join(lines))
+
+    # ---- screenshots ----------------------------------------------------------------------
+
+    def settle(self, rounds: int = 5) -> None:
+        """Let layouts, lazy rows and timers settle (used before grabbing the window)."""
+        app = QGuiApplication.instance()
+        for _ in range(rounds):
+            app.processEvents()
+        QTimer.singleShot(0, lambda: None)
+        app.processEvents()

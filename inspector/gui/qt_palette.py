@@ -1,0 +1,180 @@
+"""The one place verdicts, changes and severities become colours and icons (light and dark)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QApplication, QStyleFactory
+
+from inspector.core.gate import Verdict
+from inspector.resources import APP_ICON, palette_data, resource_path
+
+
+class Theme(StrEnum):
+    """Which set of colours the palette hands out."""
+
+    LIGHT = "light"
+    DARK = "dark"
+
+
+class ChangeLevel(StrEnum):
+    """How prominently a diff change is marked."""
+
+    MAJOR = "major"
+    MINOR = "minor"
+    INFO = "info"
+
+
+#: Change codes marked most prominently: a type or call_id change means the counterpart can
+#: no longer stand in for the item.
+PROMINENT_CHANGES: frozenset[str] = frozenset(
+    {
+        "type_changed",
+        "became_namespaced",
+        "became_portable",
+        "became_non_portable",
+        "call_id_changed",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Swatch:
+    """A colour pair and icon for one verdict, change level or severity in the current theme."""
+
+    icon: QIcon
+    foreground: QBrush
+    background: QBrush | None
+    meaning: str
+
+
+_theme: Theme | None = None
+
+
+def theme() -> Theme:
+    """Return the active theme (detected from the application palette unless forced)."""
+    global _theme
+    if _theme is None:
+        _theme = detect_theme()
+    return _theme
+
+
+def set_theme(value: Theme) -> None:
+    """Make every swatch from now on come from this theme."""
+    global _theme
+    _theme = value
+
+
+def detect_theme() -> Theme:
+    """Return DARK when the application's base colour is dark."""
+    app = QApplication.instance()
+    if app is None:
+        return Theme.LIGHT
+    base = app.palette().color(QPalette.ColorRole.Base)  # type: ignore[attr-defined]
+    return Theme.DARK if base.lightness() < 128 else Theme.LIGHT
+
+
+@cache
+def icon(name: str) -> QIcon:
+    """Return a bundled icon by resource name (cached; icons are shared, never per item)."""
+    return QIcon(str(resource_path(name)))
+
+
+def app_icon() -> QIcon:
+    """Return the application icon."""
+    return icon(APP_ICON)
+
+
+@cache
+def _swatch(section: str, key: str, which: Theme) -> Swatch:
+    entry = palette_data()[section][key] if section != "gap" else palette_data()["gap"]
+    colours = entry[str(which)]
+    background = QBrush(QColor(colours["bg"])) if colours.get("bg") else None
+    return Swatch(
+        icon(entry["icon"]),
+        QBrush(QColor(colours["fg"])),
+        background,
+        entry.get("meaning", ""),
+    )
+
+
+def verdict_swatch(verdict: Verdict | str) -> Swatch:
+    """Return the colours, icon and meaning of a verdict."""
+    return _swatch("verdicts", str(verdict), theme())
+
+
+def change_level(code: str, severity: str) -> ChangeLevel:
+    """Return how prominently a change with this code and severity is marked."""
+    if code in PROMINENT_CHANGES or severity == "error":
+        return ChangeLevel.MAJOR
+    if severity == "info":
+        return ChangeLevel.INFO
+    return ChangeLevel.MINOR
+
+
+def change_swatch(level: ChangeLevel) -> Swatch:
+    """Return the marker colours and icon of a change level."""
+    return _swatch("changes", str(level), theme())
+
+
+def severity_swatch(severity: str) -> Swatch:
+    """Return the colours and icon of a finding or violation severity."""
+    key = severity if severity in ("error", "warning", "info") else "info"
+    return _swatch("severities", key, theme())
+
+
+def gap_swatch() -> Swatch:
+    """Return the look of an empty row standing in for an item the other side lacks."""
+    return _swatch("gap", "", theme())
+
+
+def syntax_style() -> str:
+    """Return the pygments style name that suits the active theme."""
+    return str(palette_data()["syntax"][str(theme())])
+
+
+def pixmap(qicon: QIcon, size: int = 16) -> QPixmap:
+    """Render an icon at a logical size for a label."""
+    return qicon.pixmap(QSize(size, size))
+
+
+def swatch_pixmap(colour: QColor, size: int = 12) -> QPixmap:
+    """Return a small square filled with a colour (for the legend)."""
+    pm = QPixmap(size, size)
+    pm.fill(colour)
+    painter = QPainter(pm)
+    painter.setPen(colour.darker(140))
+    painter.drawRect(0, 0, size - 1, size - 1)
+    painter.end()
+    return pm
+
+
+def dark_palette() -> QPalette:
+    """Build the forced dark QPalette from the palette file."""
+    spec = palette_data()["dark_palette"]
+    pal = QPalette()
+    roles = QPalette.ColorRole
+    for name, value in spec.items():
+        if name == "disabled":
+            continue
+        pal.setColor(getattr(roles, name), QColor(value))
+    for name, value in spec.get("disabled", {}).items():
+        pal.setColor(QPalette.ColorGroup.Disabled, getattr(roles, name), QColor(value))
+    return pal
+
+
+def apply_forced_theme(app: QApplication, forced: Theme) -> None:
+    """Switch to the Fusion style with a light or dark palette (for --dark / --light)."""
+    style = QStyleFactory.create("Fusion")
+    app.setStyle(style)
+    app.setPalette(dark_palette() if forced == Theme.DARK else style.standardPalette())
+    set_theme(forced)
+
+
+def all_verdicts() -> list[Verdict]:
+    """Return the verdicts in gate order (for the legend and the verdict combo)."""
+    return list(Verdict)

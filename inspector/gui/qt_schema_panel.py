@@ -1,0 +1,395 @@
+"""The Arguments tab: edit an item's arguments and watch the core re-check them as you type.
+
+Nothing here is ever written back: the file on disk is untouched, and nothing is auto-fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from types import MappingProxyType
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.core.gate import (
+    ArgumentsError,
+    ItemVerdict,
+    ToolSet,
+    Verdict,
+    check_arguments,
+    parse_arguments,
+)
+from inspector.core.load import parse_json
+from inspector.core.model import LoadError, Tool
+from inspector.core.schema import SchemaIssue
+from inspector.gui import qt_palette
+from inspector.gui.json_text import locate, pretty
+from inspector.gui.qt_banner import VerdictBanner
+from inspector.gui.qt_json_view import JsonView
+from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_text import dim, monospace_font, plain_label, tooltip
+from inspector.gui.qt_workers import debounce
+
+#: Milliseconds between the last keystroke and the re-check.
+CHECK_DELAY_MS = 250
+
+#: Item verdicts decided before the arguments are looked at; the panel says so.
+_EARLIER = (Verdict.NAMESPACED, Verdict.NOT_FUNCTION_CALL, Verdict.STATUS)
+
+
+def _section(text: str, parent: QWidget) -> QWidget:
+    label = plain_label(text, parent)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+class ArgumentsPanel(QWidget):
+    """Raw arguments, the parsed text (editable), the tool's schema, and the errors."""
+
+    #: Emitted after each re-check with the verdict word ('' when nothing was checked).
+    checked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._raw: Any = None
+        self._original = ""
+        self._toolset = ToolSet()
+        self._logged: ItemVerdict | None = None
+        self._schema_override: Tool | None = None
+        self._setting = False
+        self.verdict: Verdict | None = None
+        self.issues: tuple[SchemaIssue, ...] = ()
+        self._timer = debounce(self, CHECK_DELAY_MS, self.recheck)
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+        outer.setSpacing(4)
+        top = QHBoxLayout()
+        self.banner = VerdictBanner(self)
+        self.edited_label = plain_label("edited — not saved to the file", self)
+        dim(self.edited_label)
+        self.revert_button = QPushButton("Revert", self)
+        self.revert_button.setToolTip(tooltip("Put back the arguments as they are in the file"))
+        self.revert_button.clicked.connect(self.revert)
+        top.addWidget(self.banner, 1)
+        top.addWidget(self.edited_label)
+        top.addWidget(self.revert_button)
+        outer.addLayout(top)
+        self.note = plain_label("", self)
+        self.note.setWordWrap(True)
+        dim(self.note)
+        outer.addWidget(self.note)
+
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.setObjectName("arguments-split")
+        split.setChildrenCollapsible(False)
+        split.addWidget(self._build_arguments_side(split))
+        split.addWidget(self._build_schema_side(split))
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.splitter = split
+        outer.addWidget(split, 1)
+        self.clear()
+
+    def _build_arguments_side(self, parent: QWidget) -> QWidget:
+        side = QWidget(parent)
+        column = QVBoxLayout(side)
+        column.setContentsMargins(0, 0, 4, 0)
+        column.setSpacing(3)
+        column.addWidget(_section("Raw arguments (the literal string in the file)", side))
+        self.raw_view = QLineEdit(side)
+        self.raw_view.setReadOnly(True)
+        self.raw_view.setFont(monospace_font())
+        self.raw_view.setObjectName("raw-arguments")
+        column.addWidget(self.raw_view)
+        column.addWidget(_section("Parsed arguments (editable)", side))
+        self.editor = JsonView(side, read_only=False)
+        self.editor.setObjectName("arguments-editor")
+        self.editor.textChanged.connect(self._edited)
+        column.addWidget(self.editor, 3)
+        column.addWidget(_section("Validation errors", side))
+        self.errors = RecordsModel(("Pointer", "Keyword", "Message", "Schema path"), self)
+        self.errors_view = records_view(self.errors, side)
+        self.errors_view.setObjectName("arguments-errors")
+        self.errors_view.selectionModel().currentRowChanged.connect(self._error_selected)
+        char = self.errors_view.fontMetrics().averageCharWidth()
+        self.errors_view.setColumnWidth(0, 14 * char)
+        self.errors_view.setColumnWidth(1, 12 * char)
+        self.errors_view.setColumnWidth(2, 48 * char)
+        column.addWidget(self.errors_view, 2)
+        return side
+
+    def _build_schema_side(self, parent: QWidget) -> QWidget:
+        side = QWidget(parent)
+        column = QVBoxLayout(side)
+        column.setContentsMargins(4, 0, 0, 0)
+        column.setSpacing(3)
+        row = QHBoxLayout()
+        row.addWidget(_section("Tool", side))
+        self.tool_combo = QComboBox(side)
+        self.tool_combo.setObjectName("tool-picker")
+        self.tool_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.tool_combo.currentIndexChanged.connect(self._tool_picked)
+        row.addWidget(self.tool_combo, 1)
+        column.addLayout(row)
+        self.schema_source = plain_label("", side)
+        dim(self.schema_source)
+        column.addWidget(self.schema_source)
+        self.schema_view = JsonView(side, read_only=False)
+        self.schema_view.setObjectName("tool-schema")
+        self.schema_view.textChanged.connect(self._schema_edited)
+        column.addWidget(self.schema_view, 1)
+        return side
+
+    # ---- content --------------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Show the panel with nothing to check."""
+        self.set_item(None, None, ToolSet())
+
+    def set_item(self, raw: Any, logged: ItemVerdict | None, toolset: ToolSet) -> None:
+        """Check an item's arguments (raw may be any JSON value; None shows an empty editor)."""
+        self._raw = raw
+        self._logged = logged
+        self._toolset = toolset
+        self._schema_override = None
+        arguments = raw.get("arguments") if isinstance(raw, dict) else None
+        if isinstance(arguments, str):
+            self.raw_view.setText(json.dumps(arguments, ensure_ascii=False))
+            try:
+                text = pretty(parse_arguments(arguments))
+            except ArgumentsError:
+                text = arguments  # shown as written so the fault can be seen and fixed
+        elif isinstance(raw, dict) and "arguments" in raw:
+            self.raw_view.setText(pretty(arguments).replace("\n", " "))
+            text = pretty(arguments)
+        else:
+            self.raw_view.setText("")
+            text = ""
+        name = raw.get("name") if isinstance(raw, dict) else None
+        self._fill_tools(name if isinstance(name, str) else None)
+        self._original = text
+        self._set_editor(text)
+        self._show_note()
+        self.recheck()
+
+    def set_bare_arguments(self, text: str, toolset: ToolSet) -> None:
+        """Check a pasted arguments object against the chosen tool."""
+        current = self.tool_combo.currentText()
+        self._raw = None
+        self._logged = None
+        self._toolset = toolset
+        self._schema_override = None
+        self.raw_view.setText("")
+        self._fill_tools(current or None)
+        self._original = text
+        self._set_editor(text)
+        self._note_text("Pasted arguments, checked against the tool you pick.")
+        self.recheck()
+
+    def set_schema_text(self, text: str) -> None:
+        """Put a schema in the schema box, as if typed there (it then overrides the tool's)."""
+        self.schema_view.setPlainText(text)
+
+    def _set_editor(self, text: str) -> None:
+        self._setting = True
+        try:
+            self.editor.set_text(text)
+        finally:
+            self._setting = False
+        self._update_edited()
+
+    def _fill_tools(self, preferred: str | None) -> None:
+        self._setting = True
+        try:
+            self.tool_combo.clear()
+            for name in self._toolset.names():
+                tool = self._toolset.tools[name]
+                self.tool_combo.addItem(name, name)
+                self.tool_combo.setItemData(
+                    self.tool_combo.count() - 1,
+                    tooltip(f"from {tool.source}"),
+                    Qt.ItemDataRole.ToolTipRole,
+                )
+            if preferred is not None and preferred not in self._toolset.tools:
+                self.tool_combo.addItem(f"{preferred}  (no schema known)", preferred)
+            if preferred is not None:
+                self.tool_combo.setCurrentIndex(self.tool_combo.findData(preferred))
+        finally:
+            self._setting = False
+        self._show_schema()
+
+    def _tool_name(self) -> str | None:
+        data = self.tool_combo.currentData()
+        return data if isinstance(data, str) else None
+
+    def _show_schema(self) -> None:
+        name = self._tool_name()
+        tool = self._toolset.tools.get(name) if name is not None else None
+        self._setting = True
+        try:
+            self._schema_override = None
+            if tool is None:
+                self.schema_view.set_text("")
+                self.schema_source.setText(
+                    "No schema for this name — paste one here to check against it."
+                    if name
+                    else "No tool chosen."
+                )
+            else:
+                self.schema_view.set_text(pretty(tool.parameters))
+                where = tool.origin.file if tool.origin is not None else None
+                self.schema_source.setText(
+                    f"parameters of {name} from {os.path.basename(where or tool.source)}"
+                )
+                self.schema_source.setToolTip(tooltip(where or tool.source))
+        finally:
+            self._setting = False
+
+    def _show_note(self) -> None:
+        self._note_text(self._note_for())
+
+    def _note_text(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
+    def _note_for(self) -> str:
+        logged = self._logged
+        if self._raw is None:
+            return "Type or paste an arguments object to check it against a tool."
+        elif logged is not None and logged.verdict in _EARLIER:
+            return (
+                f"The item itself is stopped before its arguments: {logged.verdict} — "
+                f"{logged.detail}"
+            )
+        elif not isinstance(self._raw, dict) or "arguments" not in self._raw:
+            return "This item has no arguments; type some to check them."
+        elif logged is not None and logged.verdict == Verdict.ARGUMENTS_TYPE:
+            return (
+                "In the file, arguments is not a string (arguments_type); its value is shown "
+                "here so it can be checked against the schema."
+            )
+        return ""
+
+    # ---- checking -------------------------------------------------------------------------
+
+    def _edited(self) -> None:
+        if self._setting:
+            return
+        self._update_edited()
+        self._timer.start()
+
+    def _update_edited(self) -> None:
+        edited = self.editor.toPlainText() != self._original
+        self.edited_label.setVisible(edited)
+        self.revert_button.setEnabled(edited)
+
+    def _schema_edited(self) -> None:
+        if self._setting:
+            return
+        self._timer.start()
+
+    def _tool_picked(self, _index: int) -> None:
+        if self._setting:
+            return
+        self._show_schema()
+        self.recheck()
+
+    def revert(self) -> None:
+        """Put back the original arguments text."""
+        self._set_editor(self._original)
+        self.recheck()
+
+    def _effective_toolset(self) -> tuple[ToolSet, str | None]:
+        """The toolset with the schema box applied; and a problem with the box, if any."""
+        name = self._tool_name()
+        text = self.schema_view.toPlainText()
+        tool = self._toolset.tools.get(name) if name is not None else None
+        if name is None or not text.strip():
+            return self._toolset, None
+        if tool is not None and text == pretty(tool.parameters):
+            return self._toolset, None
+        try:
+            schema = parse_json(text, "schema box")
+        except LoadError as exc:
+            return self._toolset, f"the schema box is not JSON ({exc.location()}: {exc.message})"
+        tools = dict(self._toolset.tools)
+        tools[name] = Tool(name, schema, "function", "schema box")
+        return ToolSet(MappingProxyType(tools), self._toolset.allowed), None
+
+    def recheck(self) -> None:
+        """Parse the editor text and check it against the chosen tool (core functions only)."""
+        self._timer.stop()
+        text = self.editor.toPlainText()
+        self.editor.clear_marks("errors")
+        self.editor.clear_marks("selected")
+        toolset, schema_problem = self._effective_toolset()
+        if schema_problem is not None:
+            self._show(None, schema_problem, (), [])
+            return
+        if not text.strip():
+            self._show(None, "Nothing to check.", (), [])
+            return
+        try:
+            parsed = parse_arguments(text)
+        except ArgumentsError as exc:
+            row = Record(("", "parse", exc.describe(), ""), payload=exc)
+            self._show(Verdict.ARGUMENTS_PARSE, exc.describe(), (), [row])
+            if exc.line is not None:
+                brush = qt_palette.verdict_swatch(Verdict.ARGUMENTS_PARSE).background
+                if brush is not None:
+                    self.editor.show_position(exc.line, exc.column or 1, "errors", brush)
+            return
+        result = check_arguments(self._tool_name(), parsed, toolset)
+        rows = [
+            Record(
+                (issue.path or "/", issue.keyword, issue.message, issue.schema_path),
+                payload=issue,
+            )
+            for issue in result.errors
+        ]
+        self._show(result.verdict, result.detail, result.errors, rows)
+        brush = qt_palette.verdict_swatch(result.verdict).background
+        if brush is not None and result.errors:
+            spans = [self._span(issue.path) for issue in result.errors]
+            self.editor.mark_spans("errors", [s for s in spans if s is not None], brush)
+
+    def _span(self, pointer: str) -> tuple[int, int] | None:
+        return locate(self.editor.toPlainText(), pointer)
+
+    def _show(
+        self,
+        verdict: Verdict | None,
+        detail: str,
+        issues: tuple[SchemaIssue, ...],
+        rows: list[Record],
+    ) -> None:
+        self.verdict = verdict
+        self.issues = issues
+        self.banner.show_verdict(verdict, detail)
+        self.errors.set_records(rows)
+        self.checked.emit(str(verdict) if verdict is not None else "")
+
+    def _error_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        payload = self.errors.index(current.row(), 0).data(PayloadRole)
+        brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MAJOR).background
+        if brush is None:
+            return
+        if isinstance(payload, SchemaIssue):
+            self.editor.show_pointer(payload.path, "selected", brush)
+        elif isinstance(payload, ArgumentsError) and payload.line is not None:
+            self.editor.show_position(payload.line, payload.column or 1, "selected", brush)

@@ -1,0 +1,146 @@
+"""The Scratch tab: pasted items or transcripts, gated at once and again as they are edited."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QPushButton,
+    QSplitter,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.core.gate import GateResult, gate_transcript
+from inspector.core.load import load_text
+from inspector.core.model import LoadError, Tool
+from inspector.gui.qt_banner import VerdictBanner
+from inspector.gui.qt_json_view import JsonView
+from inspector.gui.qt_text import dim, plain_label
+from inspector.gui.qt_transcript_model import Column, IndexRole, PointerRole, TranscriptModel
+from inspector.gui.qt_workers import debounce
+
+#: Milliseconds between the last keystroke and the re-gate.
+GATE_DELAY_MS = 250
+#: The name pasted text is loaded under (shown in error locations).
+PASTED = "<pasted>"
+
+
+class ScratchPanel(QWidget):
+    """An editable box for pasted JSON and the gated items it holds."""
+
+    #: The current scratch item changed: item index (-1 for none) and pointer inside it.
+    current_changed = Signal(int, str)
+    #: The user asked to paste from the clipboard.
+    paste_requested = Signal()
+
+    def __init__(
+        self, tools: Callable[[], Mapping[str, Tool]], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._tools = tools
+        self.result: GateResult | None = None
+        self.error: LoadError | None = None
+        self._timer = debounce(self, GATE_DELAY_MS, self.regate)
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(6, 6, 6, 6)
+        column.setSpacing(4)
+        top = QHBoxLayout()
+        self.banner = VerdictBanner(self)
+        paste = QPushButton("Paste", self)
+        paste.setToolTip("Paste from the clipboard (Ctrl+Shift+V)")
+        paste.clicked.connect(self.paste_requested.emit)
+        top.addWidget(self.banner, 1)
+        top.addWidget(paste)
+        column.addLayout(top)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.setChildrenCollapsible(False)
+        left = QWidget(split)
+        left_column = QVBoxLayout(left)
+        left_column.setContentsMargins(0, 0, 4, 0)
+        hint = plain_label(
+            "Paste or type an item, an array of items or a whole transcript; it is gated as you "
+            "edit. Nothing here is saved.",
+            left,
+        )
+        hint.setWordWrap(True)
+        dim(hint)
+        self.editor = JsonView(left, read_only=False)
+        self.editor.setObjectName("scratch-editor")
+        self.editor.textChanged.connect(self._timer.start)
+        left_column.addWidget(hint)
+        left_column.addWidget(self.editor, 1)
+        self.model = TranscriptModel(self)
+        self.tree = QTreeView(split)
+        self.tree.setObjectName("scratch-tree")
+        self.tree.setModel(self.model)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        for hidden in (Column.ID, Column.STATUS, Column.CHANGE):
+            self.tree.header().hideSection(hidden)
+        char = self.tree.fontMetrics().averageCharWidth()
+        for col, chars in ((Column.INDEX, 8), (Column.TYPE, 22), (Column.NAME, 20)):
+            self.tree.header().resizeSection(col, chars * char + 12)
+        self.tree.selectionModel().currentRowChanged.connect(self._row_changed)
+        split.addWidget(left)
+        split.addWidget(self.tree)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        column.addWidget(split, 1)
+        self.regate()
+
+    def set_text(self, text: str) -> None:
+        """Replace the scratch text and gate it at once."""
+        blocked = self.editor.blockSignals(True)
+        try:
+            self.editor.set_text(text)
+        finally:
+            self.editor.blockSignals(blocked)
+        self.regate()
+
+    def regate(self) -> None:
+        """Load the text with the core loader and gate it with every known tool."""
+        self._timer.stop()
+        text = self.editor.toPlainText()
+        self.result = None
+        self.error = None
+        if not text.strip():
+            self.model.set_result(None)
+            self.banner.show_verdict(None, "Nothing pasted yet.")
+            return
+        try:
+            transcript = load_text(text, PASTED)
+        except LoadError as exc:
+            self.error = exc
+            self.model.set_result(None)
+            self.banner.show_verdict(None, f"{exc.location()}: {exc.message}")
+            return
+        self.result = gate_transcript(transcript, dict(self._tools()))
+        self.model.set_result(self.result)
+        if len(self.result.verdicts) == 1:
+            verdict = self.result.verdicts[0]
+            self.banner.show_verdict(verdict.verdict, verdict.detail)
+        else:
+            counts = ", ".join(f"{k} {v}" for k, v in self.result.summary().items())
+            count = len(self.result.verdicts)
+            self.banner.show_verdict(
+                None, f"{transcript.format}: {count} item{'s' if count != 1 else ''}; {counts}"
+            )
+        if self.model.rowCount() > 0:
+            self.tree.setCurrentIndex(self.model.index(0, 0))
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            self.current_changed.emit(-1, "")
+            return
+        item = current.data(IndexRole)
+        self.current_changed.emit(
+            -1 if item is None else int(item), current.data(PointerRole) or ""
+        )

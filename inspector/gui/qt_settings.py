@@ -1,0 +1,114 @@
+"""Every persisted setting in one place: geometry, window and splitter state, recent files."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings
+
+ORGANIZATION = "ReplayInspector"
+APPLICATION = "replay-inspector"
+#: How many files Open Recent remembers.
+MAX_RECENT = 10
+
+
+class Settings:
+    """Typed access to the application's QSettings store."""
+
+    def __init__(self, store: QSettings) -> None:
+        self._store = store
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None) -> Settings:
+        """Open the user's store, or an INI file at `path` (tests and --settings use one)."""
+        if path is not None:
+            return cls(QSettings(os.fspath(path), QSettings.Format.IniFormat))
+        return cls(
+            QSettings(
+                QSettings.Format.IniFormat,
+                QSettings.Scope.UserScope,
+                ORGANIZATION,
+                APPLICATION,
+            )
+        )
+
+    @property
+    def path(self) -> str:
+        """Where the store lives."""
+        return self._store.fileName()
+
+    def sync(self) -> None:
+        """Write pending changes to disk."""
+        self._store.sync()
+
+    def _bytes(self, key: str) -> QByteArray | None:
+        value: Any = self._store.value(key)
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def geometry(self) -> QByteArray | None:
+        """The saved main-window geometry."""
+        return self._bytes("window/geometry")
+
+    def set_geometry(self, value: QByteArray) -> None:
+        """Remember the main-window geometry."""
+        self._store.setValue("window/geometry", value)
+
+    def window_state(self) -> QByteArray | None:
+        """The saved main-window state (toolbars, docks)."""
+        return self._bytes("window/state")
+
+    def set_window_state(self, value: QByteArray) -> None:
+        """Remember the main-window state."""
+        self._store.setValue("window/state", value)
+
+    def splitter(self, name: str) -> QByteArray | None:
+        """The saved state of a named splitter."""
+        return self._bytes(f"splitters/{name}")
+
+    def set_splitter(self, name: str, value: QByteArray) -> None:
+        """Remember the state of a named splitter."""
+        self._store.setValue(f"splitters/{name}", value)
+
+    def recent_files(self) -> list[str]:
+        """Recently opened files, newest first."""
+        value: Any = self._store.value("files/recent", [])
+        if isinstance(value, str):  # QSettings returns a lone string for a one-item list
+            value = [value]
+        return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+    def add_recent_file(self, path: str) -> list[str]:
+        """Put a file first in the recent list and return the list."""
+        full = os.path.abspath(path)
+        files = [full] + [f for f in self.recent_files() if f != full]
+        files = files[:MAX_RECENT]
+        self._store.setValue("files/recent", files)
+        return files
+
+    def clear_recent_files(self) -> None:
+        """Forget the recent files."""
+        self._store.remove("files/recent")
+
+    def aligned(self) -> bool:
+        """Whether aligned mode was on."""
+        return _as_bool(self._store.value("view/aligned", True))
+
+    def set_aligned(self, value: bool) -> None:
+        """Remember aligned mode."""
+        self._store.setValue("view/aligned", value)
+
+    def last_directory(self) -> str:
+        """The folder the last file dialog was in."""
+        value: Any = self._store.value("files/last_directory", "")
+        return value if isinstance(value, str) else ""
+
+    def set_last_directory(self, value: str) -> None:
+        """Remember the folder of the last file dialog."""
+        self._store.setValue("files/last_directory", value)
+
+
+def _as_bool(value: Any) -> bool:
+    # INI stores booleans as the strings "true"/"false".
+    if isinstance(value, str):
+        return value.lower() in ("true", "1", "yes")
+    return bool(value)

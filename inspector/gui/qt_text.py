@@ -1,0 +1,73 @@
+"""Untrusted text into Qt safely: plain-text labels, escaped tooltips, monospace panels."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+#: Tooltips longer than this are cut; a tooltip is a glance, the panels show everything.
+TOOLTIP_LIMIT = 2000
+
+
+def tooltip(text: str) -> str:
+    """Return a tooltip that shows `text` literally (Qt would otherwise guess rich text)."""
+    if len(text) > TOOLTIP_LIMIT:
+        text = text[: TOOLTIP_LIMIT - 1] + "…"
+    # Escaped HTML is the only way to pin a tooltip to literal text: Qt sniffs plain strings
+    # with mightBeRichText, so `<b>x</b>` from a file would otherwise render bold.
+    return f'<p style="white-space:pre-wrap">{html.escape(text, quote=False)}</p>'
+
+
+def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
+    """Return a QLabel that never interprets its text as rich text."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(text)
+    return label
+
+
+def monospace_font() -> QFont:
+    """Return the system fixed-width font."""
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def dim(widget: QWidget) -> None:
+    """Draw a widget's text in the palette's secondary (placeholder) colour."""
+    palette = widget.palette()
+    palette.setColor(
+        QPalette.ColorRole.WindowText, palette.color(QPalette.ColorRole.PlaceholderText)
+    )
+    widget.setPalette(palette)
+
+
+class ElidedLabel(QLabel):
+    """A plain-text label that shrinks to any width and elides its text with '…'."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def minimumSizeHint(self) -> QSize:
+        """Allow the label to shrink to nothing; the text is elided instead."""
+        return QSize(0, super().minimumSizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Draw the text elided to the label's width."""
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
+        self.style().drawItemText(
+            painter,
+            rect,
+            int(self.alignment()),
+            self.palette(),
+            self.isEnabled(),
+            text,
+            self.foregroundRole(),
+        )
+        painter.end()

@@ -1,0 +1,491 @@
+"""One QAbstractItemModel per transcript: a row per item, its fields as lazily built children.
+
+The model holds only the core GateResult; every role is computed on demand from the core
+values, and tree nodes exist only for rows whose children were asked for, so a 200,000-item
+transcript costs no Qt or Python object per item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QFont
+
+from inspector.core.gate import GateResult, Verdict
+from inspector.core.model import Item, join_pointer
+from inspector.gui import qt_palette
+from inspector.gui.json_text import label, preview
+from inspector.gui.qt_text import tooltip
+
+if TYPE_CHECKING:
+    from inspector.core.diff import Change, Pair
+    from inspector.gui.alignment import Alignment
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+#: Custom roles shared by every view and panel that reads the model.
+VerdictRole = Qt.ItemDataRole.UserRole + 1  # the item's Verdict (top-level rows)
+ItemRole = Qt.ItemDataRole.UserRole + 2  # the core Item (None on a gap row)
+IndexRole = Qt.ItemDataRole.UserRole + 3  # the item's index in the transcript
+PointerRole = Qt.ItemDataRole.UserRole + 4  # JSON Pointer of a field inside its item
+ValueRole = Qt.ItemDataRole.UserRole + 5  # the raw JSON value of a field row
+ChangesRole = Qt.ItemDataRole.UserRole + 6  # the diff changes of the item's pair
+
+
+class Column(IntEnum):
+    """Columns of the transcript tree."""
+
+    INDEX = 0
+    TYPE = 1
+    NAME = 2
+    CALL_ID = 3
+    ID = 4
+    STATUS = 5
+    VERDICT = 6
+    CHANGE = 7
+
+
+HEADERS = {
+    Column.INDEX: "#",
+    Column.TYPE: "Type",
+    Column.NAME: "Name / role",
+    Column.CALL_ID: "call_id",
+    Column.ID: "id",
+    Column.STATUS: "Status",
+    Column.VERDICT: "Verdict",
+    Column.CHANGE: "Change",
+}
+
+HEADER_TIPS = {
+    Column.INDEX: "Position of the item in the file (field rows show the key)",
+    Column.VERDICT: "The replay gate's verdict for the item",
+    Column.CHANGE: "How the item differs from its aligned counterpart in the other file",
+}
+
+#: Which change codes mark which cell most prominently.
+_CELL_OF_CHANGE = {
+    "type_changed": Column.TYPE,
+    "became_namespaced": Column.TYPE,
+    "became_portable": Column.TYPE,
+    "became_non_portable": Column.TYPE,
+    "call_id_changed": Column.CALL_ID,
+    "name_changed": Column.NAME,
+    "status_changed": Column.STATUS,
+    "verdict_changed": Column.VERDICT,
+}
+
+#: Short cell texts; the prominent changes are upper-case, like the window sketch.
+_CHANGE_LABELS = {
+    "type_changed": "TYPE CHANGED",
+    "became_namespaced": "→ NAMESPACED",
+    "became_portable": "→ PORTABLE",
+    "became_non_portable": "→ NON-PORTABLE",
+    "call_id_changed": "CALL_ID CHANGED",
+    "only_left": "no counterpart",
+    "only_right": "no counterpart",
+    "arguments_reformatted": "reformatted",
+}
+
+
+def change_label(change: Change) -> str:
+    """Return a change's short cell text."""
+    return _CHANGE_LABELS.get(change.code, change.code.replace("_", " "))
+
+
+def change_description(change: Change) -> str:
+    """Return one line describing a change: code, pointer and both values."""
+    where = f" at {change.pointer}" if change.pointer else ""
+    return f"{change.code}{where}: {preview(change.left, 80)} → {preview(change.right, 80)}"
+
+
+class TranscriptModel(QAbstractItemModel):
+    """The items of one gated transcript (optionally in aligned display order) as a tree."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._result: GateResult | None = None
+        self._rows: Sequence[int | None] | None = None
+        self._alignment: Alignment | None = None
+        self._side = "left"
+        # Node 0 stands for "a top-level row". A node's id is the internalId of its children:
+        # nodes[id] = (parent node id, row, path), path = (item index, key, key, ...).
+        self._nodes: list[tuple[int, int, tuple[Any, ...]]] = [(0, 0, ())]
+        self._node_ids: dict[tuple[int, int], int] = {}
+        self._keys: dict[int, list[Any]] = {}
+
+    # ---- content --------------------------------------------------------------------------
+
+    @property
+    def result(self) -> GateResult | None:
+        """The gated transcript shown, or None."""
+        return self._result
+
+    def set_result(self, result: GateResult | None) -> None:
+        """Show another gated transcript (drops the aligned order and diff)."""
+        self.beginResetModel()
+        self._result = result
+        self._rows = None
+        self._alignment = None
+        self._clear_nodes()
+        self.endResetModel()
+
+    def set_alignment(self, alignment: Alignment | None, side: str, aligned: bool) -> None:
+        """Attach a diff (for change markers); aligned=True shows rows in pair order with gaps."""
+        self.beginResetModel()
+        self._alignment = alignment
+        self._side = side
+        self._rows = alignment.rows(side) if alignment is not None and aligned else None
+        self._clear_nodes()
+        self.endResetModel()
+
+    @property
+    def rows(self) -> Sequence[int | None] | None:
+        """The display order (None when rows follow the file)."""
+        return self._rows
+
+    def _clear_nodes(self) -> None:
+        self._nodes = [(0, 0, ())]
+        self._node_ids.clear()
+        self._keys.clear()
+
+    @property
+    def allocated_nodes(self) -> int:
+        """How many rows have had their children built (the rest cost nothing)."""
+        return len(self._nodes) - 1
+
+    def item_count(self) -> int:
+        """Number of items in the transcript."""
+        return len(self._result.transcript.items) if self._result is not None else 0
+
+    def item_at_row(self, row: int) -> int | None:
+        """Return the item index shown on a top-level row (None for a gap row)."""
+        if self._rows is None:
+            return row if 0 <= row < self.item_count() else None
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of_item(self, item: int) -> int | None:
+        """Return the top-level row showing an item."""
+        if self._rows is None or self._alignment is None:
+            return item if 0 <= item < self.item_count() else None
+        return self._alignment.position(self._side, item)
+
+    def index_of_item(self, item: int, column: int = 0) -> QModelIndex:
+        """Return the top-level index showing an item (invalid if not shown)."""
+        row = self.row_of_item(item)
+        return self.index(row, column) if row is not None else QModelIndex()
+
+    def pair_of(self, item: int) -> Pair | None:
+        """Return the diff pair of an item, when a diff is set."""
+        if self._alignment is None:
+            return None
+        return self._alignment.pair_of(self._side, item)
+
+    def changed(self, item: int) -> bool:
+        """Whether the item's pair has a non-info change."""
+        pair = self.pair_of(item)
+        return bool(pair is not None and pair.changed)
+
+    # ---- tree structure -------------------------------------------------------------------
+
+    def _path(self, index: ModelIndex) -> tuple[Any, ...] | None:
+        """Return (item, key, ...) for an index; None for a gap row."""
+        parent_id = index.internalId()
+        if parent_id == 0:
+            item = self.item_at_row(index.row())
+            return None if item is None else (item,)
+        parent_path = self._nodes[parent_id][2]
+        return (*parent_path, self._child_keys(parent_id)[index.row()])
+
+    def _node_of(self, index: ModelIndex) -> int:
+        key = (index.internalId(), index.row())
+        node = self._node_ids.get(key)
+        if node is None:
+            path = self._path(index)
+            node = len(self._nodes)
+            self._nodes.append((key[0], key[1], path or ()))
+            self._node_ids[key] = node
+        return node
+
+    def _value(self, path: tuple[Any, ...]) -> Any:
+        assert self._result is not None
+        value: Any = self._result.transcript.items[path[0]].raw
+        for key in path[1:]:
+            value = value[key]
+        return value
+
+    def _child_keys(self, node: int) -> list[Any]:
+        keys = self._keys.get(node)
+        if keys is None:
+            path = self._nodes[node][2]
+            value = self._value(path) if path else None
+            if isinstance(value, dict):
+                keys = list(value)
+            elif isinstance(value, list):
+                keys = list(range(len(value)))
+            else:
+                keys = []
+            self._keys[node] = keys
+        return keys
+
+    def index(self, row: int, column: int, parent: ModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        """Return the index of a row under a parent."""
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0)
+        return self.createIndex(row, column, self._node_of(parent))
+
+    def parent(self, index: ModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        """Return the parent of an index (invalid for items)."""
+        if not index.isValid():
+            return QModelIndex()
+        node_id = index.internalId()
+        if node_id == 0:
+            return QModelIndex()
+        grand, row, _path = self._nodes[node_id]
+        return self.createIndex(row, 0, grand)
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        """Items at the top; fields (computed when first asked) below."""
+        if self._result is None:
+            return 0
+        if not parent.isValid():
+            return len(self._rows) if self._rows is not None else self.item_count()
+        if parent.column() != 0:
+            return 0
+        if parent.internalId() == 0 and self.item_at_row(parent.row()) is None:
+            return 0
+        return len(self._child_keys(self._node_of(parent)))
+
+    def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        """Whether a row has fields, answered without allocating a node for it."""
+        if not parent.isValid():
+            return self.rowCount() > 0
+        if parent.column() != 0 or self._result is None:
+            return False
+        path = self._path(parent)
+        if path is None:
+            return False
+        value = self._value(path)
+        return isinstance(value, dict | list) and len(value) > 0
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        """The fixed columns."""
+        return len(Column)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        """Column titles and their tooltips."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[Column(section)]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS.get(Column(section))
+        return None
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        """Rows are selectable; gap rows are not."""
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        if index.internalId() == 0 and self.item_at_row(index.row()) is None:
+            return Qt.ItemFlag.ItemIsEnabled
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    # ---- data -----------------------------------------------------------------------------
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Every role, computed from the core values on demand."""
+        if not index.isValid() or self._result is None:
+            return None
+        if index.internalId() == 0:
+            item = self.item_at_row(index.row())
+            if item is None:
+                return self._gap_data(index.column(), role)
+            return self._item_data(item, index.column(), role)
+        path = self._path(index)
+        assert path is not None
+        return self._field_data(path, index.column(), role)
+
+    def _gap_data(self, column: int, role: int) -> Any:
+        swatch = qt_palette.gap_swatch()
+        if role == Qt.ItemDataRole.DisplayRole and column == Column.TYPE:
+            return "no item here"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip("Aligned mode: the other file has an item here; this one has none.")
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return swatch.foreground
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return swatch.background
+        if role == Qt.ItemDataRole.DecorationRole and column == Column.INDEX:
+            return swatch.icon
+        return None
+
+    def _item_data(self, i: int, column: int, role: int) -> Any:
+        assert self._result is not None
+        item = self._result.transcript.items[i]
+        verdict = self._result.verdicts[i]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._item_text(item, verdict.verdict, i, column)
+        if role == Qt.ItemDataRole.DecorationRole:
+            if column == Column.INDEX:
+                return qt_palette.verdict_swatch(verdict.verdict).icon
+            swatch = self._change_swatch(i, column) if column == Column.CHANGE else None
+            return swatch.icon if swatch is not None else None
+        if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):
+            if column == Column.VERDICT:
+                swatch = qt_palette.verdict_swatch(verdict.verdict)
+            else:
+                swatch = self._change_swatch(i, column)
+            if swatch is None:
+                return None
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return swatch.foreground
+            return swatch.background
+        if role == Qt.ItemDataRole.FontRole:
+            if item.namespaced or column in self._changed_cells(i, major_only=True):
+                font = QFont()
+                font.setBold(True)
+                return font
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip(self._item_tip(item, i, column))
+        if role == VerdictRole:
+            return verdict.verdict
+        if role == ItemRole:
+            return item
+        if role == IndexRole:
+            return i
+        if role == PointerRole:
+            return ""
+        if role == ValueRole:
+            return item.raw
+        if role == ChangesRole:
+            return self._changes(i)
+        return None
+
+    def _item_text(self, item: Item, verdict: Verdict, i: int, column: int) -> str | None:
+        if column == Column.INDEX:
+            return str(i)
+        if column == Column.TYPE:
+            return item.type_label
+        if column == Column.NAME:
+            return label(item.name if item.name is not None else item.role)
+        if column == Column.CALL_ID:
+            return label(item.call_id)
+        if column == Column.ID:
+            return label(item.id)
+        if column == Column.STATUS:
+            return label(item.status)
+        if column == Column.VERDICT:
+            return str(verdict)
+        if column == Column.CHANGE:
+            return self._change_text(i)
+        return None
+
+    def _change_text(self, i: int) -> str:
+        changes = self._changes(i)
+        if not changes:
+            return ""
+        shown = [c for c in changes if c.severity != "info"] or list(changes)
+        # The most prominent change names the cell; the tooltip lists them all.
+        order = list(qt_palette.ChangeLevel)
+        shown.sort(key=lambda c: order.index(qt_palette.change_level(c.code, c.severity)))
+        text = change_label(shown[0])
+        # A verdict change is marked on the verdict cell itself, so it is not counted here.
+        more = [c for c in shown[1:] if c.code != "verdict_changed"]
+        return f"{text} +{len(more)}" if more else text
+
+    def _item_tip(self, item: Item, i: int, column: int) -> str:
+        assert self._result is not None
+        verdict = self._result.verdicts[i]
+        if column == Column.CHANGE and self._changes(i):
+            return "\n".join(change_description(c) for c in self._changes(i))
+        head = f"#{i} {item.type_label} — {verdict.verdict}"
+        meaning = qt_palette.verdict_swatch(verdict.verdict).meaning
+        return f"{head}\n{verdict.detail}\n\n{meaning}\n{item.origin.describe()}"
+
+    def _changes(self, i: int) -> tuple[Change, ...]:
+        pair = self.pair_of(i)
+        return pair.changes if pair is not None else ()
+
+    def _change_swatch(self, i: int, column: int) -> qt_palette.Swatch | None:
+        """The marker look of a cell: the change column, or a cell whose field changed."""
+        if column != Column.CHANGE and column not in self._changed_cells(i):
+            return None
+        changes = self._changes(i)
+        return qt_palette.change_swatch(self._level(changes)) if changes else None
+
+    @staticmethod
+    def _level(changes: Sequence[Change]) -> qt_palette.ChangeLevel:
+        levels = {qt_palette.change_level(c.code, c.severity) for c in changes}
+        for level in qt_palette.ChangeLevel:
+            if level in levels:
+                return level
+        return qt_palette.ChangeLevel.INFO
+
+    def _changed_cells(self, i: int, major_only: bool = False) -> set[int]:
+        cells = set()
+        for change in self._changes(i):
+            cell = _CELL_OF_CHANGE.get(change.code)
+            if cell is None or change.severity == "info":
+                continue
+            level = qt_palette.change_level(change.code, change.severity)
+            if not major_only or level == qt_palette.ChangeLevel.MAJOR:
+                cells.add(int(cell))
+        return cells
+
+    def _field_data(self, path: tuple[Any, ...], column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == Column.INDEX:
+                key = path[-1]
+                return f"[{key}]" if isinstance(key, int) else str(key)
+            if column == Column.TYPE:
+                return preview(self._value(path))
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole and column in (Column.INDEX, Column.TYPE):
+            return tooltip(preview(self._value(path), 2000))
+        if role == ItemRole:
+            assert self._result is not None
+            return self._result.transcript.items[path[0]]
+        if role == IndexRole:
+            return path[0]
+        if role == PointerRole:
+            return join_pointer("", *path[1:])
+        if role == ValueRole:
+            return self._value(path)
+        return None
+
+
+class FilterProxy(QSortFilterProxyModel):
+    """Shows only the top-level rows it is given; field rows under a shown item always show."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: frozenset[int] | None = None
+
+    def set_rows(self, rows: frozenset[int] | None) -> None:
+        """Show these top-level source rows (None: all)."""
+        if hasattr(self, "endFilterChange"):  # Qt 6.10+; invalidateRowsFilter is deprecated there
+            self.beginFilterChange()
+            self._rows = rows
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._rows = rows
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
+        """Accept field rows and the chosen top-level rows."""
+        if source_parent.isValid() or self._rows is None:
+            return True
+        return source_row in self._rows

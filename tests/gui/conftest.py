@@ -1,0 +1,79 @@
+"""GUI fixtures: a window on a temporary settings INI, sample paths, and a wait for checks."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from inspector.core.gate import GateResult, gate_transcript
+from inspector.core.load import load_path, load_tools
+from inspector.gui.qt_main_window import MainWindow
+from inspector.gui.qt_settings import Settings
+from tests.conftest import SAMPLES
+
+PROVIDER_A = SAMPLES / "providers" / "provider-a.json"
+PROVIDER_B = SAMPLES / "providers" / "provider-b.json"
+SALES_TOOLS = SAMPLES / "tools" / "sales-tools.json"
+ARTICLE = SAMPLES / "article" / "items.json"
+REGION_TOOLS = SAMPLES / "article" / "region-schema.tools.json"
+
+
+def digest(path: Path) -> str:
+    """SHA-256 of a file's bytes."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def settings_path(tmp_path: Path) -> Path:
+    """A temporary INI store for QSettings."""
+    return tmp_path / "settings.ini"
+
+
+@pytest.fixture
+def make_window(qtbot, settings_path: Path) -> Iterator:
+    """Build main windows on the temporary settings store (closed at teardown)."""
+    made: list[MainWindow] = []
+
+    def make(*, synchronous: bool = True, path: Path | None = None) -> MainWindow:
+        window = MainWindow(Settings.open(path or settings_path), synchronous=synchronous)
+        qtbot.addWidget(window)
+        made.append(window)
+        return window
+
+    yield make
+    for window in made:
+        window.runner.wait()
+
+
+@pytest.fixture
+def window(make_window) -> MainWindow:
+    """A window that loads synchronously (deterministic tests)."""
+    return make_window()
+
+
+@pytest.fixture
+def pair_window(window: MainWindow) -> MainWindow:
+    """The window with the sample pair and its tools loaded and compared."""
+    window.load_tool_file(str(SALES_TOOLS), regate=False)
+    window.open_pair(str(PROVIDER_A), str(PROVIDER_B))
+    assert window.alignment is not None
+    return window
+
+
+@pytest.fixture
+def article_window(window: MainWindow) -> MainWindow:
+    """The window with the article's items on the left, gated with the region schema."""
+    window.load_tool_file(str(REGION_TOOLS), regate=False)
+    window.open_file("left", str(ARTICLE))
+    return window
+
+
+@pytest.fixture
+def article_result() -> GateResult:
+    """The article's items gated with the region schema."""
+    return gate_transcript(load_path(ARTICLE), load_tools(REGION_TOOLS))
