@@ -17,6 +17,26 @@ Alignment (`align_items`) runs in three passes, each near-linear:
 The item `id` is ignored everywhere: providers mint their own ids, so it always differs.
 `call_id` is ignored for content anchoring (a provider may mint those too) but compared, and
 reported, on every pair.
+
+Change codes (severity; "error" is exactly what blocks replay):
+- `/type`: became_namespaced (error), became_non_portable (error), became_portable (warning),
+  or type_changed (warning) for any other type change; one change per pair, the most specific.
+  When the type changed, fields only one of the two items has follow from that and are not
+  listed; fields both carry are still compared.
+- call_id_changed (error); name_changed, role_changed, status_changed (warning). A role change
+  has its own code rather than being folded into content_changed: the same text from `user`,
+  `developer` or `system` weighs differently, and `/role` says exactly what moved.
+- arguments_changed (warning): one per added, removed or changed pointer of the parsed
+  arguments (`/arguments/region`), or one at `/arguments` with the raw values when either side
+  does not parse; arguments_reformatted (info): same parsed value, other text.
+- output_changed (warning, `/output`); content_changed (warning, per pointer inside `/content`).
+- field_changed (info) for any other top-level field (reasoning `summary`, `action`, …);
+  extension_field_changed (info) for a slug-prefixed field such as `openrouter:provider`.
+- verdict_changed (pointer ""): error when the left verdict is ok and the right one is not,
+  else warning.
+- only_left / only_right (pointer "", the whole item as value): error for a function_call or
+  function_call_output, else warning.
+- item_changed (warning): an item that is not a JSON object differs.
 """
 
 from __future__ import annotations

@@ -1,0 +1,201 @@
+"""Diff speed against load speed on large transcripts: `python tests/benchmarks/bench_diff.py`.
+
+Writes two JSONL transcripts of N items that differ in 1% of items (text, arguments, call_id,
+provider-prefixed type, deleted and inserted items; every item id differs, as between two
+providers), then reports the median of 5 runs of: loading both files, gating both, and
+diffing the already-gated results. The target is diff ÷ load ≤ 1.0, and a per-item diff time
+that stays flat as N grows (linear alignment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from inspector.core.diff import diff_results
+from inspector.core.gate import gate_transcript
+from inspector.core.load import load_path
+
+SIZES = (25_000, 50_000, 100_000)
+RUNS = 5
+CHANGED = 0.01
+TOOLS = ("get_latest_sales_report", "search_web", "send_summary", "lookup_customer")
+REGIONS = ("apac", "emea", "amer")
+
+
+def _turn(rng: random.Random, n: int) -> list[dict[str, Any]]:
+    """One agent turn: a user message, reasoning, one to three calls with outputs, an answer."""
+    items: list[dict[str, Any]] = [
+        {"type": "message", "role": "user", "content": f"Question {n}: how did {n % 97} do?"},
+        {
+            "type": "reasoning",
+            "id": f"rs_{n}",
+            "summary": [{"type": "summary_text", "text": f"Plan for question {n}."}],
+        },
+    ]
+    calls = rng.randint(1, 3)
+    for k in range(calls):
+        call_id = f"call_{n}_{k}"
+        name = rng.choice(TOOLS)
+        arguments = json.dumps({"region": rng.choice(REGIONS), "page": rng.randint(1, 9)})
+        items.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{n}_{k}",
+                "call_id": call_id,
+                "name": name,
+                "arguments": arguments,
+                "status": "completed",
+            }
+        )
+    for k in range(calls):
+        items.append(
+            {
+                "type": "function_call_output",
+                "call_id": f"call_{n}_{k}",
+                "output": json.dumps({"rows": rng.randint(0, 500), "turn": n}),
+            }
+        )
+    if rng.random() < 0.2:
+        items.append(
+            {
+                "type": "openai:web_search_call",
+                "id": f"ws_{n}",
+                "status": "completed",
+                "action": {"type": "search", "query": f"news {n}"},
+            }
+        )
+    items.append(
+        {
+            "type": "message",
+            "id": f"msg_{n}",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": f"Answer {n}.", "annotations": []}],
+        }
+    )
+    return items
+
+
+def make_left(size: int, seed: int = 7) -> list[dict[str, Any]]:
+    """Return `size` items of a realistic session."""
+    rng = random.Random(seed)
+    items: list[dict[str, Any]] = []
+    turn = 0
+    while len(items) < size:
+        items.extend(_turn(rng, turn))
+        turn += 1
+    return items[:size]
+
+
+def _change(rng: random.Random, item: dict[str, Any]) -> list[dict[str, Any]]:
+    kind = item.get("type")
+    roll = rng.random()
+    if roll < 0.15:
+        return []  # deleted on the right
+    if roll < 0.30:
+        return [item, {"type": "message", "role": "assistant", "content": "An extra remark."}]
+    if kind == "function_call":
+        if roll < 0.55:
+            return [{**item, "call_id": item["call_id"] + "_b"}]
+        if roll < 0.75:
+            return [{**item, "arguments": json.dumps({"region": "global", "page": 1})}]
+        return [
+            {
+                "type": "openai:web_search_call",
+                "id": "ws_x",
+                "status": "completed",
+                "action": {"type": "search", "query": item["arguments"]},
+            }
+        ]
+    if kind == "message" and isinstance(item.get("content"), str):
+        return [{**item, "content": item["content"] + " (rephrased)"}]
+    if kind == "function_call_output":
+        return [{**item, "output": "{}"}]
+    return [{**item, "status": "incomplete"}]
+
+
+def make_right(left: list[dict[str, Any]], seed: int = 11) -> list[dict[str, Any]]:
+    """Return the other provider's items: new ids everywhere, 1% of items changed."""
+    rng = random.Random(seed)
+    changed = set(rng.sample(range(len(left)), int(len(left) * CHANGED)))
+    right: list[dict[str, Any]] = []
+    for index, item in enumerate(left):
+        if "id" in item:
+            item = {**item, "id": "b_" + item["id"]}
+        right.extend(_change(rng, item) if index in changed else [item])
+    return right
+
+
+def write_jsonl(path: Path, items: list[dict[str, Any]]) -> None:
+    """Write one item per line."""
+    with path.open("w", encoding="utf-8") as handle:
+        for item in items:
+            handle.write(json.dumps(item, separators=(",", ":")) + "\n")
+
+
+def timed(action: Callable[[], Any]) -> tuple[float, Any]:
+    """Return the wall time of one call and its result."""
+    start = time.perf_counter()
+    result = action()
+    return time.perf_counter() - start, result
+
+
+def bench(size: int, folder: Path, runs: int) -> dict[str, float]:
+    """Median times of loading, gating and diffing for one size, the runs interleaved."""
+    left_items = make_left(size)
+    left_path, right_path = folder / f"left-{size}.jsonl", folder / f"right-{size}.jsonl"
+    write_jsonl(left_path, left_items)
+    write_jsonl(right_path, make_right(left_items))
+    times: dict[str, list[float]] = {"load": [], "gate": [], "diff": []}
+    # One load, gate and diff per round, so a busy machine slows all three alike.
+    for _ in range(runs):
+        seconds, (left, right) = timed(lambda: (load_path(left_path), load_path(right_path)))
+        times["load"].append(seconds)
+        seconds, (gated_left, gated_right) = timed(
+            lambda: (gate_transcript(left), gate_transcript(right))  # noqa: B023
+        )
+        times["gate"].append(seconds)
+        seconds, result = timed(lambda: diff_results(gated_left, gated_right))  # noqa: B023
+        times["diff"].append(seconds)
+    counts = result.summary()
+    row: dict[str, float] = {k: statistics.median(v) for k, v in times.items()}
+    row["n"] = size
+    row["changed"] = counts["changed"] + counts["only_left"] + counts["only_right"]
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--runs", type=int, default=RUNS)
+    args = parser.parse_args(argv)
+    header = (
+        f"{'N':>8}  {'load both':>10}  {'gate both':>10}  {'diff':>8}  "
+        f"{'diff÷load':>9}  {'target':>6}  {'µs/item':>8}  {'pairs≠':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            row = bench(size, Path(tmp), args.runs)
+            ratio = row["diff"] / row["load"]
+            per_item = row["diff"] / size * 1e6
+            print(
+                f"{size:>8}  {row['load']:>9.3f}s  {row['gate']:>9.3f}s  {row['diff']:>7.3f}s  "
+                f"{ratio:>9.2f}  {'≤ 1.0':>6}  {per_item:>8.2f}  {row['changed']:>6}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
