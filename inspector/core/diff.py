@@ -294,16 +294,24 @@ def _longest_chain(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
+    """Pair calls (and outputs) by call_id, occurrence by occurrence.
+
+    A call_id that occurs more often on one side (providers that number calls per response,
+    call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
+    """
     slots: dict[tuple[str, str], list[int]] = {}
     for index, kind, call_id in right.calls:
         slots.setdefault((kind, call_id), []).append(index)
+    counts: dict[tuple[str, str], int] = {}
+    for _, kind, call_id in left.calls:
+        counts[kind, call_id] = counts.get((kind, call_id), 0) + 1
     used: dict[tuple[str, str], int] = {}
     pairs: list[tuple[int, int]] = []
     for index, kind, call_id in left.calls:
         key = (kind, call_id)
         candidates = slots.get(key)
-        taken = used.get(key, 0)
-        if candidates is not None and taken < len(candidates):
+        if candidates is not None and len(candidates) == counts[key]:
+            taken = used.get(key, 0)
             pairs.append((index, candidates[taken]))
             used[key] = taken + 1
     return pairs

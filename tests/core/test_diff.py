@@ -415,6 +415,18 @@ def test_repeated_history_pairs_occurrence_by_occurrence():
     assert pairs_of(diff(left, right)) == [(i, i) for i in range(7)]
 
 
+def test_call_ids_numbered_per_response_do_not_mispair():
+    # Some providers number calls per response (call_0 in every turn); when one side has an
+    # extra turn's call, pairing the k-th call_0 with the k-th would cross turns.
+    search = fc("call_0", "search_web", '{"query":"apac news"}')
+    second = {"type": "message", "role": "user", "content": "And the news?"}
+    left = [USER, fc("call_0"), output("call_0"), second, search, output("call_0", "news")]
+    right = [USER, message("I cannot fetch reports."), second, search, output("call_0", "news")]
+    result = diff(left, right)
+    assert pairs_of(result) == [(0, 0), (1, 1), (2, None), (3, 2), (4, 3), (5, 4)]
+    assert result.pair_for_left(4).changes == ()
+
+
 def test_alignment_is_deterministic(providers):
     again = diff_transcripts(
         load_path(SAMPLES / "providers" / "provider-a.json"),
