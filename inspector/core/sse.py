@@ -46,13 +46,11 @@ class SSEDecoder:
         self._reset_frame()
 
     def _reset_frame(self) -> None:
-        self._start: int | None = None
-        self._name: str | None = None
-        self._data: list[str] = []
-        self._has_data = False
-        self._id: str | None = None
+        self._start: int | None = None  # line of the frame's first field
+        self._name: bytes | None = None
+        self._data: list[bytes] = []
+        self._id: bytes | None = None
         self._retry: int | None = None
-        self._bad_utf8 = False
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Decode one chunk and return the events it completed."""
@@ -106,26 +104,20 @@ class SSEDecoder:
         if not raw:
             self._dispatch(out)
             return
-        if raw[:1] == b":":
-            return
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text = raw.decode("utf-8", errors="replace")
-            self._bad_utf8 = True
-        name, colon, value = text.partition(":")
-        if colon and value[:1] == " ":
+        name, colon, value = raw.partition(b":")
+        if not name:
+            return  # a comment line
+        if colon and value[:1] == b" ":
             value = value[1:]
-        if name == "data":
+        if name == b"data":
             self._data.append(value)
-            self._has_data = True
-        elif name == "event":
+        elif name == b"event":
             self._name = value
-        elif name == "id":
-            if "\x00" in value:
+        elif name == b"id":
+            if b"\x00" in value:
                 return
             self._id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
+        elif name == b"retry" and value.isdigit():
             self._retry = int(value)
         else:
             return  # any other field name is ignored, as the WHATWG rules say
@@ -134,24 +126,30 @@ class SSEDecoder:
 
     def _dispatch(self, out: list[SSEEvent]) -> None:
         # A frame of only id:/retry: lines updates decoder state in a browser; it is no event.
-        if self._start is None or (self._name is None and not self._has_data):
+        if self._start is None or (self._name is None and not self._data):
             self._reset_frame()
             return
-        data = "\n".join(self._data)
-        out.append(
-            SSEEvent(
-                index=self._count,
-                line=self._start,
-                event=self._name,
-                data=data,
-                id=self._id,
-                retry=self._retry,
-                done=self._has_data and data.strip() == DONE_SENTINEL,
-                invalid_utf8=self._bad_utf8,
-            )
-        )
+        chunks = self._data
+        data, bad = _text(chunks[0] if len(chunks) == 1 else b"\n".join(chunks))
+        name = event_id = None
+        if self._name is not None:
+            name, bad_name = _text(self._name)
+            bad = bad or bad_name
+        if self._id is not None:
+            event_id, bad_id = _text(self._id)
+            bad = bad or bad_id
+        done = bool(chunks) and len(data) < 32 and data.strip() == DONE_SENTINEL
+        out.append(SSEEvent(self._count, self._start, name, data, event_id, self._retry, done, bad))
         self._count += 1
         self._reset_frame()
+
+
+def _text(raw: bytes) -> tuple[str, bool]:
+    """Decode UTF-8; bad bytes become U+FFFD and the second value says so."""
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace"), True
 
 
 def decode_sse(data: bytes) -> list[SSEEvent]:
