@@ -181,6 +181,11 @@ _TEXT_STREAMS = (
     ("response.reasoning_text", "content_index", "reasoning_text", "text"),  # OpenAI's name
     ("response.reasoning_summary_text", "summary_index", "summary_text", "text"),
 )
+# Handled like catalogue events but named outside it (OpenAI's raw reasoning text).
+_VENDOR_ALIASES = (
+    frozenset(f"{prefix}.{end}" for prefix, *_ in _TEXT_STREAMS for end in ("delta", "done"))
+    - SPEC_EVENT_TYPES
+)
 
 # The field of a content part that holds its text.
 _PART_TEXT_FIELD = {"refusal": "refusal"}
@@ -213,18 +218,20 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (RFC 8259)")
 
 
-# orjson turns integers beyond 64 bits into floats, silently losing digits: any run of 19 or
-# more digits sends the text to the json module, which keeps them exact.
-_LONG_DIGITS = re.compile(r"\d{19}")
-_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
+# orjson turns integers beyond 64 bits into floats, silently losing digits, so text with a run
+# of 19 or more digits goes to the json module, which keeps them exact. Mapping every digit to
+# "0" and searching for nineteen of them is the cheapest test found (a regular expression costs
+# more than orjson's own parse).
+_DIGITS_TO_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else b for b in range(256))
+_LONG_NUMBER = b"0" * 19
 
 
 def parse_json(text: str | bytes) -> tuple[Any, str | None]:
-    """Parse JSON with orjson, falling back to the json module for what orjson refuses."""
-    long_digits = _LONG_DIGITS if isinstance(text, str) else _LONG_DIGITS_BYTES
-    if long_digits.search(text) is None:  # type: ignore[arg-type]
+    """Parse JSON with orjson, falling back to the json module for what orjson gets wrong."""
+    raw = text.encode("utf-8", errors="surrogatepass") if isinstance(text, str) else text
+    if _LONG_NUMBER not in raw.translate(_DIGITS_TO_ZERO):
         try:
-            return orjson.loads(text), None
+            return orjson.loads(raw), None
         except orjson.JSONDecodeError:
             pass
     # Also reached when orjson refuses lone surrogate escapes, which are valid JSON.
@@ -666,7 +673,6 @@ class _Reducer:
         self.seq_missing: list[Any] = [None, 0]  # first event without a number, how many
         self.seq_present = 0
         self.framing = "sse"
-        self.kinds: dict[str, str] = {}
         # Event type → (handler, fields it requires with their JSON types).
         self.handlers: dict[str, tuple[Callable[..., None], _Fields]] = {
             "response.created": (self._lifecycle, ()),
@@ -758,8 +764,21 @@ class _Reducer:
                     ev,
                     f"`event: {ev.name}` but data.type is {kind!r}",
                 )
-            resp = self._response_for(ev, kind)
-            self._sequence(ev, data, resp)
+            resp = self.current
+            if resp is None or kind in _OPENERS:
+                resp = self._response_for(ev, kind)
+            # The common case inline: the next number of an open response.
+            seq = data.get("sequence_number")
+            if (
+                resp is not None
+                and resp.last_seq is not None
+                and seq == resp.last_seq + 1
+                and type(seq) is int
+            ):
+                resp.last_seq = seq
+                self.seq_present += 1
+            else:
+                self._sequence(ev, data, resp)
             if resp is not None:
                 resp.last_event = ev.index
                 resp.counts[kind] = resp.counts.get(kind, 0) + 1
@@ -767,29 +786,18 @@ class _Reducer:
                     self._after_terminal(ev, resp, kind)
                     continue
             entry = handlers.get(kind)
-            category = self.kinds.get(kind) or self._classify(kind)
-            if category == "vendor" and resp is not None:
+            if entry is None:
+                self._outside_catalogue(ev, data, kind, resp)
+                continue
+            if resp is not None and kind in _VENDOR_ALIASES:
                 self.summarise(resp, "vendor_event", kind, ev)
-            if entry is not None:
-                handler, required = entry
-                for name, json_type in required:
-                    if type(data.get(name)) is not json_type:
-                        self._bad_fields(ev, data, kind, required)
-                        break
-                else:
-                    handler(ev, data, resp)
-            elif category == "vendor":
-                self._vendor(ev, data, resp)
-            elif category == "extension":
-                self._extension(ev, data, kind, resp)
+            handler, required = entry
+            for name, json_type in required:
+                if type(data.get(name)) is not json_type:
+                    self._bad_fields(ev, data, kind, required)
+                    break
             else:
-                self.report(
-                    "unknown_event",
-                    "error" if self.strict else "warning",
-                    ev,
-                    f"unknown event type {kind!r} (not in the 2026-04-24 catalogue and not "
-                    "slug-prefixed)",
-                )
+                handler(ev, data, resp)
         if self.current is not None:
             self._end_response(self.current, last)
         if self.pending_error is not None:
@@ -806,17 +814,23 @@ class _Reducer:
             framing=self.framing,
         )
 
-    def _classify(self, kind: str) -> str:
-        if kind in SPEC_EVENT_TYPES:
-            category = "spec"
-        elif ":" in kind:
-            category = "extension"
+    def _outside_catalogue(
+        self, ev: StreamEvent, data: dict[str, Any], kind: str, resp: _Response | None
+    ) -> None:
+        if ":" in kind:
+            self._extension(ev, data, kind, resp)
         elif _VENDOR_EVENT.fullmatch(kind):
-            category = "vendor"
+            if resp is not None:
+                self.summarise(resp, "vendor_event", kind, ev)
+            self._vendor(ev, data, resp)
         else:
-            category = "unknown"
-        self.kinds[kind] = category
-        return category
+            self.report(
+                "unknown_event",
+                "error" if self.strict else "warning",
+                ev,
+                f"unknown event type {kind!r} (not in the 2026-04-24 catalogue and not "
+                "slug-prefixed)",
+            )
 
     def _malformed(self, ev: StreamEvent, message: str) -> None:
         self.report("malformed_event", "error", ev, message)
@@ -850,7 +864,7 @@ class _Reducer:
                 self._error_unfailed(self.pending_error, f"{kind} started a new response")
             return self._open(ev)
         if cur is None:
-            if kind == "error" or self._classify_cached(kind) == "extension":
+            if kind == "error" or ":" in kind:
                 return None
             resp = self._open(ev)
             resp.not_started_reported = True
@@ -862,9 +876,6 @@ class _Reducer:
             )
             return resp
         return cur
-
-    def _classify_cached(self, kind: str) -> str:
-        return self.kinds.get(kind) or self._classify(kind)
 
     def _open(self, ev: StreamEvent) -> _Response:
         resp = _Response(len(self.responses), ev)
