@@ -58,6 +58,8 @@ from typing import Any, Literal
 
 import orjson
 
+from inspector.core.load import MAX_DEPTH
+from inspector.core.load import _check_depth as check_depth
 from inspector.core.model import (
     PORTABLE_CORE,
     Group,
@@ -231,14 +233,25 @@ def parse_json(text: str | bytes) -> tuple[Any, str | None]:
     raw = text.encode("utf-8", errors="surrogatepass") if isinstance(text, str) else text
     if _LONG_NUMBER not in raw.translate(_DIGITS_TO_ZERO):
         try:
-            return orjson.loads(raw), None
+            return _depth_checked(orjson.loads(raw), raw)
         except orjson.JSONDecodeError:
-            pass
-    # Also reached when orjson refuses lone surrogate escapes, which are valid JSON.
+            pass  # e.g. a lone surrogate escape, which is valid JSON: the json module takes it
     try:
-        return json.loads(text, parse_constant=_reject_constant), None
+        value = json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
         return None, str(exc) or exc.__class__.__name__
+    return _depth_checked(value, raw)
+
+
+def _depth_checked(value: Any, raw: bytes) -> tuple[Any, str | None]:
+    # Deep nesting would overflow the recursion of whatever renders the value later; the
+    # bracket count bounds the depth, so the exact check runs only when it could matter.
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        try:
+            check_depth(value, None, 0)
+        except LoadError as exc:
+            return None, exc.message
+    return value, None
 
 
 def events_from_sse(events: Iterable[SSEEvent]) -> list[StreamEvent]:
@@ -837,7 +850,7 @@ class _Reducer:
 
     def _malformed_data(self, ev: StreamEvent) -> None:
         if ev.parse_error is not None:
-            self._malformed(ev, f"data is not JSON: {ev.parse_error}")
+            self._malformed(ev, f"data is not usable JSON: {ev.parse_error}")
         else:
             self._malformed(ev, f"data is a JSON {type(ev.data).__name__}, not an object")
 

@@ -129,6 +129,15 @@ def test_control_characters_from_the_file_are_escaped(tmp_path: Path) -> None:
     assert "msg_\\x1b[31mred" in out
 
 
+def test_deeply_nested_event_is_reported_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "deep.sse"
+    path.write_text('data: {"type": "error", "x": ' + "[" * 900 + "]" * 900 + "}\n\n")
+    for fmt in ("text", "json"):
+        status, out, err = run(str(path), "--format", fmt)
+        assert status == 1 and err == ""
+        assert "nested more than 512 levels" in out
+
+
 def test_the_file_is_never_modified(tmp_path: Path) -> None:
     path = tmp_path / "stream.sse"
     original = (STREAMS / "text-mismatch.sse").read_bytes()

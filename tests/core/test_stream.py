@@ -360,6 +360,14 @@ def test_big_integers_fall_back_to_the_json_module() -> None:
     assert parse_json("{")[1] is not None
 
 
+def test_deep_nesting_is_refused_not_a_crash() -> None:
+    value, error = parse_json("[" * 600 + "]" * 600)
+    assert value is None and "nested more than 512" in str(error)
+    assert parse_json("[" * 100_000 + "]" * 100_000)[1] is not None
+    brackets = '{"type": "response.created", "text": "' + "[" * 700 + '"}'
+    assert parse_json(brackets) == ({"type": "response.created", "text": "[" * 700}, None)
+
+
 def test_every_catalogue_event_type_has_a_handler() -> None:
     assert len(SPEC_EVENT_TYPES) == 24
     from inspector.core.stream import _Reducer
@@ -390,7 +398,7 @@ def test_malformed_event() -> None:
     result = reduce_stream(events_from_bytes(data))
     messages = [v.message for v in result.violations if v.code == "malformed_event"]
     assert len(messages) == 4, result.violations
-    assert "not JSON" in messages[0] and "list" in messages[1] and "type" in messages[2]
+    assert "not usable JSON" in messages[0] and "list" in messages[1] and "type" in messages[2]
     assert "`delta` is int" in messages[3]
 
 
