@@ -43,7 +43,16 @@ Decisions taken against the specification for shapes found in real recordings:
   followed by ``data: [DONE]`` (``missing_done_sentinel``, warning, once per response); JSONL
   recordings do not keep the sentinel, so it is not expected there.
 * A text ``.done`` with no deltas before it is adopted as the text (nothing streamed to
-  disagree with); with deltas, the concatenation is kept and a mismatch reported.
+  disagree with); with deltas, the concatenation is kept and a mismatch reported once, where it
+  first shows (the later part/item/terminal snapshots repeating the same claim are not
+  reported again).
+
+Besides the codes named above, the reducer reports ``invalid_utf8`` (bytes replaced while
+decoding), ``response_out_of_order`` (e.g. ``response.queued`` after ``in_progress``, or
+``completed`` without ``in_progress``), ``item_index_mismatch`` (an event's ``output_index``
+disagrees with its item's), ``open_content_part`` (an item done while one of its parts is not)
+and ``incomplete_item_in_completed_response`` (an ``incomplete`` item must end an
+``incomplete`` response). ``VIOLATION_CODES`` lists them all.
 """
 
 from __future__ import annotations
@@ -156,9 +165,6 @@ _VENDOR_EVENT = re.compile(
     r"|audio|audio\.transcript|output_text_annotation)\.[a-z_]+"
 )
 
-_LIFECYCLE = frozenset(
-    {"response.created", "response.queued", "response.in_progress", *TERMINAL_EVENTS}
-)
 # Events that may open a response when none is open (created, queued and in_progress are each
 # optional in the lifecycle; failed may come first).
 _OPENERS = frozenset(
@@ -270,27 +276,30 @@ def events_from_sse(events: Iterable[SSEEvent]) -> list[StreamEvent]:
 
 
 def events_from_json_lines(lines: Iterable[tuple[int, Any]]) -> list[StreamEvent]:
-    """Build events from JSONL: (line number, parsed object or raw line text) pairs."""
+    """Build events from JSONL: (line number, parsed object or raw line text/bytes) pairs."""
     out: list[StreamEvent] = []
     for index, (line_no, obj) in enumerate(lines):
-        if isinstance(obj, str | bytes):
-            raw = obj if isinstance(obj, str) else obj.decode("utf-8", errors="replace")
-            data, error = parse_json(obj)
-            out.append(StreamEvent(index, line_no, None, data, raw, error, framing="jsonl"))
-        else:
+        if not isinstance(obj, str | bytes):
             out.append(StreamEvent(index, line_no, None, obj, None, framing="jsonl"))
+            continue
+        bad = False
+        if isinstance(obj, bytes):
+            try:
+                obj = obj.decode("utf-8")
+            except UnicodeDecodeError:
+                obj, bad = obj.decode("utf-8", errors="replace"), True
+        data, error = parse_json(obj)
+        out.append(StreamEvent(index, line_no, None, data, obj, error, False, bad, "jsonl"))
     return out
 
 
-def _event_line(line: bytes) -> tuple[Any, str | None] | None:
-    """Parse a JSONL line if it is a streaming event object; None if it is not one."""
+def _is_event_line(line: bytes) -> bool:
+    """Whether a JSONL line is a streaming event object."""
     data, error = parse_json(line)
-    if error is not None or not isinstance(data, dict):
-        return None
-    kind = data.get("type")
-    if isinstance(kind, str) and (kind.startswith("response.") or kind == "error" or ":" in kind):
-        return data, None
-    return None
+    kind = data.get("type") if error is None and isinstance(data, dict) else None
+    return isinstance(kind, str) and (
+        kind.startswith("response.") or kind == "error" or ":" in kind
+    )
 
 
 def events_from_bytes(data: bytes) -> list[StreamEvent]:
@@ -301,31 +310,24 @@ def events_from_bytes(data: bytes) -> list[StreamEvent]:
     malformed event rather than making the whole file unreadable.
     """
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    lines = [(n, line) for n, line in enumerate(body.splitlines(), start=1) if line.strip()]
-    if not lines:
+    text = body.lstrip()
+    if not text:
         raise LoadError("the file is empty; expected a recorded event stream")
-    if all(line.lstrip()[:1] == b"{" for _, line in lines) and _event_line(lines[0][1]):
-        out: list[StreamEvent] = []
-        for index, (number, line) in enumerate(lines):
-            try:
-                text, bad = line.decode("utf-8"), False
-            except UnicodeDecodeError:
-                text, bad = line.decode("utf-8", errors="replace"), True
-            value, error = parse_json(text)
-            out.append(StreamEvent(index, number, None, value, text, error, False, bad, "jsonl"))
-        return out
+    if text[:1] == b"{":
+        lines = [(n, line) for n, line in enumerate(body.splitlines(), start=1) if line.strip()]
+        if all(line.lstrip()[:1] == b"{" for _, line in lines) and _is_event_line(lines[0][1]):
+            return events_from_json_lines(lines)
     events = decode_sse(data)
-    if not events:
-        first = lines[0][1].lstrip()[:1]
-        if first in (b"{", b"["):
-            raise LoadError(
-                "this is a JSON document, not a recorded event stream (try `inspector gate`)",
-                line=lines[0][0],
-            )
+    if events:
+        return events_from_sse(events)
+    blank = body[: len(body) - len(text)]
+    first = blank.count(b"\n") + blank.count(b"\r") - blank.count(b"\r\n") + 1
+    if text[:1] in (b"{", b"["):
         raise LoadError(
-            "no server-sent events found (no `event:` or `data:` lines)", line=lines[0][0]
+            "this is a JSON document, not a recorded event stream (try `inspector gate`)",
+            line=first,
         )
-    return events_from_sse(events)
+    raise LoadError("no server-sent events found (no `event:` or `data:` lines)", line=first)
 
 
 # --------------------------------------------------------------------------------------------
@@ -683,7 +685,8 @@ class _Reducer:
         self.responses: list[_Response] = []
         self.current: _Response | None = None
         self.pending_error: StreamEvent | None = None
-        self.seq_missing: list[Any] = [None, 0]  # first event without a number, how many
+        self.first_unnumbered: StreamEvent | None = None  # first event without sequence_number
+        self.unnumbered = 0
         self.seq_present = 0
         self.framing = "sse"
         # Event type → (handler, fields it requires with their JSON types).
@@ -898,9 +901,9 @@ class _Reducer:
 
     def _sequence(self, ev: StreamEvent, data: dict[str, Any], resp: _Response | None) -> None:
         if "sequence_number" not in data:
-            if self.seq_missing[0] is None:
-                self.seq_missing[0] = ev
-            self.seq_missing[1] += 1
+            if self.first_unnumbered is None:
+                self.first_unnumbered = ev
+            self.unnumbered += 1
             return
         seq = data["sequence_number"]
         if type(seq) is not int:
@@ -943,7 +946,7 @@ class _Reducer:
             resp.last_seq = seq
 
     def _sequence_summary(self) -> None:
-        first, missing = self.seq_missing
+        first, missing = self.first_unnumbered, self.unnumbered
         if not missing:
             return
         total = missing + self.seq_present
