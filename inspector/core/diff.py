@@ -11,8 +11,10 @@ Alignment (`align_items`) runs in three passes, each near-linear:
    that occurs equally often on both sides (content = the item without `id` and `call_id`),
    again kept in order by a longest increasing subsequence; what is left between anchors is
    aligned on the item signature (type, role, name) the same way, and the last small gaps with
-   difflib (autojunk off). Items of a replaced block pair by position, so a changed type shows
-   as one changed pair; only the surplus is left unmatched (only_left / only_right).
+   difflib (autojunk off), on the signature and then, inside its replaced blocks, on the type
+   alone (a renamed call meets the call, not a neighbouring message). Items of a block still
+   replaced pair by position, so a changed type shows as one changed pair; only the surplus is
+   left unmatched (only_left / only_right). Gaps over DIFFLIB_LIMIT pair by position at once.
 
 The item `id` is ignored everywhere: providers mint their own ids, so it always differs.
 `call_id` is ignored for content anchoring (a provider may mint those too) but compared, and
@@ -225,11 +227,17 @@ def content_key(raw: Any) -> bytes:
         return json.dumps(raw, sort_keys=True, default=repr).encode()
 
 
+#: The alignment signature of an item: (type, role, name).
+Sig = tuple[Hashable, Hashable, Hashable]
+#: Indexes of a left and a right item that align; None for the missing side.
+IndexPair = tuple[int | None, int | None]
+
+
 def _hashable(value: Any) -> Hashable:
     return value if isinstance(value, str) or value is None else "\0" + repr(value)
 
 
-def signature(raw: Any) -> tuple[Hashable, Hashable, Hashable]:
+def signature(raw: Any) -> Sig:
     """Return the alignment signature of a raw item: (type, role, name)."""
     if not isinstance(raw, dict):
         return (_hashable(effective_type(raw)), None, None)
@@ -319,7 +327,7 @@ def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
 
 #: Keys by item index: a list over all items, or a dict over the items of one gap.
 Keys = Sequence[Hashable] | Mapping[int, Hashable]
-Leaf = Callable[[list[int], list[int], list[tuple[int | None, int | None]]], None]
+Leaf = Callable[[list[int], list[int], list[IndexPair]], None]
 
 
 def _anchors(a: Sequence[int], b: Sequence[int], ka: Keys, kb: Keys) -> list[tuple[int, int]]:
@@ -354,7 +362,7 @@ def _patience(
     ka: Keys,
     kb: Keys,
     leaf: Leaf,
-    out: list[tuple[int | None, int | None]],
+    out: list[IndexPair],
 ) -> None:
     """Align two index lists on keys: prefix, suffix, in-order anchors, then `leaf` on gaps."""
     work = [(a, b)]
@@ -381,9 +389,7 @@ def _patience(
         work.append((a[last_a:], b[last_b:]))
 
 
-def _by_position(
-    a: Sequence[int], b: Sequence[int], out: list[tuple[int | None, int | None]]
-) -> None:
+def _by_position(a: Sequence[int], b: Sequence[int], out: list[IndexPair]) -> None:
     """Pair a replaced block by position; the surplus of the longer side stays unmatched."""
     common = min(len(a), len(b))
     out.extend(zip(a[:common], b[:common], strict=True))
@@ -394,7 +400,7 @@ def _by_position(
 def _by_signature(left: _Side, right: _Side) -> Leaf:
     """The leaf of content alignment: align a gap on signatures, then difflib, then position."""
 
-    def leaf(a: list[int], b: list[int], out: list[tuple[int | None, int | None]]) -> None:
+    def leaf(a: list[int], b: list[int], out: list[IndexPair]) -> None:
         if not a or not b:
             _by_position(a, b, out)
             return
@@ -406,32 +412,41 @@ def _by_signature(left: _Side, right: _Side) -> Leaf:
     return leaf
 
 
-def _difflib(sa: Mapping[int, Hashable], sb: Mapping[int, Hashable]) -> Leaf:
-    def leaf(a: list[int], b: list[int], out: list[tuple[int | None, int | None]]) -> None:
-        if not a or not b or len(a) * len(b) > DIFFLIB_LIMIT:
+#: Keys the last gaps are matched on in turn: the whole signature, then the type alone (so a
+#: renamed call still meets the call rather than a neighbouring message).
+_LEVELS: tuple[Callable[[Sig], Hashable], ...] = (lambda sig: sig, lambda sig: sig[0])
+
+
+def _difflib(sa: Mapping[int, Sig], sb: Mapping[int, Sig]) -> Leaf:
+    def match(a: list[int], b: list[int], level: int, out: list[IndexPair]) -> None:
+        if level == len(_LEVELS) or not a or not b or len(a) * len(b) > DIFFLIB_LIMIT:
             _by_position(a, b, out)
             return
+        key = _LEVELS[level]
         # autojunk off: in transcripts the frequent signatures are the ones that must align.
         matcher = difflib.SequenceMatcher(
-            None, [sa[i] for i in a], [sb[j] for j in b], autojunk=False
+            None, [key(sa[i]) for i in a], [key(sb[j]) for j in b], autojunk=False
         )
         for tag, a0, a1, b0, b1 in matcher.get_opcodes():
             if tag == "equal":
                 out.extend(zip(a[a0:a1], b[b0:b1], strict=True))
             else:
-                _by_position(a[a0:a1], b[b0:b1], out)
+                match(a[a0:a1], b[b0:b1], level + 1, out)
+
+    def leaf(a: list[int], b: list[int], out: list[IndexPair]) -> None:
+        match(a, b, 0, out)
 
     return leaf
 
 
-def align_items(left: Sequence[Item], right: Sequence[Item]) -> list[tuple[int | None, int | None]]:
+def align_items(left: Sequence[Item], right: Sequence[Item]) -> list[IndexPair]:
     """Pair the items of two transcripts (see the module docstring); display order, each once."""
     return _align(_Side.of(left), _Side.of(right))
 
 
-def _align(left: _Side, right: _Side) -> list[tuple[int | None, int | None]]:
+def _align(left: _Side, right: _Side) -> list[IndexPair]:
     call_pairs = _call_pairs(left, right)
-    out: list[tuple[int | None, int | None]] = list(call_pairs)
+    out: list[IndexPair] = list(call_pairs)
     paired_left = {i for i, _ in call_pairs}
     paired_right = {j for _, j in call_pairs}
     leaf = _by_signature(left, right)
@@ -447,9 +462,7 @@ def _align(left: _Side, right: _Side) -> list[tuple[int | None, int | None]]:
     return display_order(out, n_left, n_right)
 
 
-def display_order(
-    pairs: Sequence[tuple[int | None, int | None]], n_left: int, n_right: int
-) -> list[tuple[int | None, int | None]]:
+def display_order(pairs: Sequence[IndexPair], n_left: int, n_right: int) -> list[IndexPair]:
     """Sort pairs into merged order: by left index; a right-only item goes after the left-only
     run that follows the pair of its nearest paired predecessor on the right."""
     left_of_right = [-1] * n_right
@@ -470,7 +483,7 @@ def display_order(
         else:
             place_right[j] = next_paired[anchor + 1]
 
-    def key(pair: tuple[int | None, int | None]) -> tuple[int, int, int]:
+    def key(pair: IndexPair) -> tuple[int, int, int]:
         i, j = pair
         if i is not None:
             return (i, 1, 0)

@@ -407,6 +407,22 @@ def test_replaced_block_pairs_by_position():
     assert result.pair_for_left(1).changes[0].code == "became_namespaced"
 
 
+def test_renamed_call_meets_the_call_not_a_message():
+    left = [USER, fc("call_1", "get_weather", "{}"), message("done")]
+    right = [
+        USER,
+        message("Let me look that up."),
+        fc("call_2", "lookup_order", "{}"),
+        message("done"),
+    ]
+    result = diff(left, right)
+    assert pairs_of(result) == [(0, 0), (None, 1), (1, 2), (2, 3)]
+    assert codes(result.pair_for_left(1))[:2] == [
+        ("call_id_changed", "/call_id"),
+        ("name_changed", "/name"),
+    ]
+
+
 def test_repeated_history_pairs_occurrence_by_occurrence():
     # JSONL logs resend the history in every request: the same call_id recurs on both sides.
     turn = [USER, fc("call_1"), output("call_1")]
