@@ -89,6 +89,7 @@ class _Choice:
         self.finish_reason: Any = None
 
     def message(self) -> dict[str, Any]:
+        """The assembled assistant message of this choice."""
         msg: dict[str, Any] = {
             "role": self.role or "assistant",
             "content": "".join(self.text["content"]) if "content" in self.text else None,

@@ -501,6 +501,7 @@ class _Text:
         self.claimed: str | None = None  # a done value that disagreed with the deltas
 
     def value(self, claimed: bool = False) -> str:
+        """The text so far (or the disagreeing done value, when `claimed`)."""
         if claimed and self.claimed is not None:
             return self.claimed
         if len(self.chunks) > 1:
@@ -533,6 +534,7 @@ class _Part:
         self.done_part: dict[str, Any] | None = None
 
     def build(self, claimed: bool = False) -> dict[str, Any]:
+        """The part as a dict with its text filled in."""
         base = dict(self.done_part if self.done_part is not None else self.part)
         base[_part_text_field(self.kind)] = self.text.value(claimed)
         return base
@@ -614,6 +616,7 @@ class _Response:
         self.summaries: dict[tuple[str, str], list[Any]] = {}  # (code, type) → [event, count]
 
     def result(self) -> ResponseResult:
+        """Freeze the response into its result."""
         items = [self.items_by_index[oi] for oi in sorted(self.items_by_index)]
         return ResponseResult(
             index=self.index,
@@ -731,6 +734,7 @@ class _Reducer:
     # -- reporting ------------------------------------------------------------------------
 
     def report(self, code: str, severity: Severity, ev: StreamEvent | None, message: str) -> None:
+        """Record one violation at an event."""
         self.violations.append(
             Violation(
                 code,
@@ -743,6 +747,7 @@ class _Reducer:
         )
 
     def summarise(self, resp: _Response, code: str, kind: str, ev: StreamEvent) -> None:
+        """Count an event reported once per type and response (at its first occurrence)."""
         entry = resp.summaries.get((code, kind))
         if entry is None:
             resp.summaries[(code, kind)] = [ev, 1]
@@ -752,6 +757,7 @@ class _Reducer:
     # -- driver -------------------------------------------------------------------------------
 
     def run(self, events: Iterable[StreamEvent]) -> StreamResult:
+        """Apply every event, close the last response and freeze the result."""
         count = 0
         last: StreamEvent | None = None
         handlers = self.handlers
