@@ -223,7 +223,8 @@ def content_key(raw: Any) -> bytes:
     try:
         return orjson.dumps(raw, option=orjson.OPT_SORT_KEYS)
     except (orjson.JSONEncodeError, TypeError):
-        # Integers beyond 64 bits (and NaN, which the loader's fallback accepts) need json.
+        # Integers beyond 64 bits need json. (orjson writes NaN as null, so the two share a
+        # key; NaN is not JSON and reaches items only through the loader's lenient fallback.)
         return json.dumps(raw, sort_keys=True, default=repr).encode()
 
 
@@ -249,8 +250,8 @@ def signature(raw: Any) -> Sig:
 
 
 def _is_call_type(kind: Any) -> bool:
-    # Not `in CALL_TYPES`: a garbage type may be a list or an object, which cannot be hashed.
-    return kind == "function_call" or kind == "function_call_output"
+    # A garbage type may be a list or an object, which cannot be hashed for the set lookup.
+    return isinstance(kind, str) and kind in CALL_TYPES
 
 
 @dataclass(slots=True)
@@ -652,7 +653,7 @@ def pair_changes(
         if key in _OWN_CODE or key in VOLATILE_FIELDS or not compared(key):
             continue
         a, b = lraw.get(key), rraw.get(key)
-        if key in lraw and key in rraw and same_json(a, b):
+        if same_json(a, b):  # absent and null alike, as for the fields above
             continue
         code = "extension_field_changed" if ":" in key else "field_changed"
         out.append(Change(code, join_pointer("", key), a, b, INFO))
