@@ -81,7 +81,7 @@ def run(args: Any, out: TextIO, err: TextIO) -> int:
             err.write(f"inspector: {safe_text(str(exc))}\n")
         return EXIT_UNREADABLE
     if dialect != "open_responses":
-        _report_foreign(path, dialect, events, assembled, as_json, out)
+        _report_foreign(path, dialect, events, assembled, args.strict, as_json, out)
         return EXIT_FINDINGS
     result = reduce_stream(events, strict=args.strict)
     if as_json:
@@ -229,6 +229,7 @@ def _report_foreign(
     dialect: str,
     events: list[StreamEvent],
     assembled: dict[str, Any],
+    strict: bool,
     as_json: bool,
     out: TextIO,
 ) -> None:
@@ -244,7 +245,7 @@ def _report_foreign(
                 "path": path,
                 "dialect": dialect,
                 "status": "foreign",
-                "strict": False,
+                "strict": strict,
                 "events": len(events),
                 "violations": [
                     {
