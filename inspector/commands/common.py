@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any, TextIO
 
+import orjson
+
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_UNREADABLE = 2
@@ -37,15 +39,26 @@ def safe_text(value: Any) -> str:
 
 
 def write_json(document: Any, out: TextIO) -> None:
-    """Write one JSON document; non-ASCII kept, control characters escaped by the encoder."""
-    text = json.dumps(document, ensure_ascii=False, indent=2, default=str)
+    """Write one JSON document (orjson when it can; the standard library for the rest)."""
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # Lone surrogates from the input have no UTF-8 form; \u escapes keep the JSON exact.
-        text = json.dumps(document, ensure_ascii=True, indent=2, default=str)
-    out.write(text)
-    out.write("\n")
+        data = orjson.dumps(document, option=orjson.OPT_INDENT_2, default=str)
+    except (orjson.JSONEncodeError, TypeError):
+        # Integers beyond 64 bits and lone surrogates from the input: orjson refuses them, the
+        # standard library writes them exactly (surrogates as \u escapes).
+        text = json.dumps(document, ensure_ascii=False, indent=2, default=str)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(document, ensure_ascii=True, indent=2, default=str)
+        out.write(text + "\n")
+        return
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        out.flush()
+        buffer.write(data + b"\n")
+        buffer.flush()
+    else:
+        out.write(data.decode("utf-8") + "\n")
 
 
 class Style:

@@ -283,6 +283,10 @@ def classify(obj: Any) -> str:
         return "items"
     if not isinstance(obj, dict):
         return "unknown"
+    # Most lines of a big log are items: answer those before the rarer record shapes.
+    kind = obj.get("type")
+    if kind in _PLAIN_ITEM_TYPES and "stop_reason" not in obj and "object" not in obj:
+        return "item"
     marker = obj.get("object")
     if marker == "response":
         return "response"
@@ -324,6 +328,9 @@ def classify(obj: Any) -> str:
     return "unknown"
 
 
+_PLAIN_ITEM_TYPES = frozenset(
+    {"function_call", "function_call_output", "reasoning", "item_reference", "compaction"}
+)
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
 
 
@@ -641,8 +648,8 @@ _HANDLERS: dict[str, Callable[[_Builder, _Record], None]] = {
 }
 
 
-def _add_record(b: _Builder, record: _Record) -> str:
-    kind = classify(record.obj)
+def _add_record(b: _Builder, record: _Record, kind: str | None = None) -> str:
+    kind = kind or classify(record.obj)
     handler = _HANDLERS.get(kind)
     if handler is None:
         raise LoadError(
@@ -746,7 +753,7 @@ def load_jsonl_lines(lines: Iterable[str], path: str | None = None) -> Transcrip
         if kind == "stream_event" or (events and isinstance(obj, dict)):
             events.append((number, obj))
             continue
-        kinds.add(_add_record(b, _Record(obj, number, "")))
+        kinds.add(_add_record(b, _Record(obj, number, ""), kind))
     if events:
         if b.items or b.groups:
             raise LoadError(

@@ -121,6 +121,11 @@ class Item:
     origin: Origin
     group: int = 0
     envelope: Envelope = Envelope.OPEN_RESPONSES
+    # The effective type is asked for constantly (gate, findings, models); work it out once.
+    _type: Any = field(init=False, repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_type", effective_type(self.raw))
 
     def get(self, key: str, default: Any = None) -> Any:
         """Return a raw field, or default when the item is not an object or lacks it."""
@@ -135,7 +140,7 @@ class Item:
     @property
     def type(self) -> Any:
         """The effective type: the raw `type`, or `message` / `item_reference` for shorthands."""
-        return effective_type(self.raw)
+        return self._type
 
     @property
     def type_label(self) -> str:
