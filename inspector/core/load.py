@@ -89,14 +89,20 @@ def decode_text(data: bytes, path: str | None = None) -> str:
         ) from None
 
 
+# orjson reads an integer beyond 64 bits as a float, silently losing digits; any run of 19 or
+# more digits sends the text to the standard library, which keeps such integers exact.
+_LONG_DIGITS = re.compile(r"\d{19,}")
+
+
 def parse_json(text: str, path: str | None = None, line_offset: int = 0) -> Any:
-    """Parse JSON fast with orjson; fall back to the standard library for what orjson refuses."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass
-    # orjson refuses integers beyond 64 bits, NaN/Infinity and very deep nesting; the standard
-    # library accepts the first two and gives precise positions for real syntax errors.
+    """Parse JSON fast with orjson; use the standard library where orjson would be wrong."""
+    if _LONG_DIGITS.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    # orjson refuses NaN/Infinity and very deep nesting; the standard library accepts NaN
+    # (a file may carry it outside `arguments`) and gives precise positions for syntax errors.
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -111,11 +117,12 @@ def parse_json(text: str, path: str | None = None, line_offset: int = 0) -> Any:
         ) from None
     except ValueError as exc:  # e.g. an integer with too many digits for int()
         raise LoadError(f"invalid JSON: {exc}", path=path, line=1 + line_offset) from None
-    _check_depth(value, path, line_offset)
+    check_depth(value, path, line_offset)
     return value
 
 
-def _check_depth(value: Any, path: str | None, line_offset: int) -> None:
+def check_depth(value: Any, path: str | None = None, line_offset: int = 0) -> None:
+    """Refuse a parsed value nested deeper than MAX_DEPTH, with a LoadError."""
     # Iterative, so a document near the interpreter's recursion limit cannot crash the check.
     stack = [(value, 1)]
     while stack:

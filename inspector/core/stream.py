@@ -67,8 +67,7 @@ from typing import Any, Literal
 
 import orjson
 
-from inspector.core.load import MAX_DEPTH
-from inspector.core.load import _check_depth as check_depth
+from inspector.core.load import MAX_DEPTH, check_depth
 from inspector.core.model import (
     PORTABLE_CORE,
     Group,

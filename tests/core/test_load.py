@@ -197,3 +197,15 @@ def test_tools_file_formats(samples, tmp_path):
     bad.write_text('{"t": 5}')
     with pytest.raises(LoadError, match="schema must be an object"):
         load_tools(bad)
+
+
+def test_integers_beyond_64_bits_stay_exact(tmp_path):
+    path = tmp_path / "big.jsonl"
+    path.write_text(
+        '{"type": "message", "role": "user", "content": "x", "n": 123456789012345678901234567890}\n'
+        '{"type": "message", "role": "user", "content": "y", "n": 18446744073709551617}\n'
+    )
+    t = load_path(path)
+    assert [i.raw["n"] for i in t.items] == [123456789012345678901234567890, 2**64 + 1]
+    doc = load_text('{"input": [{"role": "user", "content": "z", "n": -99999999999999999999}]}')
+    assert doc.items[0].raw["n"] == -99999999999999999999
