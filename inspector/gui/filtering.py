@@ -1,14 +1,16 @@
 """The pane filter: a query (`verdict:ok`, `type:`, `name:`, `call_id:`, `id:`, free text) → rows.
 
-Qt-free: the filter decides which items match; the Qt proxy only hides the rows it is given.
+Qt-free: the filter decides which rows match; the model only hides the rows it is given.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+
+import orjson
 
 from inspector.core.gate import PASSING, GateResult, ItemVerdict
 from inspector.core.model import Item
@@ -64,16 +66,20 @@ class ItemFilter:
                 return False
         elif self.choice != Choice.ALL and verdict.verdict != self.choice:
             return False
+        text: str | None = None
         for key, value in self.fields:
             if key == "text":
-                if value not in _item_text(item):
+                text = text if text is not None else _item_text(item)
+                if value not in text:
                     return False
             elif value not in _field_text(item, verdict, key):
                 return False
         if self.words:
-            summary = " ".join(_field_text(item, verdict, key) for key in _FIELDS if key != "text")
+            # The item's JSON holds every field; the verdict and shorthand types are added.
+            text = text if text is not None else _item_text(item)
+            extra = f"{verdict.verdict} {item.type_label.lower()}"
             for word in self.words:
-                if word not in summary and word not in _item_text(item):
+                if word not in text and word not in extra:
                     return False
         return True
 
@@ -88,20 +94,14 @@ def _field_text(item: Item, verdict: ItemVerdict, key: str) -> str:
 
 
 def _item_text(item: Item) -> str:
-    # Every key and scalar of the raw item, lower-cased; walked with a stack, not recursion,
-    # because items come from untrusted files and may be nested very deeply.
-    parts: list[str] = []
-    stack: list[Any] = [item.raw]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            parts.extend(str(k) for k in value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif value is not None:
-            parts.append(str(value))
-    return "\n".join(parts).lower()
+    # The item as compact JSON, lower-cased: orjson writes a 200,000-item log in well under a
+    # second, far faster than walking each value in Python. Text inside strings keeps JSON
+    # escaping for quotes, backslashes and control characters only.
+    try:
+        data = orjson.dumps(item.raw)
+    except TypeError:  # integers beyond 64 bits
+        return json.dumps(item.raw, ensure_ascii=False, default=repr).lower()
+    return data.decode("utf-8", errors="replace").lower()
 
 
 def matching_rows(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from inspector.core.gate import Finding, GateResult
 from inspector.gui import qt_palette
-from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_records import LazyRecords, PayloadRole, Record, RecordsModel, records_view
 from inspector.gui.qt_text import dim, plain_label
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -43,11 +45,12 @@ class FindingsPanel(QWidget):
         for side, result in results.items():
             rows.extend((_ORDER.get(str(f.severity), 3), side, f) for f in result.findings)
         rows.sort(key=lambda r: r[0])
-        self.model.set_records([self._record(side, finding) for _o, side, finding in rows])
-        counts = {s: sum(1 for o, _s, f in rows if str(f.severity) == s) for s in _ORDER}
+        # Built as rows are shown: a large log can have a finding for most of its items.
+        self.model.set_records(LazyRecords(len(rows), lambda n: self._record(*rows[n][1:])))
+        counts = Counter(str(f.severity) for _o, _s, f in rows)
         if rows:
             self.summary.setText(
-                ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+                ", ".join(f"{counts[s]} {s}" for s in _ORDER if counts[s])
                 + " — double-click a finding to select its items"
             )
         else:

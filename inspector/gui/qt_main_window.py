@@ -47,6 +47,8 @@ from inspector.gui.qt_workers import Progress, TaskRunner
 from inspector.resources import SamplePair, sample_pair
 
 SIDES = ("left", "right")
+#: Transcripts with more items than this are filtered on a worker thread.
+ASYNC_FILTER_ITEMS = 20_000
 
 
 class Tab:
@@ -57,11 +59,20 @@ class Tab:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """What a load produces off the GUI thread: the gated transcript and, for streams, events."""
+    """What a load produces off the GUI thread: the gated transcript, its verdict counts and
+    whether it blocks a replay (both walk every item, so they are computed there too), and, for
+    streams, the decoded events."""
 
     path: str
     result: GateResult
     stream: StreamView | None
+    summary: dict[str, int]
+    blocking: bool
+
+    @classmethod
+    def of(cls, path: str, result: GateResult, stream: StreamView | None) -> Loaded:
+        """Bundle a gated transcript with the figures the window shows about it."""
+        return cls(path, result, stream, result.summary(), result.blocking())
 
 
 def load_and_gate(path: str, tools: dict[str, Tool], progress: Progress) -> Loaded:
@@ -76,7 +87,7 @@ def load_and_gate(path: str, tools: dict[str, Tool], progress: Progress) -> Load
     if transcript.stream is not None:
         progress("Decoding the event timeline…")
         stream = StreamView(path, transcript.stream, events_from_bytes(data))
-    return Loaded(path, result, stream)
+    return Loaded.of(path, result, stream)
 
 
 class MainWindow(QMainWindow):
@@ -94,8 +105,7 @@ class MainWindow(QMainWindow):
         self.runner = TaskRunner(self, synchronous=synchronous)
         self.runner.progress.connect(self._progress)
         self.samples = sample_pair() if samples is True else (samples or None)
-        self.results: dict[str, GateResult | None] = {side: None for side in SIDES}
-        self.streams: dict[str, StreamView] = {}
+        self.loaded: dict[str, Loaded | None] = {side: None for side in SIDES}
         self.extra_tools: dict[str, Tool] = {}
         self.tool_files: list[str] = []
         self.alignment: Alignment | None = None
@@ -365,6 +375,7 @@ class MainWindow(QMainWindow):
         pane.tree.verticalScrollBar().valueChanged.connect(
             lambda value: self._sync_scroll(side, value)
         )
+        pane.model.rowsInserted.connect(lambda parent, _first, _last: self._sync_rows(side, parent))
         pane.tree.expanded.connect(lambda index: self._sync_expand(side, index, True))
         pane.tree.collapsed.connect(lambda index: self._sync_expand(side, index, False))
 
@@ -405,7 +416,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Save settings and drop running work before closing."""
         self.save_settings()
-        for channel in (*SIDES, "diff", "tools"):
+        for channel in (*SIDES, "diff", "tools", "filter"):
             self.runner.cancel(channel, notify=False)
         super().closeEvent(event)
 
@@ -433,7 +444,7 @@ class MainWindow(QMainWindow):
         self.runner.start(
             side,
             lambda progress: load_and_gate(path, tools, progress),
-            lambda loaded: self._loaded(side, loaded),
+            lambda loaded: self.show_loaded(side, loaded),
             lambda error: self._load_failed(side, path, error),
         )
 
@@ -473,21 +484,17 @@ class MainWindow(QMainWindow):
         if channel in self.panes:
             self.panes[channel].set_stage(stage)
 
-    def _loaded(self, side: str, loaded: Loaded) -> None:
-        self.results[side] = loaded.result
-        if loaded.stream is not None:
-            self.streams[side] = loaded.stream
-        else:
-            self.streams.pop(side, None)
+    def show_loaded(self, side: str, loaded: Loaded) -> None:
+        """Show a finished load on one side (the worker's result arrives here)."""
+        self.loaded[side] = loaded
         pane = self.panes[side]
-        pane.show_result(loaded.path, loaded.result)
+        pane.show_result(loaded.path, loaded.result, loaded.summary)
         self._after_results_changed()
         if pane.current_item() is None and loaded.result.transcript.items:
             pane.select_item(0)
 
     def _load_failed(self, side: str, path: str, error: InspectorError) -> None:
-        self.results[side] = None
-        self.streams.pop(side, None)
+        self.loaded[side] = None
         load_error = error if isinstance(error, LoadError) else LoadError(str(error), path=path)
         self.panes[side].show_error(path, load_error)
         self.statusBar().showMessage(f"Cannot open {os.path.basename(path)}", 5000)
@@ -495,7 +502,7 @@ class MainWindow(QMainWindow):
 
     def _after_results_changed(self) -> None:
         self.findings_panel.set_results({s: r for s, r in self.results.items() if r is not None})
-        self.stream_panel.set_streams(dict(self.streams))
+        self.stream_panel.set_streams(self.streams)
         self.scratch_panel.regate()
         names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
         self.setWindowTitle(
@@ -562,27 +569,32 @@ class MainWindow(QMainWindow):
     def regate(self) -> None:
         """Gate the loaded transcripts again with the current extra tools (off the GUI thread)."""
         tools = dict(self.extra_tools)
-        for side, result in self.results.items():
-            if result is None:
+        for side, loaded in self.loaded.items():
+            if loaded is None:
                 continue
-            path = self.panes[side].path or ""
-            stream = self.streams.get(side)
 
-            def work(
-                progress: Progress,
-                result: GateResult = result,
-                path: str = path,
-                stream: StreamView | None = stream,
-            ) -> Loaded:
-                progress(f"Gating {len(result.transcript.items):,} items…")
-                return Loaded(path, gate_transcript(result.transcript, tools), stream)
+            def work(progress: Progress, old: Loaded = loaded) -> Loaded:
+                progress(f"Gating {len(old.result.transcript.items):,} items…")
+                return Loaded.of(
+                    old.path, gate_transcript(old.result.transcript, tools), old.stream
+                )
 
             self.runner.start(
                 side,
                 work,
-                lambda loaded, side=side: self._loaded(side, loaded),
-                lambda error, side=side, path=path: self._load_failed(side, path, error),
+                lambda new, side=side: self.show_loaded(side, new),
+                lambda error, side=side, path=loaded.path: self._load_failed(side, path, error),
             )
+
+    @property
+    def results(self) -> dict[str, GateResult | None]:
+        """Each side's gated transcript (None where nothing is loaded)."""
+        return {side: (x.result if x is not None else None) for side, x in self.loaded.items()}
+
+    @property
+    def streams(self) -> dict[str, StreamView]:
+        """The sides that are recorded streams, with their events."""
+        return {s: x.stream for s, x in self.loaded.items() if x is not None and x.stream}
 
     def known_tools(self) -> dict[str, Tool]:
         """Every tool known: both transcripts' own, then the loaded tool files (which win)."""
@@ -625,15 +637,13 @@ class MainWindow(QMainWindow):
 
     def swap_sides(self) -> None:
         """Swap the left and right transcripts."""
-        left, right = self.results["left"], self.results["right"]
+        left, right = self.loaded["left"], self.loaded["right"]
         lpath, rpath = self.left.path, self.right.path
-        lstream, rstream = self.streams.get("left"), self.streams.get("right")
-        self.streams = {k: v for k, v in (("left", rstream), ("right", lstream)) if v}
-        for side, result, path in (("left", right, rpath), ("right", left, lpath)):
-            self.results[side] = result
+        for side, loaded, path in (("left", right, rpath), ("right", left, lpath)):
+            self.loaded[side] = loaded
             pane = self.panes[side]
-            if result is not None and path is not None:
-                pane.show_result(path, result)
+            if loaded is not None:
+                pane.show_result(loaded.path, loaded.result, loaded.summary)
             elif path is not None:
                 self.open_file(side, path)
             else:
@@ -779,8 +789,36 @@ class MainWindow(QMainWindow):
         self._set_alignment(self.alignment)
 
     def refilter(self) -> None:
-        """Apply each pane's filter; in aligned mode a pair shows when either side matches."""
-        rows = {side: pane.matching_rows() for side, pane in self.panes.items()}
+        """Apply each pane's filter; in aligned mode a pair shows when either side matches.
+
+        Matching a large transcript runs on a worker; a newer filter supersedes it.
+        """
+        jobs = {side: pane.filter_job() for side, pane in self.panes.items()}
+        shown = {side: (p.model.result, p.model.rows) for side, p in self.panes.items()}
+
+        def work(progress: Progress) -> dict[str, frozenset[int] | None]:
+            progress("Filtering…")
+            return {side: (job() if job is not None else None) for side, job in jobs.items()}
+
+        def apply(rows: dict[str, frozenset[int] | None]) -> None:
+            if shown != {side: (p.model.result, p.model.rows) for side, p in self.panes.items()}:
+                self.refilter()  # the transcripts changed while matching: match again
+                return
+            self._apply_filter(rows)
+
+        large = any(
+            job is not None and self.panes[side].model.item_count() > ASYNC_FILTER_ITEMS
+            for side, job in jobs.items()
+        )
+        if large and not self.runner.synchronous:
+            self.statusBar().showMessage("Filtering…")
+            self.runner.start("filter", work, apply, lambda _error: None)
+        else:
+            self.runner.cancel("filter", notify=False)
+            apply(work(lambda _stage: None))
+
+    def _apply_filter(self, rows: dict[str, frozenset[int] | None]) -> None:
+        self.statusBar().clearMessage()
         if self.aligned and self.alignment is not None:
             active = [r for r in rows.values() if r is not None]
             union = frozenset().union(*active) if active else None
@@ -799,6 +837,13 @@ class MainWindow(QMainWindow):
             other.tree.verticalScrollBar().setValue(value)
         finally:
             self._syncing_scroll = False
+
+    def _sync_rows(self, side: str, parent: Any) -> None:
+        # In aligned mode both panes must expose the same rows for their lines to match.
+        if not self.aligned or self.alignment is None or parent.isValid():
+            return
+        other = self.panes["right" if side == "left" else "left"]
+        other.model.ensure_row(self.panes[side].model.fetched_rows - 1)
 
     def _sync_expand(self, side: str, index: Any, expanded: bool) -> None:
         if not self.aligned or self.alignment is None or self._syncing_scroll:
@@ -860,7 +905,7 @@ class MainWindow(QMainWindow):
 
     def _update_status(self) -> None:
         alignment = self.alignment
-        loaded = {s: r for s, r in self.results.items() if r is not None}
+        loaded = {s: x for s, x in self.loaded.items() if x is not None}
         if alignment is not None:
             diff: DiffResult = alignment.diff
             if diff.replay_safe:
@@ -873,13 +918,13 @@ class MainWindow(QMainWindow):
             text += f"   ({changed} changed pair{'s' if changed != 1 else ''})"
             self.decision_label.setToolTip(tooltip("\n".join(diff.reasons) or text))
         elif loaded:
-            blocked = {s: r.blocking() for s, r in loaded.items()}
-            icon = qt_palette.severity_swatch("error" if any(blocked.values()) else "info").icon
+            blocked = any(x.blocking for x in loaded.values())
+            icon = qt_palette.severity_swatch("error" if blocked else "info").icon
             parts = []
-            for side, result in loaded.items():
-                name = os.path.basename(self.panes[side].path or side)
-                counts = ", ".join(f"{k} {v}" for k, v in result.summary().items())
-                word = "blocks a replay" if blocked[side] else "nothing blocks a replay"
+            for side, x in loaded.items():
+                name = os.path.basename(x.path or side)
+                counts = ", ".join(f"{k} {v}" for k, v in x.summary.items())
+                word = "blocks a replay" if x.blocking else "nothing blocks a replay"
                 parts.append(f"{name}: {word} ({counts})")
             text = "   ".join(parts)
             if len(loaded) == 1:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QFont, QFontMetrics
@@ -33,7 +32,6 @@ from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
     HEADERS,
     Column,
-    FilterProxy,
     IndexRole,
     PointerRole,
     TranscriptModel,
@@ -86,10 +84,7 @@ class TranscriptPane(QFrame):
         self.setAcceptDrops(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.model = TranscriptModel(self)
-        self.proxy = FilterProxy(self)
-        self.proxy.setSourceModel(self.model)
         self.path: str | None = None
-        self._visible_rows: frozenset[int] | None = None
         self._filter_timer = debounce(self, FILTER_DELAY_MS, self.filter_changed.emit)
 
         layout = QVBoxLayout(self)
@@ -324,14 +319,12 @@ class TranscriptPane(QFrame):
         self.error_message.setText(error.message)
         self.stack.setCurrentIndex(_Page.ERROR)
 
-    def show_result(self, path: str, result: GateResult) -> None:
-        """Show a gated transcript."""
+    def show_result(self, path: str, result: GateResult, summary: dict[str, int]) -> None:
+        """Show a gated transcript and its verdict counts."""
         self.path = path
         self.model.set_result(result)
-        self._set_header(os.path.basename(path), result.transcript.format, result)
+        self._set_header(os.path.basename(path), result.transcript.format, summary)
         self.stack.setCurrentIndex(_Page.TREE)
-        self._visible_rows = None
-        self._use_proxy(False)
 
     def restore_page(self) -> None:
         """Leave the loading page after a cancel (back to the tree, error or empty state)."""
@@ -349,7 +342,7 @@ class TranscriptPane(QFrame):
         """Whether the pane shows a load error."""
         return self.stack.currentIndex() == _Page.ERROR
 
-    def _set_header(self, name: str, fmt: str, result: GateResult | None) -> None:
+    def _set_header(self, name: str, fmt: str, summary: dict[str, int] | None) -> None:
         self.name_label.setText(name)
         self.name_label.setToolTip(tooltip(self.path or ""))
         self.format_label.setText(fmt)
@@ -358,9 +351,8 @@ class TranscriptPane(QFrame):
             if child is not None:
                 child.hide()  # deleteLater waits for the event loop; a screenshot may not
                 child.deleteLater()
-        if result is None:
+        if summary is None:
             return
-        summary = result.summary()
         for verdict in Verdict:
             count = summary.get(str(verdict))
             if not count:
@@ -386,64 +378,46 @@ class TranscriptPane(QFrame):
         choice = self.verdict_combo.currentData() or str(Choice.ALL)
         return ItemFilter.parse(self.filter_edit.text(), choice)
 
-    def matching_rows(self) -> frozenset[int] | None:
-        """The display rows this pane's filter keeps (None when nothing is filtered)."""
+    def filter_job(self) -> Callable[[], frozenset[int]] | None:
+        """Work that finds the display rows the filter keeps (None when nothing is filtered).
+
+        It reads only frozen core values, so it may run on a worker thread.
+        """
         result = self.model.result
         item_filter = self.item_filter()
         if result is None or not item_filter.active:
             return None
-        return matching_rows(result, self.model.rows, item_filter, self.model.changed)
+        rows, changed = self.model.rows, self.model.changed
+        return lambda: matching_rows(result, rows, item_filter, changed)
+
+    def matching_rows(self) -> frozenset[int] | None:
+        """The display rows this pane's filter keeps (None when nothing is filtered)."""
+        job = self.filter_job()
+        return job() if job is not None else None
 
     def set_visible_rows(self, rows: frozenset[int] | None) -> None:
         """Show only these display rows (None: all); keeps the current item when it stays."""
         current = self.current_item()
-        self._visible_rows = rows
-        if rows is None:
-            self._use_proxy(False)
-        else:
-            self.proxy.set_rows(rows)
-            self._use_proxy(True)
+        self.model.set_filter(rows)
         if current is not None:
             self.select_item(current, notify=False)
-
-    def _use_proxy(self, on: bool) -> None:
-        # The proxy is only installed while a filter is active: a QSortFilterProxyModel asks
-        # Python about every source row, which a 200,000-row transcript should not pay for.
-        wanted = self.proxy if on else self.model
-        if self.tree.model() is not wanted:
-            header_state = self.tree.header().saveState()
-            self.tree.setModel(wanted)
-            self.tree.header().restoreState(header_state)
-            self._connect_selection()
-
-    @property
-    def view_model(self) -> Any:
-        """The model the tree shows (the transcript model or the filter proxy)."""
-        return self.tree.model()
 
     # ---- selection ------------------------------------------------------------------------
 
     def _connect_selection(self) -> None:
         self.tree.selectionModel().currentRowChanged.connect(self._current_row_changed)
 
-    def _to_source(self, index: QModelIndex) -> QModelIndex:
-        return self.proxy.mapToSource(index) if index.model() is self.proxy else index
-
-    def _to_view(self, index: QModelIndex) -> QModelIndex:
-        return self.proxy.mapFromSource(index) if self.tree.model() is self.proxy else index
-
     def _current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        source = self._to_source(current)
-        if not source.isValid():
+        if not current.isValid():
             self.current_changed.emit(-1, "")
             return
-        item = source.data(IndexRole)
-        pointer = source.data(PointerRole) or ""
+        item = current.data(IndexRole)
+        pointer = current.data(PointerRole) or ""
         self.current_changed.emit(-1 if item is None else int(item), pointer)
 
     def current_item(self) -> int | None:
         """The item of the current row, or None."""
-        index = self._to_source(self.tree.currentIndex())
+        index = self.tree.currentIndex()
         if not index.isValid():
             return None
         item = index.data(IndexRole)
@@ -451,7 +425,7 @@ class TranscriptPane(QFrame):
 
     def current_pointer(self) -> str:
         """The JSON Pointer of the current row inside its item ('' on an item row)."""
-        index = self._to_source(self.tree.currentIndex())
+        index = self.tree.currentIndex()
         return (index.data(PointerRole) or "") if index.isValid() else ""
 
     def select_item(self, item: int | None, *, notify: bool = True) -> bool:
@@ -460,7 +434,7 @@ class TranscriptPane(QFrame):
         if item is None:
             self._silently(notify, selection.clear)
             return False
-        index = self._to_view(self.model.index_of_item(item))
+        index = self.model.index_of_item(item)
         if not index.isValid():
             self._silently(notify, selection.clear)
             return False
@@ -479,7 +453,7 @@ class TranscriptPane(QFrame):
         self.select_item(items[0])
         selection = self.tree.selectionModel()
         for item in items[1:]:
-            index = self._to_view(self.model.index_of_item(item))
+            index = self.model.index_of_item(item)
             if index.isValid():
                 selection.select(
                     index,

@@ -7,6 +7,7 @@ transcript costs no Qt or Python object per item.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,6 @@ from PySide6.QtCore import (
     QAbstractItemModel,
     QModelIndex,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtGui import QFont
@@ -53,6 +53,8 @@ class Column(IntEnum):
     VERDICT = 6
     CHANGE = 7
 
+
+_COLUMNS = len(Column)
 
 HEADERS = {
     Column.INDEX: "#",
@@ -110,12 +112,18 @@ def change_description(change: Change) -> str:
 class TranscriptModel(QAbstractItemModel):
     """The items of one gated transcript (optionally in aligned display order) as a tree."""
 
+    #: Top-level rows exposed before the view asks for more (fetchMore doubles it each time).
+    initial_rows = 4096
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._result: GateResult | None = None
         self._rows: Sequence[int | None] | None = None
+        self._filter: list[int] | None = None
         self._alignment: Alignment | None = None
         self._side = "left"
+        self._total = 0
+        self._shown = 0
         # Node 0 stands for "a top-level row". A node's id is the internalId of its children:
         # nodes[id] = (parent node id, row, path), path = (item index, key, key, ...).
         self._nodes: list[tuple[int, int, tuple[Any, ...]]] = [(0, 0, ())]
@@ -134,33 +142,70 @@ class TranscriptModel(QAbstractItemModel):
         self.beginResetModel()
         self._result = result
         self._rows = None
+        self._filter = None
         self._alignment = None
-        self._clear_nodes()
+        self._reset_rows()
         self.endResetModel()
 
     def set_alignment(self, alignment: Alignment | None, side: str, aligned: bool) -> None:
         """Attach a diff (for change markers); aligned=True shows rows in pair order with gaps."""
+        rows = alignment.rows(side) if alignment is not None and aligned else None
+        if alignment is self._alignment and side == self._side and rows is self._rows:
+            return  # nothing changes: a reset would make the view lay out every row again
         self.beginResetModel()
         self._alignment = alignment
         self._side = side
-        self._rows = alignment.rows(side) if alignment is not None and aligned else None
-        self._clear_nodes()
+        self._rows = rows
+        self._filter = None
+        self._reset_rows()
+        self.endResetModel()
+
+    def set_filter(self, positions: frozenset[int] | None) -> None:
+        """Show only these positions of the display order (None: every row).
+
+        Filtering lives in the model rather than a QSortFilterProxyModel: a proxy asks Python
+        about every source row and lays out every accepted one, while here the kept rows are
+        one sorted list and are exposed in chunks like the unfiltered ones.
+        """
+        kept = sorted(positions) if positions is not None else None
+        if kept == self._filter:
+            return
+        self.beginResetModel()
+        self._filter = kept
+        self._reset_rows()
         self.endResetModel()
 
     @property
+    def filtered(self) -> bool:
+        """Whether a filter hides rows."""
+        return self._filter is not None
+
+    @property
     def rows(self) -> Sequence[int | None] | None:
-        """The display order (None when rows follow the file)."""
+        """The display order before filtering (None when rows follow the file)."""
         return self._rows
 
-    def _clear_nodes(self) -> None:
+    def _reset_rows(self) -> None:
         self._nodes = [(0, 0, ())]
         self._node_ids.clear()
         self._keys.clear()
+        if self._filter is not None:
+            self._total = len(self._filter)
+        elif self._rows is not None:
+            self._total = len(self._rows)
+        else:
+            self._total = len(self._result.transcript.items) if self._result is not None else 0
+        self._shown = min(self._total, self.initial_rows)
 
     @property
     def allocated_nodes(self) -> int:
         """How many rows have had their children built (the rest cost nothing)."""
         return len(self._nodes) - 1
+
+    @property
+    def display_rows(self) -> int:
+        """Top-level rows in all, fetched or not."""
+        return self._total
 
     def item_count(self) -> int:
         """Number of items in the transcript."""
@@ -168,20 +213,30 @@ class TranscriptModel(QAbstractItemModel):
 
     def item_at_row(self, row: int) -> int | None:
         """Return the item index shown on a top-level row (None for a gap row)."""
-        if self._rows is None:
-            return row if 0 <= row < self.item_count() else None
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        if not 0 <= row < self._total:
+            return None
+        if self._filter is not None:
+            row = self._filter[row]
+        return row if self._rows is None else self._rows[row]
 
     def row_of_item(self, item: int) -> int | None:
-        """Return the top-level row showing an item."""
+        """Return the top-level row showing an item (None when it is filtered out)."""
         if self._rows is None or self._alignment is None:
-            return item if 0 <= item < self.item_count() else None
-        return self._alignment.position(self._side, item)
+            position = item if 0 <= item < self.item_count() else None
+        else:
+            position = self._alignment.position(self._side, item)
+        if position is None or self._filter is None:
+            return position
+        at = bisect_left(self._filter, position)
+        return at if at < len(self._filter) and self._filter[at] == position else None
 
     def index_of_item(self, item: int, column: int = 0) -> QModelIndex:
-        """Return the top-level index showing an item (invalid if not shown)."""
+        """Return the top-level index showing an item, fetching rows up to it if needed."""
         row = self.row_of_item(item)
-        return self.index(row, column) if row is not None else QModelIndex()
+        if row is None:
+            return QModelIndex()
+        self.ensure_row(row)
+        return self.index(row, column)
 
     def pair_of(self, item: int) -> Pair | None:
         """Return the diff pair of an item, when a diff is set."""
@@ -193,6 +248,38 @@ class TranscriptModel(QAbstractItemModel):
         """Whether the item's pair has a non-info change."""
         pair = self.pair_of(item)
         return bool(pair is not None and pair.changed)
+
+    # ---- incremental rows -----------------------------------------------------------------
+    # QTreeView lays out every top-level row it is told about, asking the model about each in
+    # Python; rows are therefore exposed in doubling chunks as the view scrolls or a jump
+    # needs them, which keeps the first paint of a 200,000-item transcript immediate.
+
+    def canFetchMore(self, parent: ModelIndex) -> bool:
+        """Whether top-level rows remain to be exposed."""
+        return not parent.isValid() and self._shown < self._total
+
+    def fetchMore(self, parent: ModelIndex) -> None:
+        """Expose the next chunk of top-level rows (as many again as are shown)."""
+        if not parent.isValid():
+            self._grow(max(self._shown * 2, self.initial_rows))
+
+    def ensure_row(self, row: int) -> None:
+        """Expose top-level rows up to and including `row`."""
+        if row >= self._shown:
+            self._grow(max(row + 1 + self.initial_rows, self._shown * 2))
+
+    @property
+    def fetched_rows(self) -> int:
+        """Top-level rows exposed to views so far."""
+        return self._shown
+
+    def _grow(self, wanted: int) -> None:
+        wanted = min(wanted, self._total)
+        if wanted <= self._shown:
+            return
+        self.beginInsertRows(QModelIndex(), self._shown, wanted - 1)
+        self._shown = wanted
+        self.endInsertRows()
 
     # ---- tree structure -------------------------------------------------------------------
 
@@ -238,10 +325,14 @@ class TranscriptModel(QAbstractItemModel):
 
     def index(self, row: int, column: int, parent: ModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
         """Return the index of a row under a parent."""
-        if not self.hasIndex(row, column, parent):
-            return QModelIndex()
+        # Bounds are checked here rather than with hasIndex(), which would call back into
+        # rowCount() and columnCount(): the view asks for every top-level row at layout.
         if not parent.isValid():
-            return self.createIndex(row, column, 0)
+            if 0 <= row < self._shown and 0 <= column < _COLUMNS:
+                return self.createIndex(row, column, 0)
+            return QModelIndex()
+        if row < 0 or not 0 <= column < _COLUMNS or row >= self.rowCount(parent):
+            return QModelIndex()
         return self.createIndex(row, column, self._node_of(parent))
 
     def parent(self, index: ModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
@@ -255,12 +346,10 @@ class TranscriptModel(QAbstractItemModel):
         return self.createIndex(row, 0, grand)
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """Items at the top; fields (computed when first asked) below."""
-        if self._result is None:
-            return 0
+        """Exposed items at the top; fields (computed when first asked) below."""
         if not parent.isValid():
-            return len(self._rows) if self._rows is not None else self.item_count()
-        if parent.column() != 0:
+            return self._shown
+        if parent.column() != 0 or self._result is None:
             return 0
         if parent.internalId() == 0 and self.item_at_row(parent.row()) is None:
             return 0
@@ -268,19 +357,31 @@ class TranscriptModel(QAbstractItemModel):
 
     def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
         """Whether a row has fields, answered without allocating a node for it."""
-        if not parent.isValid():
-            return self.rowCount() > 0
-        if parent.column() != 0 or self._result is None:
+        # Asked once per top-level row whenever the view lays out, so the item-row case
+        # comes first and avoids every call it can.
+        if parent.internalId() == 0:
+            if not parent.isValid():
+                return self._shown > 0
+            if parent.column() or self._result is None:
+                return False
+            row = parent.row()
+            if self._filter is not None:
+                row = self._filter[row]
+            item = row if self._rows is None else self._rows[row]
+            if item is None:
+                return False
+            value = self._result.transcript.items[item].raw
+        elif parent.column():
             return False
-        path = self._path(parent)
-        if path is None:
-            return False
-        value = self._value(path)
+        else:
+            path = self._path(parent)
+            assert path is not None
+            value = self._value(path)
         return isinstance(value, dict | list) and len(value) > 0
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         """The fixed columns."""
-        return len(Column)
+        return _COLUMNS
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -293,16 +394,6 @@ class TranscriptModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return HEADER_TIPS.get(Column(section))
         return None
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        """Rows are selectable; gap rows are not."""
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        if index.internalId() == 0 and self.item_at_row(index.row()) is None:
-            return Qt.ItemFlag.ItemIsEnabled
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    # ---- data -----------------------------------------------------------------------------
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Every role, computed from the core values on demand."""
@@ -465,27 +556,3 @@ class TranscriptModel(QAbstractItemModel):
         if role == ValueRole:
             return self._value(path)
         return None
-
-
-class FilterProxy(QSortFilterProxyModel):
-    """Shows only the top-level rows it is given; field rows under a shown item always show."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: frozenset[int] | None = None
-
-    def set_rows(self, rows: frozenset[int] | None) -> None:
-        """Show these top-level source rows (None: all)."""
-        if hasattr(self, "endFilterChange"):  # Qt 6.10+; invalidateRowsFilter is deprecated there
-            self.beginFilterChange()
-            self._rows = rows
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self._rows = rows
-            self.invalidateRowsFilter()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
-        """Accept field rows and the chosen top-level rows."""
-        if source_parent.isValid() or self._rows is None:
-            return True
-        return source_row in self._rows

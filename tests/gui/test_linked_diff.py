@@ -113,7 +113,7 @@ def test_filter_by_verdict_and_text(pair_window, qtbot):
     window.set_aligned(False)
     with qtbot.waitSignal(window.left.filter_changed, timeout=2000):
         window.left.filter_edit.setText("verdict:ok")  # typing is debounced, then filters
-    shown = window.left.tree.model()
+    shown = window.left.model
     assert shown.rowCount() == 3
     assert {shown.index(r, Column.VERDICT).data() for r in range(3)} == {"ok"}
     window.left.filter_edit.setText("call_129")
@@ -139,7 +139,7 @@ def test_aligned_filter_keeps_pairs_on_the_same_lines(pair_window):
     for row in range(4):
         pairs = set()
         for side, model in (("left", left), ("right", right)):
-            item = model.mapToSource(model.index(row, 0)).data(IndexRole)
+            item = model.index(row, 0).data(IndexRole)
             if item is not None:
                 pairs.add(id(window.alignment.pair_of(side, item)))
         assert len(pairs) == 1  # both cells of a line belong to one pair
