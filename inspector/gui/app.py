@@ -132,7 +132,8 @@ def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackTyp
     """Print an unexpected exception and show it in the bug dialog (once at a time)."""
     global _showing_bug
     text = "".join(traceback.format_exception(kind, value, tb))
-    sys.__stderr__.write(text) if sys.__stderr__ is not None else None
+    if sys.__stderr__ is not None:
+        sys.__stderr__.write(text)
     if _showing_bug or QApplication.instance() is None:
         return
     _showing_bug = True

@@ -61,11 +61,11 @@ class DiffPanel(QWidget):
         column.addWidget(self.title)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.setChildrenCollapsible(False)
-        self.changes = RecordsModel(("Change", "Pointer", "Left", "Right"), self)
+        self.changes = RecordsModel(("Change", "Severity", "Pointer", "Left", "Right"), self)
         self.changes_view = records_view(self.changes, split)
         self.changes_view.setObjectName("diff-changes")
         char = self.changes_view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((26, 18, 40)):
+        for col, chars in enumerate((26, 10, 18, 40)):
             self.changes_view.setColumnWidth(col, chars * char)
         self.changes_view.selectionModel().currentRowChanged.connect(self._change_selected)
         sides = QSplitter(Qt.Orientation.Horizontal, split)
@@ -126,7 +126,8 @@ class DiffPanel(QWidget):
         swatch = qt_palette.change_swatch(level)
         return Record(
             (
-                f"{change.code} ({change.severity})",
+                change.code,
+                str(change.severity),
                 change.pointer or "/",
                 preview(change.left, 120),
                 preview(change.right, 120),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from inspector.core.gate import ItemVerdict
@@ -10,7 +13,7 @@ from inspector.gui import qt_palette
 from inspector.gui.json_text import pretty
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_text import dim, plain_label
+from inspector.gui.qt_text import dim, plain_label, tooltip
 
 
 class ItemPanel(QWidget):
@@ -40,7 +43,10 @@ class ItemPanel(QWidget):
     def show_item(self, item: Item, verdict: ItemVerdict, pointer: str = "") -> None:
         """Show an item; a field pointer marks that field's value."""
         self.banner.show_verdict(verdict.verdict, verdict.detail)
-        self.origin.setText(f"#{item.index}  {item.origin.describe()}")
+        origin = item.origin
+        where = replace(origin, file=os.path.basename(origin.file) if origin.file else None)
+        self.origin.setText(f"#{item.index}  {where.describe()}")
+        self.origin.setToolTip(tooltip(origin.describe()))
         self.view.set_text(pretty(item.raw))
         if pointer:
             brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).background

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QSplitter,
-    QStyle,
     QTabWidget,
     QToolBar,
     QToolButton,
@@ -37,7 +36,7 @@ from inspector.gui.qt_diff import DiffPanel
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
-from inspector.gui.qt_pane import TranscriptPane, problem_items
+from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, problem_items
 from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
 from inspector.gui.qt_settings import Settings
@@ -186,7 +185,7 @@ class MainWindow(QMainWindow):
         slot: Callable[[], Any],
         shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
         tip: str | None = None,
-        icon: QStyle.StandardPixmap | None = None,
+        icon: str | None = None,
     ) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
@@ -195,19 +194,18 @@ class MainWindow(QMainWindow):
             action.setStatusTip(tip)
             action.setToolTip(tooltip(tip))
         if icon is not None:
-            action.setIcon(self.style().standardIcon(icon))
+            action.setIcon(qt_palette.action_icon(icon))
         action.triggered.connect(lambda _checked=False: slot())
         return action
 
     def _build_actions(self) -> None:
-        sp = QStyle.StandardPixmap
         self.open_left_action = self._action(
             "Open &Left…", lambda: self.choose_file("left"), "Ctrl+O",
-            "Open a transcript in the left pane", sp.SP_DialogOpenButton,
+            "Open a transcript in the left pane", "open-left",
         )  # fmt: skip
         self.open_right_action = self._action(
             "Open &Right…", lambda: self.choose_file("right"), "Ctrl+Shift+O",
-            "Open a transcript in the right pane", sp.SP_DialogOpenButton,
+            "Open a transcript in the right pane", "open-right",
         )  # fmt: skip
         self.sample_action = self._action(
             "Open the &Sample Pair", self.open_sample_pair, None,
@@ -216,17 +214,17 @@ class MainWindow(QMainWindow):
         self.sample_action.setVisible(self.samples is not None)
         self.reload_action = self._action(
             "Re&load", self.reload, QKeySequence.StandardKey.Refresh,
-            "Read both files again from disk", sp.SP_BrowserReload,
+            "Read both files again from disk", "reload",
         )  # fmt: skip
         self.tools_action = self._action(
             "Load &Tools…", self.choose_tools, "Ctrl+T",
-            "Load tool schemas (a tools array, a request, or a {name: schema} object)",
+            "Load tool schemas (a tools array, a request, or a {name: schema} object)", "tools",
         )  # fmt: skip
         self.swap_action = self._action("S&wap Sides", self.swap_sides, "Ctrl+Shift+W")
         self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
         self.paste_action = self._action(
             "&Paste into Scratch", self.paste, "Ctrl+Shift+V",
-            "Paste an item, items, a transcript, arguments or a schema from the clipboard",
+            "Paste an item, items, a transcript, arguments or a schema from the clipboard", "paste",
         )  # fmt: skip
         self.paste_schema_action = self._action(
             "Paste as Tool &Schema", self.paste_schema, None,
@@ -248,6 +246,7 @@ class MainWindow(QMainWindow):
         self.aligned_action.setChecked(self.aligned)
         self.aligned_action.setShortcut(QKeySequence("Ctrl+L"))
         self.aligned_action.setStatusTip("Show aligned pairs on the same line and scroll together")
+        self.aligned_action.setIcon(qt_palette.action_icon("aligned"))
         self.aligned_action.toggled.connect(self.set_aligned)
         self.legend_action = QAction("&Legend", self)
         self.legend_action.setCheckable(True)
@@ -255,15 +254,15 @@ class MainWindow(QMainWindow):
         self.legend_action.toggled.connect(self.legend.setVisible)
         self.next_diff_action = self._action(
             "&Next Difference", self.next_difference, "F8",
-            "Select the next changed pair", sp.SP_ArrowDown,
+            "Select the next changed pair", "next",
         )  # fmt: skip
         self.prev_diff_action = self._action(
             "&Previous Difference", self.previous_difference, "Shift+F8",
-            "Select the previous changed pair", sp.SP_ArrowUp,
+            "Select the previous changed pair", "previous",
         )  # fmt: skip
         self.next_problem_action = self._action(
             "Next Pro&blem", self.next_problem, "F9",
-            "Select the next item that blocks a replay", sp.SP_MessageBoxWarning,
+            "Select the next item that blocks a replay", "problem",
         )  # fmt: skip
         self.prev_problem_action = self._action(
             "Previous Prob&lem", self.previous_problem, "Shift+F9",
@@ -303,7 +302,7 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.legend_action)
         view_menu.addAction(self.swap_action)
         columns = view_menu.addMenu("&Columns")
-        columns.aboutToShow.connect(lambda: self._fill_columns_menu(columns))
+        columns.aboutToShow.connect(lambda: fill_column_menu(columns, self._headers()))
         view_menu.addSeparator()
         for number, name in enumerate(
             ("Item", "Arguments", "Diff", "Findings", "Stream", "Scratch")
@@ -372,6 +371,7 @@ class MainWindow(QMainWindow):
         pane.cancel_requested.connect(lambda: self.cancel_load(side))
         pane.current_changed.connect(lambda item, pointer: self._pane_current(side, item, pointer))
         pane.filter_changed.connect(self.refilter)
+        pane.columns_menu_requested.connect(self._columns_menu)
         pane.tree.verticalScrollBar().valueChanged.connect(
             lambda value: self._sync_scroll(side, value)
         )
@@ -396,6 +396,10 @@ class MainWindow(QMainWindow):
                 splitter.restoreState(saved)
             elif name == "main":
                 splitter.setSizes([500, 400])
+        for side, pane in self.panes.items():
+            header = self.settings.header(side)
+            if header is not None:
+                pane.tree.header().restoreState(header)
 
     def _splitters(self) -> dict[str, QSplitter]:
         return {
@@ -410,6 +414,8 @@ class MainWindow(QMainWindow):
         self.settings.set_window_state(self.saveState())
         for name, splitter in self._splitters().items():
             self.settings.set_splitter(name, splitter.saveState())
+        for side, pane in self.panes.items():
+            self.settings.set_header(side, pane.tree.header().saveState())
         self.settings.set_aligned(self.aligned)
         self.settings.sync()
 
@@ -625,15 +631,15 @@ class MainWindow(QMainWindow):
         clear = self.recent_menu.addAction("Clear Recent Files")
         clear.triggered.connect(self.settings.clear_recent_files)
 
-    def _fill_columns_menu(self, menu: QMenu) -> None:
-        menu.clear()
-        for action in self.left.column_actions():
-            menu.addAction(action)
-            name = action.text()
-            right = next(a for a in self.right.column_actions() if a.text() == name)
-            # One menu drives both panes so their columns stay in step.
-            action.toggled.connect(right.setChecked)
-            right.setParent(menu)
+    def _headers(self) -> list[Any]:
+        return [pane.tree.header() for pane in self.panes.values()]
+
+    def _columns_menu(self, pos: Any) -> None:
+        # One menu drives both panes so their columns stay in step.
+        menu = QMenu(self)
+        fill_column_menu(menu, self._headers())
+        menu.exec(pos)
+        menu.deleteLater()
 
     def swap_sides(self) -> None:
         """Swap the left and right transcripts."""
@@ -1009,5 +1015,3 @@ class MainWindow(QMainWindow):
         app = QGuiApplication.instance()
         for _ in range(rounds):
             app.processEvents()
-        QTimer.singleShot(0, lambda: None)
-        app.processEvents()

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
-from PySide6.QtCore import QSize
-from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPainter, QPalette, QPixmap
+from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from inspector.core.gate import Verdict
-from inspector.resources import APP_ICON, palette_data, resource_path
+from inspector.resources import APP_ICON, action_icon_name, palette_data, resource_path
 
 
 class Theme(StrEnum):
@@ -82,6 +83,30 @@ def detect_theme() -> Theme:
 def icon(name: str) -> QIcon:
     """Return a bundled icon by resource name (cached; icons are shared, never per item)."""
     return QIcon(str(resource_path(name)))
+
+
+@cache
+def _action_icon(action: str, colour: str) -> QIcon:
+    text = resource_path(action_icon_name(action)).read_text(encoding="utf-8")
+    renderer = QSvgRenderer(QByteArray(text.replace("currentColor", colour).encode("utf-8")))
+    result = QIcon()
+    for size in (16, 24, 32, 48):  # crisp at 1x and 2x device pixel ratios
+        image = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(image)
+        renderer.render(painter)
+        painter.end()
+        result.addPixmap(QPixmap.fromImage(image))
+    return result
+
+
+def action_icon(action: str) -> QIcon:
+    """Return a toolbar icon drawn in the palette's text colour (so it suits light and dark)."""
+    app = QApplication.instance()
+    colour = "#303030"
+    if app is not None:
+        colour = app.palette().color(QPalette.ColorRole.WindowText).name()  # type: ignore[attr-defined]
+    return _action_icon(action, colour)
 
 
 def app_icon() -> QIcon:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QFont, QFontMetrics
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont, QFontMetrics, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -76,6 +76,8 @@ class TranscriptPane(QFrame):
     current_changed = Signal(int, str)
     #: The filter text or choice changed.
     filter_changed = Signal()
+    #: The column header was right-clicked (global position).
+    columns_menu_requested = Signal(QPoint)
 
     def __init__(self, side: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -152,6 +154,7 @@ class TranscriptPane(QFrame):
         self.verdict_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         row.addWidget(self.filter_edit, 1)
         row.addWidget(self.verdict_combo)
+        self.filter_row = box
         return box
 
     def _build_empty_page(self) -> QWidget:
@@ -178,9 +181,21 @@ class TranscriptPane(QFrame):
         open_button = QPushButton(f"Open {self.side.title()}…", page)
         open_button.clicked.connect(self.open_requested.emit)
         buttons.addWidget(open_button)
-        self.sample_button = QPushButton("Open the Sample Pair", page)
+        self.sample_button = QPushButton("Open the sample pair", page)
         self.sample_button.setFlat(True)
         self.sample_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.sample_button.setToolTip(
+            tooltip("provider-a.json and provider-b.json with their tool schemas")
+        )
+        # Drawn as a link: underlined, in the palette's link colour.
+        link_font = self.sample_button.font()
+        link_font.setUnderline(True)
+        self.sample_button.setFont(link_font)
+        link_palette = self.sample_button.palette()
+        link_palette.setColor(
+            QPalette.ColorRole.ButtonText, link_palette.color(QPalette.ColorRole.Link)
+        )
+        self.sample_button.setPalette(link_palette)
         self.sample_button.clicked.connect(self.sample_requested.emit)
         buttons.addWidget(self.sample_button)
         buttons.addStretch(1)
@@ -209,7 +224,9 @@ class TranscriptPane(QFrame):
         header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(24)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        header.customContextMenuRequested.connect(self._header_menu)
+        header.customContextMenuRequested.connect(
+            lambda pos: self.columns_menu_requested.emit(header.mapToGlobal(pos))
+        )
         bold = QFont(tree.font())
         bold.setBold(True)
         for column, (sample, extra, strong) in _COLUMN_SAMPLES.items():
@@ -218,7 +235,10 @@ class TranscriptPane(QFrame):
         for column in _HIDDEN_BY_DEFAULT:
             header.hideSection(column)
         self.tree = tree
-        self._connect_selection()
+        tree.selectionModel().currentRowChanged.connect(self._current_row_changed)
+        # The counterpart row is made current silently by the linked selection; when the
+        # user then moves into this tree, its current row becomes the one shown in detail.
+        tree.installEventFilter(self)
         return tree
 
     def _build_loading_page(self) -> QWidget:
@@ -261,10 +281,8 @@ class TranscriptPane(QFrame):
         title.setFont(font)
         top.addWidget(icon)
         top.addWidget(title, 1)
-        self.error_file = plain_label("", page)
-        self.error_file.setWordWrap(True)
-        self.error_file.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_location = plain_label("", page)
+        self.error_location.setWordWrap(True)
         self.error_location.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         mono = QFont(self.error_location.font())
         mono.setFamily("monospace")
@@ -278,7 +296,6 @@ class TranscriptPane(QFrame):
         buttons.addWidget(retry)
         buttons.addStretch(1)
         column.addLayout(top)
-        column.addWidget(self.error_file)
         column.addWidget(self.error_location)
         column.addWidget(self.error_message)
         column.addSpacing(8)
@@ -298,6 +315,7 @@ class TranscriptPane(QFrame):
         self.model.set_result(None)
         self._set_header("No file", "", None)
         self.stack.setCurrentIndex(_Page.EMPTY)
+        self.filter_row.setEnabled(False)
 
     def show_loading(self, path: str) -> None:
         """Show the busy page for a file being read."""
@@ -314,10 +332,10 @@ class TranscriptPane(QFrame):
         self.path = path
         self.model.set_result(None)
         self._set_header(os.path.basename(path), "unreadable", None)
-        self.error_file.setText(path)
         self.error_location.setText(error.location())
         self.error_message.setText(error.message)
         self.stack.setCurrentIndex(_Page.ERROR)
+        self.filter_row.setEnabled(False)
 
     def show_result(self, path: str, result: GateResult, summary: dict[str, int]) -> None:
         """Show a gated transcript and its verdict counts."""
@@ -325,6 +343,7 @@ class TranscriptPane(QFrame):
         self.model.set_result(result)
         self._set_header(os.path.basename(path), result.transcript.format, summary)
         self.stack.setCurrentIndex(_Page.TREE)
+        self.filter_row.setEnabled(True)
 
     def restore_page(self) -> None:
         """Leave the loading page after a cancel (back to the tree, error or empty state)."""
@@ -332,7 +351,7 @@ class TranscriptPane(QFrame):
             return
         if self.model.result is not None:
             self.stack.setCurrentIndex(_Page.TREE)
-        elif self.path is not None and self.error_file.text():
+        elif self.path is not None and self.error_location.text():
             self.stack.setCurrentIndex(_Page.ERROR)
         else:
             self.stack.setCurrentIndex(_Page.EMPTY)
@@ -404,8 +423,15 @@ class TranscriptPane(QFrame):
 
     # ---- selection ------------------------------------------------------------------------
 
-    def _connect_selection(self) -> None:
-        self.tree.selectionModel().currentRowChanged.connect(self._current_row_changed)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Announce the current row when the tree gains the focus."""
+        if watched is self.tree and event.type() == QEvent.Type.FocusIn:
+            self.announce_current()
+        return super().eventFilter(watched, event)
+
+    def announce_current(self) -> None:
+        """Emit current_changed for the tree's current row."""
+        self._current_row_changed(self.tree.currentIndex(), QModelIndex())
 
     def _current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
@@ -442,7 +468,10 @@ class TranscriptPane(QFrame):
             QItemSelectionModel.SelectionFlag.ClearAndSelect
             | QItemSelectionModel.SelectionFlag.Rows
         )
+        already = index == self.tree.currentIndex()
         self._silently(notify, lambda: selection.setCurrentIndex(index, flags))
+        if notify and already:
+            self.announce_current()  # no currentRowChanged for a row that was current
         self.tree.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
         return True
 
@@ -474,26 +503,6 @@ class TranscriptPane(QFrame):
 
     # ---- header menu ----------------------------------------------------------------------
 
-    def column_actions(self) -> list[QAction]:
-        """Checkable actions that show or hide each column."""
-        header = self.tree.header()
-        actions = []
-        for column in Column:
-            if column == Column.INDEX:
-                continue
-            action = QAction(HEADERS[column], self)
-            action.setCheckable(True)
-            action.setChecked(not header.isSectionHidden(column))
-            action.toggled.connect(lambda on, c=column: header.setSectionHidden(c, not on))
-            actions.append(action)
-        return actions
-
-    def _header_menu(self, pos: QPoint) -> None:
-        menu = QMenu(self)
-        for action in self.column_actions():
-            menu.addAction(action)
-        menu.exec(self.tree.header().mapToGlobal(pos))
-
     # ---- drag and drop --------------------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -516,3 +525,17 @@ def problem_items(result: GateResult) -> list[int]:
         if finding.severity in ("error", "warning"):
             flagged.update(finding.items)
     return sorted(flagged)
+
+
+def fill_column_menu(menu: QMenu, headers: Sequence[QHeaderView]) -> None:
+    """Fill a menu with entries that show or hide each column in every given header at once."""
+    menu.clear()
+    for column in Column:
+        if column == Column.INDEX:
+            continue
+        action = menu.addAction(HEADERS[column])
+        action.setCheckable(True)
+        action.setChecked(not headers[0].isSectionHidden(column))
+        action.toggled.connect(
+            lambda on, c=column: [h.setSectionHidden(c, not on) for h in headers]
+        )

@@ -86,7 +86,7 @@ class ScratchPanel(QWidget):
         for hidden in (Column.ID, Column.STATUS, Column.CHANGE):
             self.tree.header().hideSection(hidden)
         char = self.tree.fontMetrics().averageCharWidth()
-        for col, chars in ((Column.INDEX, 8), (Column.TYPE, 22), (Column.NAME, 20)):
+        for col, chars in ((Column.INDEX, 8), (Column.TYPE, 28), (Column.NAME, 22)):
             self.tree.header().resizeSection(col, chars * char + 12)
         self.tree.selectionModel().currentRowChanged.connect(self._row_changed)
         split.addWidget(left)

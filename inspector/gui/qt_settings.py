@@ -70,6 +70,14 @@ class Settings:
         """Remember the state of a named splitter."""
         self._store.setValue(f"splitters/{name}", value)
 
+    def header(self, name: str) -> QByteArray | None:
+        """The saved state (widths, hidden columns) of a named tree header."""
+        return self._bytes(f"headers/{name}")
+
+    def set_header(self, name: str, value: QByteArray) -> None:
+        """Remember the state of a named tree header."""
+        self._store.setValue(f"headers/{name}", value)
+
     def recent_files(self) -> list[str]:
         """Recently opened files, newest first."""
         value: Any = self._store.value("files/recent", [])

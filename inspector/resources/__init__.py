@@ -13,6 +13,23 @@ from typing import Any
 PALETTE = "palette.json"
 DESKTOP_FILE = "replay-inspector.desktop"
 APP_ICON = "icons/replay-inspector.svg"
+#: Toolbar and menu icons: line drawings in `currentColor`, tinted to the palette's text colour.
+ACTIONS = (
+    "open-left",
+    "open-right",
+    "reload",
+    "aligned",
+    "previous",
+    "next",
+    "problem",
+    "tools",
+    "paste",
+)
+
+
+def action_icon_name(action: str) -> str:
+    """Return the resource name of an action icon."""
+    return f"icons/action-{action}.svg"
 
 
 def resource_path(name: str) -> Path:
@@ -33,7 +50,7 @@ def palette_data() -> dict[str, Any]:
 def referenced_files() -> list[str]:
     """Return every resource name the palette and this module refer to."""
     data = palette_data()
-    names = [PALETTE, DESKTOP_FILE, APP_ICON]
+    names = [PALETTE, DESKTOP_FILE, APP_ICON, *(action_icon_name(a) for a in ACTIONS)]
     for section in ("verdicts", "changes", "severities"):
         names.extend(entry["icon"] for entry in data[section].values())
     names.append(data["gap"]["icon"])

@@ -22,6 +22,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inspector.gui.qt_main_window import MainWindow
 
 REPO = Path(__file__).resolve().parents[2]
 ITEMS = 200_000
@@ -125,19 +129,31 @@ def _run_child(*args: str) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def child_large(path: str) -> dict[str, float]:
-    """Load + gate the large file, hand it to the window, time until its pane is painted."""
+def _shown_window(scratch: str) -> MainWindow:
+    """A QApplication and a shown 1400×900 inspector window keeping settings in `scratch`."""
     from PySide6.QtWidgets import QApplication
 
-    from inspector.gui.qt_main_window import MainWindow, load_and_gate
+    from inspector.gui.qt_main_window import MainWindow
     from inspector.gui.qt_settings import Settings
 
-    app = QApplication([])
+    app = QApplication.instance() or QApplication([])
+    window = MainWindow(Settings.open(Path(scratch) / "s.ini"), synchronous=True)
+    window.resize(1400, 900)
+    window.show()
+    app.processEvents()
+    return window
+
+
+def _peak_rss_bytes() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0  # kilobytes on Linux
+
+
+def child_large(path: str) -> dict[str, float]:
+    """Load + gate the large file, hand it to the window, time until its pane is painted."""
+    from inspector.gui.qt_main_window import load_and_gate
+
     with tempfile.TemporaryDirectory() as scratch:
-        window = MainWindow(Settings.open(Path(scratch) / "s.ini"), synchronous=True)
-        window.resize(1400, 900)
-        window.show()
-        app.processEvents()
+        window = _shown_window(scratch)
         started = time.perf_counter()
         loaded = load_and_gate(path, {}, lambda _stage: None)
         load_s = time.perf_counter() - started
@@ -149,30 +165,19 @@ def child_large(path: str) -> dict[str, float]:
         window.select("left", len(loaded.result.transcript.items) - 1)
         window.left.tree.viewport().grab()
         jump_s = time.perf_counter() - started
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
         "load_gate_s": load_s,
         "first_paint_s": first_paint_s,
         "jump_to_last_s": jump_s,
-        "peak_rss_bytes": peak_kb * 1024.0,
+        "peak_rss_bytes": _peak_rss_bytes(),
     }
 
 
 def child_baseline() -> dict[str, float]:
     """Peak RSS of the same window with nothing loaded (what Qt and Python cost anyway)."""
-    from PySide6.QtWidgets import QApplication
-
-    from inspector.gui.qt_main_window import MainWindow
-    from inspector.gui.qt_settings import Settings
-
-    app = QApplication([])
     with tempfile.TemporaryDirectory() as scratch:
-        window = MainWindow(Settings.open(Path(scratch) / "s.ini"), synchronous=True)
-        window.resize(1400, 900)
-        window.show()
-        app.processEvents()
-        window.grab()
-    return {"peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0}
+        _shown_window(scratch).grab()
+    return {"peak_rss_bytes": _peak_rss_bytes()}
 
 
 def child_cold(kind: str) -> None:

@@ -10,6 +10,8 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
+from inspector.gui import qt_main_window
+from inspector.gui.qt_transcript_model import Column
 from inspector.gui.qt_workers import TaskRunner
 from tests.gui.conftest import PROVIDER_A, PROVIDER_B, SALES_TOOLS, digest
 
@@ -126,6 +128,7 @@ def test_settings_persist_in_the_ini_store(make_window, settings_path):
     first.set_aligned(False)
     first.resize(1300, 850)
     first.pane_split.setSizes([300, 700])
+    first.left.tree.header().showSection(Column.STATUS)
     saved = first.pane_split.saveState()
     geometry = first.saveGeometry()
     first.close()
@@ -134,6 +137,8 @@ def test_settings_persist_in_the_ini_store(make_window, settings_path):
     assert second.aligned is False
     assert second.settings.recent_files()[:2] == [str(PROVIDER_B), str(PROVIDER_A)]
     assert second.pane_split.saveState() == saved
+    assert not second.left.tree.header().isSectionHidden(Column.STATUS)
+    assert second.right.tree.header().isSectionHidden(Column.STATUS)
     # The offscreen screen is small, so restoring clamps the size; the stored bytes are exact.
     assert second.settings.geometry() == geometry
     second.recent_menu.aboutToShow.emit()
@@ -158,3 +163,23 @@ def test_input_files_are_byte_identical_after_a_session(pair_window, qtbot):
     window.swap_action.trigger()
     window.close()
     assert [digest(p) for p in files] == before
+
+
+def test_large_filters_run_on_a_worker(make_window, qtbot, monkeypatch):
+    monkeypatch.setattr(qt_main_window, "ASYNC_FILTER_ITEMS", 1)  # treat the sample as large
+    window = make_window(synchronous=False)
+    window.open_pair(str(PROVIDER_A), str(PROVIDER_B))
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    window.set_aligned(False)
+    window.left.filter_edit.setText("verdict:ok")
+    window.refilter()
+    assert window.runner.busy("filter")  # the result arrives through the event loop
+    qtbot.waitUntil(lambda: window.left.model.rowCount() == 3, timeout=10_000)
+    window.left.filter_edit.setText("call_129")
+    window.refilter()
+    window.left.filter_edit.setText("verdict:namespaced")  # supersedes the previous filter
+    window.refilter()
+    qtbot.waitUntil(lambda: not window.runner.busy("filter"), timeout=10_000)
+    window.runner.wait()
+    qtbot.wait(50)
+    assert window.left.model.rowCount() == 0

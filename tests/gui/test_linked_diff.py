@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMenu
 
 from inspector.gui.qt_main_window import Tab
+from inspector.gui.qt_pane import fill_column_menu
 from inspector.gui.qt_transcript_model import Column, IndexRole
 
 
@@ -63,7 +65,9 @@ def test_diff_tab_shows_both_items_and_marks_changed_lines(pair_window):
     panel = window.diff_panel
     assert '"call_129"' in panel.left.view.toPlainText()
     assert '"call_999"' in panel.right.view.toPlainText()
-    assert [r.cells[0] for r in panel.changes.records()] == ["call_id_changed (error)"]
+    assert [r.cells[:3] for r in panel.changes.records()] == [
+        ("call_id_changed", "error", "/call_id")
+    ]
     assert panel.left.view.extraSelections()  # the call_id line is marked
     panel.changes_view.selectRow(0)
     assert panel.right.view.textCursor().selectedText() == '"call_999"'
@@ -180,3 +184,30 @@ def test_swap_sides(pair_window):
     assert window.right.path.endswith("provider-a.json")
     assert window.alignment is not None
     assert window.alignment.diff.left.transcript.path.endswith("provider-b.json")
+
+
+def test_moving_into_the_other_tree_shows_its_linked_item(pair_window):
+    window = pair_window
+    window.select("left", 5)
+    assert window.item_panel.banner.verdict_text == "ok"
+    window.select("right", 5)  # already current there, through the link
+    assert window.current_side == "right"
+    assert window.item_panel.banner.verdict_text == "namespaced"
+    window.show()
+    window.left.tree.setFocus()
+    window.activateWindow()
+    window.settle()
+    assert window.current_side == "left"
+    assert window.item_panel.banner.verdict_text == "ok"
+
+
+def test_one_columns_menu_drives_both_panes(pair_window):
+    window = pair_window
+    menu = QMenu(window)
+    fill_column_menu(menu, [p.tree.header() for p in window.panes.values()])
+    status = next(a for a in menu.actions() if a.text() == "Status")
+    assert not status.isChecked()
+    status.trigger()
+    assert not window.left.tree.header().isSectionHidden(Column.STATUS)
+    assert not window.right.tree.header().isSectionHidden(Column.STATUS)
+    assert window.right.model.index(3, Column.STATUS).data() == "completed"
