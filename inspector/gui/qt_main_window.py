@@ -492,12 +492,15 @@ class MainWindow(QMainWindow):
 
     def show_loaded(self, side: str, loaded: Loaded) -> None:
         """Show a finished load on one side (the worker's result arrives here)."""
-        self.loaded[side] = loaded
         pane = self.panes[side]
+        # A reload or re-gate of the same file keeps the item the user was looking at.
+        keep = pane.current_item() if pane.path == loaded.path else None
+        self.loaded[side] = loaded
         pane.show_result(loaded.path, loaded.result, loaded.summary)
         self._after_results_changed()
-        if pane.current_item() is None and loaded.result.transcript.items:
-            pane.select_item(0)
+        count = len(loaded.result.transcript.items)
+        if pane.current_item() is None and count:
+            pane.select_item(keep if keep is not None and keep < count else 0)
 
     def _load_failed(self, side: str, path: str, error: InspectorError) -> None:
         self.loaded[side] = None

@@ -161,6 +161,8 @@ class ArgumentsPanel(QWidget):
 
     def set_item(self, raw: Any, logged: ItemVerdict | None, toolset: ToolSet) -> None:
         """Check an item's arguments (raw may be any JSON value; None shows an empty editor)."""
+        if raw is not None and raw is self._raw and toolset is self._toolset:
+            return  # the same item shown again (e.g. the diff arrived): keep the user's edits
         self._raw = raw
         self._logged = logged
         self._toolset = toolset

@@ -32,7 +32,10 @@ class _Task(QRunnable):
         super().__init__()
         self._work = work
         self._carrier = carrier
-        self.setAutoDelete(True)
+        # Python owns the task (and its carrier) until the carrier's last signal has reached the
+        # GUI thread: a pool-deleted task could not be taken back on cancel, and a carrier
+        # collected on the worker thread would crash when its queued signal is delivered.
+        self.setAutoDelete(False)
 
     def run(self) -> None:
         """Do the work; expected errors go to `failed`, bugs to `crashed`."""
@@ -67,6 +70,7 @@ class TaskRunner(QObject):
         self.synchronous = synchronous
         self._pool = QThreadPool.globalInstance()
         self._channels: dict[str, _Running] = {}
+        self._alive: set[_Task] = set()
 
     def generation(self, channel: str) -> int:
         """The current generation of a channel."""
@@ -100,6 +104,7 @@ class TaskRunner(QObject):
             return generation
         carrier = _Carrier()
         task = _Task(work, carrier)
+        self._alive.add(task)
         self._channels[channel] = _Running(generation, task, carrier)
 
         def current() -> bool:
@@ -107,6 +112,7 @@ class TaskRunner(QObject):
             return running is not None and running.generation == generation
 
         def finish(handler: Callable[[Any], None], value: Any) -> None:
+            self._alive.discard(task)  # run() has returned: the pool no longer touches it
             if not current():
                 return  # superseded or cancelled: drop the result
             self._channels[channel] = _Running(generation, None, None)
@@ -125,8 +131,8 @@ class TaskRunner(QObject):
         running = self._channels.get(channel)
         if running is None or running.carrier is None:
             return
-        if running.task is not None:
-            self._pool.tryTake(running.task)  # not started yet: it never runs
+        if running.task is not None and self._pool.tryTake(running.task):
+            self._alive.discard(running.task)  # taken before it started: it never runs
         self._channels[channel] = _Running(running.generation + 1, None, None)
         if notify:
             self.idle.emit(channel)

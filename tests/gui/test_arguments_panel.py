@@ -105,3 +105,22 @@ def test_an_item_stopped_before_its_arguments_says_so(article_window):
     panel = window.arguments_panel
     assert "stopped before its arguments: namespaced" in panel.note.text()
     assert panel.editor.toPlainText() == ""
+
+
+def test_edits_survive_the_same_item_being_shown_again(pair_window, qtbot):
+    window = pair_window
+    window.select("left", 7)
+    panel = window.arguments_panel
+    _type(panel, '{"region": "emea"}')
+    window.set_aligned(not window.aligned)  # the models reset and the details are refreshed
+    assert panel.editor.toPlainText() == '{"region": "emea"}'
+    window.select("left", 3)
+    window.select("left", 7)  # another item in between: the file's arguments come back
+    assert '"global"' in panel.editor.toPlainText()
+
+
+def test_reload_keeps_the_selected_item(pair_window):
+    window = pair_window
+    window.select("right", 6)
+    window.reload_action.trigger()
+    assert window.right.current_item() == 6
