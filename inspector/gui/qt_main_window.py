@@ -543,7 +543,9 @@ class MainWindow(QMainWindow):
         for side, pane in self.panes.items():
             if current[side] is not None:
                 pane.select_item(current[side], notify=False)
-        self._show_details(self.current_side, current.get(self.current_side) or -1, "")
+        if self.current_side in SIDES:  # a scratch item in the detail tabs stays there
+            item = current[self.current_side]
+            self._show_details(self.current_side, -1 if item is None else item, "")
         self._update_status()
         self._update_actions()
 

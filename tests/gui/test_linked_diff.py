@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMenu
 from inspector.gui.qt_main_window import Tab
 from inspector.gui.qt_pane import fill_column_menu
 from inspector.gui.qt_transcript_model import Column, IndexRole
+from tests.gui.conftest import PROVIDER_A, PROVIDER_B
 
 
 def test_selecting_a_call_selects_its_counterpart(pair_window):
@@ -211,3 +212,11 @@ def test_one_columns_menu_drives_both_panes(pair_window):
     assert not window.left.tree.header().isSectionHidden(Column.STATUS)
     assert not window.right.tree.header().isSectionHidden(Column.STATUS)
     assert window.right.model.index(3, Column.STATUS).data() == "completed"
+
+
+def test_the_first_item_stays_shown_when_the_diff_arrives(window):
+    window.open_file("left", str(PROVIDER_A))
+    assert window.left.current_item() == 0
+    window.open_file("right", str(PROVIDER_B))  # the diff lands and the models reset
+    assert window.item_panel.origin.text().startswith("#0")
+    assert window.item_panel.banner.verdict_text == "not_function_call"
