@@ -117,10 +117,3 @@ def test_edits_survive_the_same_item_being_shown_again(pair_window, qtbot):
     window.select("left", 3)
     window.select("left", 7)  # another item in between: the file's arguments come back
     assert '"global"' in panel.editor.toPlainText()
-
-
-def test_reload_keeps_the_selected_item(pair_window):
-    window = pair_window
-    window.select("right", 6)
-    window.reload_action.trigger()
-    assert window.right.current_item() == 6

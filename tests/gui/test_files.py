@@ -183,3 +183,10 @@ def test_large_filters_run_on_a_worker(make_window, qtbot, monkeypatch):
     window.runner.wait()
     qtbot.wait(50)
     assert window.left.model.rowCount() == 0
+
+
+def test_reload_keeps_the_selected_item(pair_window):
+    window = pair_window
+    window.select("right", 6)
+    window.reload_action.trigger()
+    assert window.right.current_item() == 6
