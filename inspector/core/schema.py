@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import functools
 import json
 import threading
 import time
@@ -10,14 +11,15 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-import referencing
-import referencing.exceptions
 import regex
-from jsonschema.exceptions import ValidationError, best_match, relevance
-from jsonschema.validators import extend, validator_for
+
+# jsonschema and referencing are imported on first use: they are the slowest imports of the
+# project, and the desktop window should paint before any schema is compiled.
+if TYPE_CHECKING:
+    import referencing
+    from jsonschema.exceptions import ValidationError
 
 from inspector.core.model import join_pointer
 
@@ -58,7 +60,11 @@ def _refuse_remote(uri: str) -> referencing.Resource[Any]:
     raise RemoteReferenceRefused(f"remote $ref {uri!r} is not fetched (no network access)")
 
 
-_REGISTRY: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse_remote)
+@functools.cache
+def _registry() -> referencing.Registry[Any]:
+    import referencing
+
+    return referencing.Registry(retrieve=_refuse_remote)
 
 
 # --------------------------------------------------------------------------------------------
@@ -104,6 +110,8 @@ def _search(pattern: str, text: str) -> bool:
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
     if validator.is_type(instance, "string") and not _search(pattern, instance):
         yield ValidationError(f"{_short(repr(instance))} does not match {pattern!r}")
 
@@ -122,6 +130,8 @@ def _pattern_properties(
 def _additional_properties(
     validator: Any, additional: Any, instance: Any, schema: Any
 ) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
     if not validator.is_type(instance, "object"):
         return
     properties = schema.get("properties", {})
@@ -170,12 +180,16 @@ def _bounded(cls: type) -> type:
         ):
             if name in cls.VALIDATORS:
                 keywords[name] = function
+        from jsonschema.validators import extend
+
         found = extend(cls, keywords)
         _BOUNDED[cls] = found
     return found
 
 
-def _format_checker(cls: Any) -> jsonschema.FormatChecker:
+def _format_checker(cls: Any) -> Any:
+    import jsonschema
+
     checker = jsonschema.FormatChecker()
     checker.checkers = dict(cls.FORMAT_CHECKER.checkers)
     checker.checkers["regex"] = (_is_regex, regex.error)
@@ -217,13 +231,17 @@ def _compile(schema: Any) -> CompiledSchema:
         return CompiledSchema(
             schema, None, f"schema must be an object or a boolean, not {type(schema).__name__}", "?"
         )
+    import jsonschema
+    from jsonschema.exceptions import best_match
+    from jsonschema.validators import validator_for
+
     with warnings.catch_warnings():
         # An unknown $schema makes jsonschema warn and fall back; we report the dialect instead.
         warnings.simplefilter("ignore")
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     dialect = getattr(cls, "META_SCHEMA", {}).get("$schema", cls.__name__)
     try:
-        meta = cls(cls.META_SCHEMA, format_checker=_format_checker(cls), registry=_REGISTRY)
+        meta = cls(cls.META_SCHEMA, format_checker=_format_checker(cls), registry=_registry())
         problem = best_match(meta.iter_errors(schema))
     except RecursionError:
         return CompiledSchema(schema, None, "schema is nested too deeply to check", dialect)
@@ -235,7 +253,7 @@ def _compile(schema: Any) -> CompiledSchema:
             schema, None, _short(f"schema is invalid at {where}: {problem.message}"), dialect
         )
     try:
-        validator = _bounded(cls)(schema, registry=_REGISTRY)
+        validator = _bounded(cls)(schema, registry=_registry())
     except Exception as exc:
         return CompiledSchema(schema, None, _short(f"schema cannot be used: {exc}"), dialect)
     return CompiledSchema(schema, validator, None, dialect)
@@ -299,6 +317,9 @@ def validate(
     """
     if compiled.validator is None:
         raise ValueError("schema is not usable: " + (compiled.problem or "unknown problem"))
+    import referencing.exceptions
+    from jsonschema.exceptions import best_match, relevance
+
     limits = _Limits(time.monotonic() + budget, budget, cancel)
     token = _LIMITS.set(limits)
     errors: list[ValidationError] = []
