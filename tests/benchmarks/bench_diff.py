@@ -10,9 +10,11 @@ that stays flat as N grows (linear alignment).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.diff import diff_results
-from inspector.core.gate import gate_transcript
+from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.load import load_path
+from inspector.core.model import Transcript
 
 SIZES = (25_000, 50_000, 100_000)
 RUNS = 5
@@ -142,58 +145,84 @@ def write_jsonl(path: Path, items: list[dict[str, Any]]) -> None:
             handle.write(json.dumps(item, separators=(",", ":")) + "\n")
 
 
-def timed(action: Callable[[], Any]) -> tuple[float, Any]:
+def timed(action: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     """Return the wall time of one call and its result."""
     start = time.perf_counter()
-    result = action()
+    result = action(*args)
     return time.perf_counter() - start, result
+
+
+def load_both(left: Path, right: Path) -> tuple[Transcript, Transcript]:
+    """Load both files."""
+    return load_path(left), load_path(right)
+
+
+def gate_both(left: Transcript, right: Transcript) -> tuple[GateResult, GateResult]:
+    """Gate both transcripts."""
+    return gate_transcript(left), gate_transcript(right)
 
 
 def bench(size: int, folder: Path, runs: int) -> dict[str, float]:
     """Median times of loading, gating and diffing for one size, the runs interleaved."""
-    left_items = make_left(size)
     left_path, right_path = folder / f"left-{size}.jsonl", folder / f"right-{size}.jsonl"
+    left_items = make_left(size)
     write_jsonl(left_path, left_items)
     write_jsonl(right_path, make_right(left_items))
+    del left_items
     times: dict[str, list[float]] = {"load": [], "gate": [], "diff": []}
-    # One load, gate and diff per round, so a busy machine slows all three alike.
+    changed = 0
+    # One load, gate and diff per round, so a busy machine slows all three alike; each round
+    # starts from the same heap, so no round pays for the garbage of the one before.
     for _ in range(runs):
-        seconds, (left, right) = timed(lambda: (load_path(left_path), load_path(right_path)))
+        gc.collect()
+        seconds, (left, right) = timed(load_both, left_path, right_path)
         times["load"].append(seconds)
-        seconds, (gated_left, gated_right) = timed(
-            lambda: (gate_transcript(left), gate_transcript(right))  # noqa: B023
-        )
+        seconds, (gated_left, gated_right) = timed(gate_both, left, right)
         times["gate"].append(seconds)
-        seconds, result = timed(lambda: diff_results(gated_left, gated_right))  # noqa: B023
+        seconds, result = timed(diff_results, gated_left, gated_right)
         times["diff"].append(seconds)
-    counts = result.summary()
+        counts = result.summary()
+        changed = counts["changed"] + counts["only_left"] + counts["only_right"]
+        del left, right, gated_left, gated_right, result
     row: dict[str, float] = {k: statistics.median(v) for k, v in times.items()}
     row["n"] = size
-    row["changed"] = counts["changed"] + counts["only_left"] + counts["only_right"]
+    row["changed"] = changed
     return row
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print the table."""
+    """Run the benchmark, each size in a fresh interpreter, and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child run: one size
     args = parser.parse_args(argv)
+    if args.one is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(json.dumps(bench(args.one, Path(tmp), args.runs)))
+        return 0
     header = (
         f"{'N':>8}  {'load both':>10}  {'gate both':>10}  {'diff':>8}  "
         f"{'diff÷load':>9}  {'target':>6}  {'µs/item':>8}  {'pairs≠':>6}"
     )
     print(header)
     print("-" * len(header))
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in args.sizes:
-            row = bench(size, Path(tmp), args.runs)
-            ratio = row["diff"] / row["load"]
-            per_item = row["diff"] / size * 1e6
-            print(
-                f"{size:>8}  {row['load']:>9.3f}s  {row['gate']:>9.3f}s  {row['diff']:>7.3f}s  "
-                f"{ratio:>9.2f}  {'≤ 1.0':>6}  {per_item:>8.2f}  {row['changed']:>6}"
-            )
+    for size in args.sizes:
+        # A fresh interpreter per size: a heap grown by the smaller sizes would slow the larger.
+        child = subprocess.run(
+            [sys.executable, __file__, "--one", str(size), "--runs", str(args.runs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        row = json.loads(child.stdout)
+        ratio = row["diff"] / row["load"]
+        per_item = row["diff"] / size * 1e6
+        print(
+            f"{size:>8}  {row['load']:>9.3f}s  {row['gate']:>9.3f}s  {row['diff']:>7.3f}s  "
+            f"{ratio:>9.2f}  {'≤ 1.0':>6}  {per_item:>8.2f}  {row['changed']:>6}",
+            flush=True,
+        )
     return 0
 
 
