@@ -3,8 +3,9 @@
 Alignment (`align_items`) runs in three passes, each near-linear:
 
 1. function_call with function_call and function_call_output with function_call_output pair
-   by `call_id` (the k-th occurrence on the left with the k-th on the right), so parallel
-   calls that come back in another order pair by call_id, not by position;
+   by `call_id` (the k-th occurrence on the left with the k-th on the right, for a call_id that
+   occurs equally often on both sides), so parallel calls that come back in another order pair
+   by call_id, not by position;
 2. the longest chain of those pairs that keeps both sides in order (a longest increasing
    subsequence) cuts the remaining items into segments between consecutive anchors;
 3. each segment is aligned patience-style: common prefix and suffix, then anchors on content

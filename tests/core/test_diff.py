@@ -310,6 +310,21 @@ def test_item_id_is_ignored():
     assert result.replay_safe
 
 
+@pytest.mark.parametrize(
+    ("extra_left", "extra_right", "code"),
+    [
+        ({"x:flag": True}, {"x:flag": 1}, "extension_field_changed"),
+        ({"meta": {"a": [1, 2]}}, {"meta": {"a": [1, 3]}}, "field_changed"),
+        ({}, {"meta": None, "x:note": "b"}, "extension_field_changed"),
+        ({"status_detail": "x"}, {}, "field_changed"),
+    ],
+)
+def test_calls_paired_by_call_id_compare_every_field(extra_left, extra_right, code):
+    # Pairs found by call_id skip the content keys; their quick check must still be exact.
+    pair = only_pair({**fc("call_1"), **extra_left}, {**fc("call_1"), **extra_right})
+    assert [c.code for c in pair.changes] == [code]
+
+
 def test_shorthand_message_equals_typed_message():
     shorthand = {"role": "user", "content": "How did APAC do in Q3?"}
     assert only_pair(shorthand, USER).changes == ()
