@@ -207,9 +207,9 @@ def child_cold(kind: str) -> None:
     os._exit(0)  # first paint is the finish line; teardown is not part of a cold start
 
 
-def _cold_seconds(kind: str) -> float:
+def _cold_seconds(kind: str, runs: int = RUNS) -> float:
     times = []
-    for _ in range(RUNS):
+    for _ in range(runs):
         started = time.perf_counter()
         _run_child("cold", kind)
         times.append(time.perf_counter() - started)
@@ -221,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--items", type=int, default=ITEMS, help="items in the large transcript")
+    parser.add_argument("--runs", type=int, default=RUNS, help="cold starts per kind")
+    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = parser.parse_args(argv)
     if args.child:
         kind = args.child[0]
@@ -238,9 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         size = big.stat().st_size
         large = _run_child("large", str(big))
         baseline = _run_child("baseline")
-    cold_app = _cold_seconds("app")
-    cold_window = _cold_seconds("app-window")
-    cold_bare = _cold_seconds("bare")
+    cold_app = _cold_seconds("app", args.runs)
+    cold_window = _cold_seconds("app-window", args.runs)
+    cold_bare = _cold_seconds("bare", args.runs)
     rss_ratio = large["peak_rss_bytes"] / size
     above_baseline = (large["peak_rss_bytes"] - baseline["peak_rss_bytes"]) / size
     cold_ratio = cold_app / cold_bare
@@ -285,6 +287,17 @@ def main(argv: list[str] | None = None) -> int:
     for name, value, target, ok in rows:
         verdict = "" if ok == "" else ("ok" if ok else "MISSED")
         print(f"{name:<{width}}  {value:<{value_width}}  {target:<8}  {verdict}")
+    if args.json:
+        figures = {
+            "first_paint": large["first_paint_s"],
+            "rss_over_size": rss_ratio,
+            "file_mb": size / 1e6,
+            "peak_mb": large["peak_rss_bytes"] / 1e6,
+            "cold_ratio": cold_ratio,
+            "cold_app": cold_app,
+            "cold_bare": cold_bare,
+        }
+        print(json.dumps(figures))
     return 0
 
 
