@@ -9,7 +9,7 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,8 @@ MAX_ERRORS = 200
 _CACHE_SIZE = 1024
 #: Seconds one item's validation may take before it is stopped and reported.
 DEFAULT_BUDGET = 2.0
+#: Use the fast boolean checker before jsonschema (tests turn it off to compare both paths).
+FAST_PATH = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,17 +93,22 @@ class _Limits:
 _LIMITS: contextvars.ContextVar[_Limits | None] = contextvars.ContextVar("limits", default=None)
 
 
+# Compiled once per pattern: regex.search would look the pattern up in its cache on every call.
+_compiled_pattern = functools.lru_cache(maxsize=4096)(regex.compile)
+
+
 def _search(pattern: str, text: str) -> bool:
     limits = _LIMITS.get()
+    compiled = _compiled_pattern(pattern)
     if limits is None:
-        return regex.search(pattern, text) is not None
+        return compiled.search(text) is not None
     if limits.cancel is not None and limits.cancel.is_set():
         raise BudgetExceeded("validation was cancelled")
     remaining = limits.deadline - time.monotonic()
     if remaining <= 0:
         raise BudgetExceeded(f"validation exceeded its time budget of {limits.budget:g} s")
     try:
-        return regex.search(pattern, text, timeout=remaining) is not None
+        return compiled.search(text, timeout=remaining) is not None
     except TimeoutError:
         raise BudgetExceeded(
             f"validation exceeded its time budget of {limits.budget:g} s matching the pattern "
@@ -204,6 +211,8 @@ class CompiledSchema:
     validator: Any | None
     problem: str | None
     dialect: str
+    #: A boolean checker for the common subset of 2020-12 (fastschema), or None.
+    fast: Callable[[Any], bool] | None = None
 
     @property
     def usable(self) -> bool:
@@ -256,7 +265,9 @@ def _compile(schema: Any) -> CompiledSchema:
         validator = _bounded(cls)(schema, registry=_registry())
     except Exception as exc:
         return CompiledSchema(schema, None, _short(f"schema cannot be used: {exc}"), dialect)
-    return CompiledSchema(schema, validator, None, dialect)
+    from inspector.core.fastschema import compile_fast
+
+    return CompiledSchema(schema, validator, None, dialect, compile_fast(schema))
 
 
 class _SchemaCache:
@@ -324,6 +335,16 @@ def validate(
     token = _LIMITS.set(limits)
     errors: list[ValidationError] = []
     try:
+        if FAST_PATH and compiled.fast is not None:
+            # Most arguments are valid: the fast check answers those alone; jsonschema then
+            # lists the errors of the rest. Any surprise in the fast check defers to jsonschema.
+            try:
+                if compiled.fast(instance):
+                    return ()
+            except BudgetExceeded:
+                raise
+            except Exception:
+                pass
         for error in compiled.validator.iter_errors(instance):
             errors.append(error)
             if len(errors) >= MAX_ERRORS:
