@@ -19,6 +19,7 @@ from inspector.core.model import (
     Tool,
     Transcript,
     effective_type,
+    paused_gc,
 )
 from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue, compile_schema, validate
 
@@ -326,6 +327,16 @@ def gate_transcript(
     cancel: threading.Event | None = None,
 ) -> GateResult:
     """Gate every item of a transcript and collect the transcript findings."""
+    with paused_gc():
+        return _gate_transcript(transcript, extra_tools, budget, cancel)
+
+
+def _gate_transcript(
+    transcript: Transcript,
+    extra_tools: Mapping[str, Tool] | None,
+    budget: float,
+    cancel: threading.Event | None,
+) -> GateResult:
     toolset, overridden = make_toolset(transcript, extra_tools)
     memo: dict[tuple[Any, str], ItemVerdict] = {}
     verdicts: list[ItemVerdict] = []

@@ -22,6 +22,7 @@ from inspector.core.model import (
     Tool,
     Transcript,
     join_pointer,
+    paused_gc,
 )
 
 #: Files larger than this are refused rather than read into memory.
@@ -91,12 +92,19 @@ def decode_text(data: bytes, path: str | None = None) -> str:
 
 # orjson reads an integer beyond 64 bits as a float, silently losing digits; any run of 19 or
 # more digits sends the text to the standard library, which keeps such integers exact.
-_LONG_DIGITS = re.compile(r"\d{19,}")
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
-def parse_json(text: str, path: str | None = None, line_offset: int = 0) -> Any:
-    """Parse JSON fast with orjson; use the standard library where orjson would be wrong."""
-    if _LONG_DIGITS.search(text) is None:
+def parse_json(
+    text: str, path: str | None = None, line_offset: int = 0, *, long_digits: bool | None = None
+) -> Any:
+    """Parse JSON fast with orjson; use the standard library where orjson would be wrong.
+
+    `long_digits=False` says the caller already knows the text has no run of 19 digits.
+    """
+    if long_digits is None:
+        long_digits = _LONG_DIGITS.search(text) is not None
+    if not long_digits:
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -691,28 +699,33 @@ _FORMAT_OF_KIND = {
 _SSE_FIELD = re.compile(r"(event|data|id|retry)\s*:|:")
 
 
-def _looks_like_sse(text: str) -> bool:
-    for line in text.splitlines():
-        if line.strip():
-            return _SSE_FIELD.match(line) is not None and not line.lstrip().startswith(("{", "["))
-    return False
+def _looks_like_sse(first_line: str) -> bool:
+    return _SSE_FIELD.match(first_line) is not None and not first_line.startswith(("{", "["))
 
 
 def load_text(text: str, path: str | None = None, *, data: bytes | None = None) -> Transcript:
     """Load a transcript from text (one JSON document, JSONL, or an SSE stream)."""
+    with paused_gc():
+        return _load_text(text, path, data)
+
+
+def _load_text(text: str, path: str | None, data: bytes | None) -> Transcript:
     if text.startswith("\ufeff"):
         text = text[1:]
-    stripped = text.strip()
-    if not stripped:
+    start = _NOT_SPACE.search(text)
+    if start is None:
         raise LoadError(f"file is empty; expected {_EXPECTED}", path=path)
-    if _looks_like_sse(text):
+    end = text.find("\n", start.start())
+    first_line = text[start.start() : end if end >= 0 else len(text)]
+    if _looks_like_sse(first_line):
         from inspector.core.stream_load import load_sse
 
         raw = data if data is not None else text.encode("utf-8")
         return load_sse(raw, path)
+    long_digits = _LONG_DIGITS.search(text) is not None
     document_error: LoadError | None = None
     try:
-        document = parse_json(text, path)
+        document = parse_json(text, path, long_digits=long_digits)
     except LoadError as exc:
         document_error = exc
     else:
@@ -723,39 +736,40 @@ def load_text(text: str, path: str | None = None, *, data: bytes | None = None) 
             def lines_of(target: tuple[str | int, ...]) -> list[int]:
                 return element_lines(text, target)
 
-        first_line = text[: len(text) - len(text.lstrip())].count("\n") + 1
+        first_number = text.count("\n", 0, start.start()) + 1
         kind = classify(document)
         if kind == "stream_event":
-            return _load_event_lines([(first_line, document)], path)
-        kind = _add_record(b, _Record(document, first_line, "", lines_of))
-        fmt = _FORMAT_OF_KIND[kind]
-        if kind == "batch":
-            fmt = "batch"
-        return b.transcript(fmt)
+            return _load_event_lines([(first_number, document)], path)
+        kind = _add_record(b, _Record(document, first_number, "", lines_of))
+        return b.transcript(_FORMAT_OF_KIND[kind])
     # Not one document: JSON Lines if the first line is a whole value by itself.
-    lines = text.splitlines()
-    if len(lines) > 1:
-        first = next((i for i, line in enumerate(lines) if line.strip()), None)
-        if first is not None:
-            try:
-                parse_json(lines[first], path, first)
-            except LoadError:
-                pass
-            else:
-                return load_jsonl_lines(lines, path)
+    if end >= 0:
+        try:
+            parse_json(first_line, path, text.count("\n", 0, start.start()))
+        except LoadError:
+            pass
+        else:
+            return load_jsonl_lines(text.splitlines(), path, long_digits=long_digits)
     assert document_error is not None
     raise document_error
 
 
-def load_jsonl_lines(lines: Iterable[str], path: str | None = None) -> Transcript:
+def load_jsonl_lines(
+    lines: Iterable[str], path: str | None = None, *, long_digits: bool | None = None
+) -> Transcript:
     """Load JSON Lines: each line an item, request, response, batch line or stream event."""
     b = _Builder(path)
     kinds: set[str] = set()
     events: list[tuple[int, Any]] = []
+    if not isinstance(lines, list):
+        lines = list(lines)
+    if long_digits is None:
+        # One scan of the whole text is far cheaper than one per line.
+        long_digits = _LONG_DIGITS.search("\n".join(lines)) is not None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        obj = parse_json(line, path, number - 1)
+        obj = parse_json(line, path, number - 1, long_digits=None if long_digits else False)
         kind = classify(obj)
         if kind == "stream_event" or (events and isinstance(obj, dict)):
             events.append((number, obj))
