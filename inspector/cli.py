@@ -9,6 +9,7 @@ from typing import TextIO
 
 from inspector import __version__
 from inspector.commands.common import EXIT_UNREADABLE
+from inspector.core.model import paused_gc
 
 SUBCOMMANDS = ("gate", "diff", "events")
 
@@ -54,4 +55,7 @@ def run(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None
         return EXIT_UNREADABLE
     except SystemExit as exc:  # --help and --version exit through argparse
         return int(exc.code or 0)
-    return int(args.run(args, out, err))
+    # A command's data is parsed JSON without reference cycles: collecting while it grows
+    # only rescans the heap (see model.paused_gc).
+    with paused_gc():
+        return int(args.run(args, out, err))

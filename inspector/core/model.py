@@ -170,27 +170,32 @@ class Item:
     @property
     def id(self) -> Any:
         """The raw item `id`."""
-        return self.get("id")
+        raw = self.raw
+        return raw.get("id") if type(raw) is dict else None
 
     @property
     def call_id(self) -> Any:
         """The raw `call_id`."""
-        return self.get("call_id")
+        raw = self.raw
+        return raw.get("call_id") if type(raw) is dict else None
 
     @property
     def name(self) -> Any:
         """The raw `name`."""
-        return self.get("name")
+        raw = self.raw
+        return raw.get("name") if type(raw) is dict else None
 
     @property
     def role(self) -> Any:
         """The raw `role`."""
-        return self.get("role")
+        raw = self.raw
+        return raw.get("role") if type(raw) is dict else None
 
     @property
     def status(self) -> Any:
         """The raw `status`."""
-        return self.get("status")
+        raw = self.raw
+        return raw.get("status") if type(raw) is dict else None
 
     @property
     def namespaced(self) -> bool:

@@ -11,29 +11,29 @@ from inspector.core.model import LoadError, Transcript
 def item_rows(result: GateResult) -> list[dict[str, Any]]:
     """Return one JSON object per item: identity, verdict, detail, schema errors, source."""
     rows = []
+    append = rows.append
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
-        rows.append(
+        raw = item.raw
+        fields = raw if type(raw) is dict else {}
+        kind = item.type
+        origin = item.origin
+        source: dict[str, Any] = {"line": origin.line, "pointer": origin.pointer}
+        if origin.event_index is not None:
+            source["event_index"] = origin.event_index
+        append(
             {
                 "index": item.index,
-                "type": item.type if isinstance(item.type, str) else item.type_label,
-                "id": item.id,
-                "call_id": item.call_id,
-                "name": item.name,
-                "role": item.role,
-                "status": item.status,
-                "verdict": str(verdict.verdict),
+                "type": kind if type(kind) is str else item.type_label,
+                "id": fields.get("id"),
+                "call_id": fields.get("call_id"),
+                "name": fields.get("name"),
+                "role": fields.get("role"),
+                "status": fields.get("status"),
+                "verdict": verdict.verdict.value,
                 "detail": verdict.detail,
-                "errors": [e.to_json() for e in verdict.errors],
-                "source": {
-                    "line": item.origin.line,
-                    "pointer": item.origin.pointer,
-                    **(
-                        {"event_index": item.origin.event_index}
-                        if item.origin.event_index is not None
-                        else {}
-                    ),
-                },
-                "envelope": str(item.envelope),
+                "errors": [e.to_json() for e in verdict.errors] if verdict.errors else [],
+                "source": source,
+                "envelope": item.envelope.value,
             }
         )
     return rows

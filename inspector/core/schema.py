@@ -276,18 +276,28 @@ class _SchemaCache:
     def __init__(self, size: int) -> None:
         self.size = size
         self._items: OrderedDict[str, CompiledSchema] = OrderedDict()
+        self._by_identity: dict[int, tuple[Any, CompiledSchema]] = {}
 
     def get(self, schema: Any) -> CompiledSchema:
+        # The same schema object is asked for once per call in a log: skip the canonical text.
+        same = self._by_identity.get(id(schema))
+        if same is not None and same[0] is schema:
+            return same[1]
         key = _schema_key(schema)
         found = self._items.get(key)
-        if found is not None:
+        if found is None:
+            found = _compile(schema)
+            self._items[key] = found
+            if len(self._items) > self.size:
+                self._items.popitem(last=False)
+        else:
             self._items.move_to_end(key)
-            return found
-        compiled = _compile(schema)
-        self._items[key] = compiled
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
-        return compiled
+        if len(self._by_identity) >= self.size:
+            self._by_identity.clear()
+        # The entry holds the schema itself, so its id cannot be reused while it is here.
+        # Schemas are parsed JSON that nothing mutates, so identity implies equal content.
+        self._by_identity[id(schema)] = (schema, found)
+        return found
 
 
 _CACHE = _SchemaCache(_CACHE_SIZE)
