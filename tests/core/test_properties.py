@@ -1,4 +1,6 @@
-"""Property tests: arbitrary bytes, JSON and items never raise anything but the project's errors.
+"""Property tests: arbitrary input never raises anything but the project's own typed errors.
+
+Targets: the loaders, the gate, the SSE decoder, the reducer and the diff.
 
 The normal suite runs a modest number of examples; `pytest -m slow` runs 10,000 per target.
 """
@@ -12,9 +14,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspector.core.diff import diff_results
 from inspector.core.gate import ArgumentsError, ToolSet, Verdict, gate_item, gate_transcript
 from inspector.core.load import load_bytes
 from inspector.core.model import InspectorError, Tool
+from inspector.core.sse import decode_sse
+from inspector.core.stream import (
+    SPEC_EVENT_TYPES,
+    events_from_json_lines,
+    events_from_sse,
+    reduce_stream,
+)
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -147,3 +157,95 @@ test_arguments_on_arbitrary_text = FAST(given(arguments_texts)(check_arguments_t
 test_loaders_and_gate_slow = pytest.mark.slow(SLOW(given(documents)(check_bytes)))
 test_gate_items_slow = pytest.mark.slow(SLOW(given(items)(check_item)))
 test_arguments_slow = pytest.mark.slow(SLOW(given(arguments_texts)(check_arguments_text)))
+
+
+# --- the SSE decoder, the reducer and the diff -------------------------------------------------
+
+event_types = st.one_of(
+    st.sampled_from(sorted(SPEC_EVENT_TYPES)),
+    st.sampled_from(["error", "acme:ping", "response.web_search_call.searching", "bogus"]),
+    field_values,
+)
+event_objects = st.one_of(
+    st.fixed_dictionaries(
+        {"type": event_types},
+        optional={
+            "sequence_number": st.one_of(st.integers(-2, 40), field_values),
+            "item_id": st.sampled_from(["msg_1", "fc_1", "x"]) | field_values,
+            "output_index": st.integers(-1, 3) | field_values,
+            "content_index": st.integers(-1, 2) | field_values,
+            "summary_index": st.integers(-1, 2),
+            "delta": field_values,
+            "text": field_values,
+            "arguments": field_values,
+            "item": items | json_values,
+            "part": json_values,
+            "response": st.fixed_dictionaries(
+                {"id": st.just("resp_1")},
+                optional={"status": field_values, "output": st.lists(items, max_size=3)},
+            )
+            | json_values,
+            "error": json_values,
+        },
+    ),
+    json_values,
+)
+sse_bytes = st.one_of(
+    st.binary(max_size=400),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["event: ", "data: ", ": ", "id: ", "retry: ", ""]),
+            st.text(max_size=30),
+        ),
+        max_size=12,
+    ).map(
+        lambda fields: "".join(
+            f"{k}{v}\n" + ("\n" if i % 2 else "") for i, (k, v) in enumerate(fields)
+        ).encode("utf-8", "surrogatepass")
+    ),
+)
+
+
+def check_sse(data: bytes) -> None:
+    events = decode_sse(data)
+    assert [e.index for e in events] == list(range(len(events)))
+    reduce_stream(events_from_sse(events))
+
+
+def check_reducer(objects: list) -> None:
+    for strict in (False, True):
+        result = reduce_stream(events_from_json_lines(enumerate(objects, start=1)), strict=strict)
+        assert result.status in (
+            "completed",
+            "incomplete",
+            "failed",
+            "none",
+            "in_progress",
+            "queued",
+        )
+        assert all(v.severity in ("error", "warning", "info") for v in result.violations)
+
+
+def check_diff(left_data: bytes, right_data: bytes) -> None:
+    try:
+        left = load_bytes(left_data, "left.json")
+        right = load_bytes(right_data, "right.json")
+    except InspectorError:
+        return
+    result = diff_results(gate_transcript(left), gate_transcript(right))
+    lefts = sorted(p.left for p in result.pairs if p.left is not None)
+    rights = sorted(p.right for p in result.pairs if p.right is not None)
+    assert lefts == list(range(len(left.items)))
+    assert rights == list(range(len(right.items)))
+    assert result.replay_safe == (not result.reasons)
+
+
+event_lists = st.lists(event_objects, max_size=12)
+
+test_sse_decoder_on_arbitrary_bytes = FAST(given(sse_bytes)(check_sse))
+test_reducer_on_arbitrary_events = FAST(given(event_lists)(check_reducer))
+test_diff_on_arbitrary_transcripts = FAST(given(documents, documents)(check_diff))
+
+test_sse_decoder_slow = pytest.mark.slow(SLOW(given(sse_bytes)(check_sse)))
+test_reducer_slow = pytest.mark.slow(SLOW(given(event_lists)(check_reducer)))
+test_diff_slow = pytest.mark.slow(SLOW(given(documents, documents)(check_diff)))
