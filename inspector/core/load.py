@@ -758,18 +758,27 @@ def load_jsonl_lines(
     lines: Iterable[str], path: str | None = None, *, long_digits: bool | None = None
 ) -> Transcript:
     """Load JSON Lines: each line an item, request, response, batch line or stream event."""
-    b = _Builder(path)
-    kinds: set[str] = set()
-    events: list[tuple[int, Any]] = []
     if not isinstance(lines, list):
         lines = list(lines)
     if long_digits is None:
         # One scan of the whole text is far cheaper than one per line.
         long_digits = _LONG_DIGITS.search("\n".join(lines)) is not None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        obj = parse_json(line, path, number - 1, long_digits=None if long_digits else False)
+    check = None if long_digits else False
+
+    def records() -> Iterator[tuple[int, Any]]:
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                yield number, parse_json(line, path, number - 1, long_digits=check)
+
+    return _load_records(records(), path)
+
+
+def _load_records(records: Iterable[tuple[int, Any]], path: str | None) -> Transcript:
+    """Build a transcript from parsed JSONL records, given with their line numbers."""
+    b = _Builder(path)
+    kinds: set[str] = set()
+    events: list[tuple[int, Any]] = []
+    for number, obj in records:
         kind = classify(obj)
         if kind == "stream_event" or (events and isinstance(obj, dict)):
             events.append((number, obj))
@@ -789,6 +798,57 @@ def load_jsonl_lines(
     return b.transcript(fmt)
 
 
+# Digits → "0", so one substring search finds any run of 19 digits in raw bytes (fast memmem
+# rather than a regex over every byte).
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_ZEROS = b"0" * 19
+
+
+def _jsonl_bytes(data: bytes, path: str | None) -> Transcript | None:
+    """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
+
+    Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
+    and its split lines at once.
+    """
+    start = len(data) - len(data.lstrip())
+    if start >= len(data) or data[start] not in b"{[":
+        return None
+    end = data.find(b"\n", start)
+    if end < 0 or not data[end:].strip():
+        return None  # one line: a single JSON document, read the ordinary way
+    first = data[start:end]
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return None  # the first line is not a whole value: a multi-line document (or broken)
+    long_digits = _NINETEEN_ZEROS in data.translate(_DIGITS_TO_ZERO)
+    lines = data.split(b"\n")
+
+    def records() -> Iterator[tuple[int, Any]]:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            if not long_digits:
+                try:
+                    yield number, orjson.loads(line)
+                    continue
+                except orjson.JSONDecodeError:
+                    pass
+            # The exact answer, or the exact error with its position, from the slow path.
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise LoadError(
+                    f"invalid UTF-8 (byte 0x{line[exc.start]:02x}: {exc.reason})",
+                    path=path,
+                    line=number,
+                    column=exc.start + 1,
+                ) from None
+            yield number, parse_json(text, path, number - 1, long_digits=long_digits)
+
+    return _load_records(records(), path)
+
+
 def _load_event_lines(events: list[tuple[int, Any]], path: str | None) -> Transcript:
     from inspector.core.stream_load import load_event_objects
 
@@ -806,6 +866,12 @@ def transcript_from_record(
 
 def load_bytes(data: bytes, path: str | None = None) -> Transcript:
     """Load a transcript from the bytes of a file."""
+    body = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+    if not body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        with paused_gc():
+            loaded = _jsonl_bytes(body, path)
+        if loaded is not None:
+            return loaded
     return load_text(decode_text(data, path), path, data=data)
 
 

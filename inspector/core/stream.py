@@ -1200,6 +1200,9 @@ class _Reducer:
         oi = data["output_index"]
         item = data["item"]
         iid = item.get("id")
+        if iid is not None and not isinstance(iid, str):
+            self._malformed(ev, f"output item at output_index {oi} has an id that is not a string")
+            return
         if iid is not None and iid in resp.items_by_id:
             self.report("duplicate_item", "error", ev, f"item id {iid!r} was already added")
             return
@@ -1224,7 +1227,7 @@ class _Reducer:
         oi = data["output_index"]
         item = data["item"]
         iid = item.get("id")
-        state = resp.items_by_id.get(iid) if iid is not None else None
+        state = resp.items_by_id.get(iid) if isinstance(iid, str) else None
         if state is None:
             state = resp.items_by_index.get(oi)
             if state is None:
