@@ -10,8 +10,8 @@ import traceback
 from collections.abc import Sequence
 from types import TracebackType
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QIODevice, QSaveFile, Qt
+from PySide6.QtGui import QGuiApplication, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -158,6 +158,17 @@ def _interesting_item(window: MainWindow, select: str | None) -> int | None:
     return blocked if blocked is not None else (0 if items else None)
 
 
+def save_png(pixmap: QPixmap, path: str) -> bool:
+    """Write a PNG atomically: a failed write leaves any earlier file at `path` as it was."""
+    target = QSaveFile(path)
+    if not target.open(QIODevice.OpenModeFlag.WriteOnly):
+        return False
+    if not pixmap.save(target, "PNG"):
+        target.cancelWriting()
+        return False
+    return target.commit()
+
+
 def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str | None) -> int:
     """Render the window at `size`, with an interesting item selected, into a PNG."""
     if QGuiApplication.platformName() != "offscreen":
@@ -177,7 +188,7 @@ def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str
             errors.selectRow(0)
         window.left.tree.setFocus()
     window.settle()
-    ok = window.grab().save(path, "PNG")
+    ok = save_png(window.grab(), path)
     window.close()
     if not ok:
         sys.stderr.write(f"replay-inspector: cannot write {path}\n")

@@ -7,10 +7,20 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
+
+from inspector.core.model import join_pointer
 
 #: Longest text a single cell preview shows.
 PREVIEW_LIMIT = 160
+#: Longest bare string a cell shows (names, ids, types); the view elides further to its width.
+CELL_LIMIT = 1000
+#: Strings longer than this are shortened in the JSON panels (the whole value stays copyable):
+#: a text view lays out a line in full, and a multi-megabyte line takes seconds to lay out.
+STRING_LIMIT = 10_000
+#: A JSON panel shows at most this many characters of an item; the rest is cut with a note.
+TEXT_LIMIT = 2_000_000
 #: Texts longer than this are not scanned for a pointer (the span would not help anyway).
 LOCATE_LIMIT = 4 * 1024 * 1024
 
@@ -27,27 +37,119 @@ def pretty(value: Any) -> str:
         return repr(value)
 
 
+def elide(text: str, limit: int, length: int | None = None) -> str:
+    """Return `text` cut to at most `limit` characters, ending in '…(N chars)' when cut.
+
+    Nothing is shortened silently: the mark gives the full length (`length`, when the text
+    stands for a longer value, else the text's own).
+    """
+    if len(text) <= limit and length is None:
+        return text
+    mark = f"…({len(text) if length is None else length:,} chars)"
+    return text[: max(limit - len(mark), 0)] + mark
+
+
+def copy_text(value: Any) -> str:
+    """Return a value as the clipboard should get it: strings exactly, other values as JSON."""
+    return value if isinstance(value, str) else pretty(value)
+
+
 def preview(value: Any, limit: int = PREVIEW_LIMIT) -> str:
     """Return a one-line preview of a JSON value for a cell."""
     if isinstance(value, dict):
         text = f"{{…}} {len(value)} key{'s' if len(value) != 1 else ''}"
     elif isinstance(value, list):
         text = f"[…] {len(value)} item{'s' if len(value) != 1 else ''}"
+    elif isinstance(value, str) and len(value) > limit:
+        # Only the start is encoded: a 200 MB string must not be dumped to show 160 characters.
+        return elide(json.dumps(value[:limit], ensure_ascii=False), limit, len(value))
     else:
         try:
             text = json.dumps(value, ensure_ascii=False, default=repr)
         except ValueError:
             text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return elide(text, limit)
 
 
-def label(value: Any) -> str:
+def label(value: Any, limit: int = CELL_LIMIT) -> str:
     """Return a value as cell text: strings bare, other values as JSON, None as empty."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
+        return elide(value, limit) if len(value) > limit else value
     return preview(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Shortened:
+    """A string shortened for display: where it is (keys from the item) and its full text."""
+
+    path: tuple[str | int, ...]
+    value: str
+    key: bool = False
+
+    @property
+    def pointer(self) -> str:
+        """The JSON Pointer of the value (of the member, for a key)."""
+        return join_pointer("", *self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    """JSON text for a panel and what was shortened to keep it displayable."""
+
+    text: str
+    shortened: tuple[Shortened, ...] = ()
+    cut: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """Whether the text is the whole value (nothing shortened or cut)."""
+        return not self.shortened and not self.cut
+
+
+def _short(value: str, limit: int) -> str:
+    return elide(value, limit, len(value))
+
+
+def _shorten(value: Any, limit: int, path: tuple[str | int, ...], found: list[Shortened]) -> Any:
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        found.append(Shortened(path, value))
+        return _short(value, limit)
+    if isinstance(value, dict):
+        copy = {}
+        for key, child in value.items():
+            shown_key = key
+            if isinstance(key, str) and len(key) > limit:
+                found.append(Shortened((*path, key), key, key=True))
+                shown_key = _short(key, limit)
+            copy[shown_key] = _shorten(child, limit, (*path, key), found)
+        return copy
+    if isinstance(value, list):
+        return [_shorten(child, limit, (*path, i), found) for i, child in enumerate(value)]
+    return value
+
+
+def display(value: Any, string_limit: int = STRING_LIMIT, text_limit: int = TEXT_LIMIT) -> Display:
+    """Return indented JSON for a panel, with long strings shortened and the text bounded.
+
+    A shortened string keeps its quotes and ends in '…(N chars)', so the text stays JSON and
+    pointers can still be located in it; `shortened` says which values those are.
+    """
+    found: list[Shortened] = []
+    try:
+        text = pretty(_shorten(value, string_limit, (), found))
+    except RecursionError:  # the loaders refuse such depth; a pasted value may not have been
+        text = "(nested too deeply to show)"
+    cut = 0
+    if len(text) > text_limit:
+        end = text.rfind("\n", 0, text_limit)
+        end = end if end > 0 else text_limit
+        cut = len(text) - end
+        text = text[:end] + f"\n…({cut:,} more chars not shown)"
+    return Display(text, tuple(found), cut)
 
 
 def pointer_tokens(pointer: str) -> list[str]:

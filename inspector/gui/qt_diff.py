@@ -12,7 +12,7 @@ from inspector.core.diff import Change, Pair
 from inspector.core.gate import item_label
 from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
-from inspector.gui.json_text import pretty, preview
+from inspector.gui.json_text import Display, display, preview
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
 from inspector.gui.qt_text import dim, plain_label
@@ -104,10 +104,11 @@ class DiffPanel(QWidget):
         state = "changed" if pair.changed else "same"
         self.title.setText(f"left {lname}  ↔  right {rname}   ({state})")
         self.changes.set_records([self._record(c) for c in pair.changes])
-        ltext = pretty(litem.raw) if litem is not None else ""
-        rtext = pretty(ritem.raw) if ritem is not None else ""
-        self._fill(self.left, diff.left.transcript.path, litem is not None, ltext)
-        self._fill(self.right, diff.right.transcript.path, ritem is not None, rtext)
+        lshown = display(litem.raw) if litem is not None else Display("")
+        rshown = display(ritem.raw) if ritem is not None else Display("")
+        ltext, rtext = lshown.text, rshown.text
+        self._fill(self.left, diff.left.transcript.path, litem is not None, lshown)
+        self._fill(self.right, diff.right.transcript.path, ritem is not None, rshown)
         ours, theirs = changed_lines(ltext.splitlines(), rtext.splitlines())
         brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).background
         if brush is not None and litem is not None and ritem is not None:
@@ -115,10 +116,15 @@ class DiffPanel(QWidget):
             self.right.view.mark_lines("lines", theirs, brush)
 
     @staticmethod
-    def _fill(side: _Side, path: str | None, present: bool, text: str) -> None:
+    def _fill(side: _Side, path: str | None, present: bool, shown: Display) -> None:
         name = os.path.basename(path) if path else "(pasted)"
-        side.title.setText(name if present else f"{name}: no counterpart for this item")
-        side.view.set_text(text)
+        if not present:
+            name += ": no counterpart for this item"
+        elif not shown.complete:
+            # Lines are compared as shown; the changes table above compares the full values.
+            name += "  (long strings shortened; compared in full in the table)"
+        side.title.setText(name)
+        side.view.set_text(shown.text)
 
     @staticmethod
     def _record(change: Change) -> Record:

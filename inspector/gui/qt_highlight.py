@@ -10,9 +10,12 @@ from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QT
 
 from inspector.gui import qt_palette
 
-#: Above this many characters a document is shown without highlighting; re-lexing every block
-#: of a multi-megabyte item on each change would stall the GUI thread.
+#: Only the first this many characters of a document are highlighted; later blocks are plain.
+#: Re-lexing every block of a multi-megabyte text on each change would stall the GUI thread.
 HIGHLIGHT_LIMIT = 400_000
+#: Only the first this many characters of a block (a line) are lexed; the rest stays plain.
+#: pygments on one 200 MB line would take minutes.
+BLOCK_LIMIT = 20_000
 
 
 class JsonHighlighter(QSyntaxHighlighter):
@@ -31,11 +34,11 @@ class JsonHighlighter(QSyntaxHighlighter):
         self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:
-        """Lex one block and apply the cached format of each token."""
-        if self.document() is not None and self.document().characterCount() > HIGHLIGHT_LIMIT:
+        """Lex the bounded start of one block and apply the cached format of each token."""
+        if self.currentBlock().position() >= HIGHLIGHT_LIMIT:
             return
         index = 0
-        for token, value in self._lexer.get_tokens(text):
+        for token, value in self._lexer.get_tokens(text[:BLOCK_LIMIT]):
             length = len(value)
             fmt = self._format(token)
             if fmt is not None:

@@ -3,21 +3,90 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from inspector.core.gate import ItemVerdict
 from inspector.core.model import Item
 from inspector.gui import qt_palette
-from inspector.gui.json_text import pretty
+from inspector.gui.json_text import Display, Shortened, display, elide, pretty
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_text import dim, plain_label, tooltip
+from inspector.gui.qt_text import ElidedLabel, dim, menu_text, plain_label, tooltip
+
+#: How many shortened values the Copy menu lists by name, and the notice names in its text.
+_MENU_ENTRIES = 20
+_NAMED = 3
+#: Longest pointer shown in the notice and its menu (keys can be as long as values).
+_POINTER_LIMIT = 120
+
+
+class ShortenedNotice(QWidget):
+    """Says which long strings a JSON panel shortened, and copies any of them in full."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        self.label = ElidedLabel("", self)
+        dim(self.label)
+        self.copy_button = QToolButton(self)
+        self.copy_button.setText("Copy Full Value")
+        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu = QMenu(self.copy_button)
+        self.copy_button.setMenu(self.menu)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.copy_button)
+        self.shown = Display("")
+        self.hide()
+
+    def set_display(self, shown: Display, whole: Callable[[], str] | None = None) -> None:
+        """Describe what `shown` left out; `whole` makes the full text for a 'whole' entry."""
+        self.shown = shown
+        self.menu.clear()
+        if shown.complete:
+            self.hide()
+            return
+        parts = [_describe(s) for s in shown.shortened[:_NAMED]]
+        if len(shown.shortened) > _NAMED:
+            parts.append(f"{len(shown.shortened) - _NAMED:,} more")
+        if shown.cut:
+            parts.append(f"the last {shown.cut:,} chars")
+        text = "Shortened for display: " + "; ".join(parts)
+        self.label.setText(text)
+        self.label.setToolTip(tooltip(text))
+        for entry in shown.shortened[:_MENU_ENTRIES]:
+            action = self.menu.addAction(menu_text(f"Copy {_describe(entry)}"))
+            action.triggered.connect(lambda _c=False, v=entry.value: _copy(v))
+        if whole is not None:
+            self.menu.addSeparator()
+            # Made when asked for: encoding a 200 MB item takes a while and doubles it in memory.
+            action = self.menu.addAction("Copy the whole item as JSON")
+            action.triggered.connect(lambda _c=False: _copy(whole()))
+        self.show()
+
+
+def _describe(entry: Shortened) -> str:
+    what = "key" if entry.key else "value"
+    where = elide(entry.pointer or "/", _POINTER_LIMIT)
+    return f"{what} at {where} ({len(entry.value):,} chars)"
+
+
+def _copy(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)
 
 
 class ItemPanel(QWidget):
-    """Pretty JSON of one item; `arguments` stays the literal string it is in the file."""
+    """Pretty JSON of one item; `arguments` stays the literal string it is in the file.
+
+    Strings too long to lay out are shortened in the view (with their length); the notice
+    above it copies any of them, or the whole item, in full.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -27,27 +96,39 @@ class ItemPanel(QWidget):
         self.banner = VerdictBanner(self)
         self.origin = plain_label("", self)
         dim(self.origin)
+        self.notice = ShortenedNotice(self)
         self.view = JsonView(self)
         self.view.setObjectName("item-json")
         column.addWidget(self.banner)
         column.addWidget(self.origin)
+        column.addWidget(self.notice)
         column.addWidget(self.view, 1)
+        self.raw: Any = None
         self.clear()
 
     def clear(self) -> None:
         """Show the hint for an empty selection."""
+        self.raw = None
         self.banner.show_verdict(None, "Select an item in either transcript.")
         self.origin.setText("")
+        self.notice.set_display(Display(""))
         self.view.set_text("")
+
+    def full_json(self) -> str:
+        """The shown item as indented JSON, in full ('' when none is shown)."""
+        return pretty(self.raw) if self.raw is not None else ""
 
     def show_item(self, item: Item, verdict: ItemVerdict, pointer: str = "") -> None:
         """Show an item; a field pointer marks that field's value."""
+        self.raw = item.raw
         self.banner.show_verdict(verdict.verdict, verdict.detail)
         origin = item.origin
         where = replace(origin, file=os.path.basename(origin.file) if origin.file else None)
         self.origin.setText(f"#{item.index}  {where.describe()}")
         self.origin.setToolTip(tooltip(origin.describe()))
-        self.view.set_text(pretty(item.raw))
+        shown = display(item.raw)
+        self.view.set_text(shown.text)
+        self.notice.set_display(shown, self.full_json)
         if pointer:
             brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).background
             if brush is not None:

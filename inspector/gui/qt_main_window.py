@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +42,7 @@ from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
 from inspector.gui.qt_settings import Settings
 from inspector.gui.qt_stream import StreamPanel, StreamView
-from inspector.gui.qt_text import ElidedLabel, plain_label, tooltip
+from inspector.gui.qt_text import ElidedLabel, menu_text, plain_label, tooltip, window_title
 from inspector.gui.qt_workers import Progress, TaskRunner
 from inspector.resources import SamplePair, sample_pair
 
@@ -74,14 +75,16 @@ class Loaded:
         return cls(path, result, stream, result.summary(), result.blocking())
 
 
-def load_and_gate(path: str, tools: dict[str, Tool], progress: Progress) -> Loaded:
-    """Read, load and gate one file (runs in a worker thread)."""
+def load_and_gate(
+    path: str, tools: dict[str, Tool], progress: Progress, cancel: threading.Event | None = None
+) -> Loaded:
+    """Read, load and gate one file (runs in a worker thread); `cancel` stops the gating."""
     progress(f"Reading {os.path.basename(path)}…")
     data = read_bytes(path)
     progress(f"Parsing {os.path.basename(path)} ({len(data):,} bytes)…")
     transcript = load_bytes(data, path)
     progress(f"Gating {len(transcript.items):,} items…")
-    result = gate_transcript(transcript, tools)
+    result = gate_transcript(transcript, tools, cancel=cancel)
     stream = None
     if transcript.stream is not None:
         progress("Decoding the event timeline…")
@@ -156,7 +159,7 @@ class MainWindow(QMainWindow):
         self.tabs.setObjectName("detail-tabs")
         self.tabs.setDocumentMode(True)
         self.item_panel = ItemPanel(self.tabs)
-        self.arguments_panel = ArgumentsPanel(self.tabs)
+        self.arguments_panel = ArgumentsPanel(self.tabs, self.runner)
         self.diff_panel = DiffPanel(self.tabs)
         self.findings_panel = FindingsPanel(self.tabs)
         self.stream_panel = StreamPanel(self.tabs)
@@ -422,6 +425,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Save settings and drop running work before closing."""
         self.save_settings()
+        self.arguments_panel.stop()
         for channel in (*SIDES, "diff", "tools", "filter"):
             self.runner.cancel(channel, notify=False)
         super().closeEvent(event)
@@ -447,11 +451,13 @@ class MainWindow(QMainWindow):
         pane = self.panes[side]
         pane.show_loading(path)
         tools = dict(self.extra_tools)
+        cancel = threading.Event()
         self.runner.start(
             side,
-            lambda progress: load_and_gate(path, tools, progress),
+            lambda progress: load_and_gate(path, tools, progress, cancel),
             lambda loaded: self.show_loaded(side, loaded),
             lambda error: self._load_failed(side, path, error),
+            cancel=cancel,
         )
 
     def open_pair(self, left: str | None, right: str | None) -> None:
@@ -515,7 +521,7 @@ class MainWindow(QMainWindow):
         self.scratch_panel.regate()
         names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
         self.setWindowTitle(
-            " ↔ ".join(names) + " — Replay Inspector" if names else "Replay Inspector"
+            window_title(" ↔ ".join(names)) + " — Replay Inspector" if names else "Replay Inspector"
         )
         self._start_diff()
         self._update_status()
@@ -583,18 +589,21 @@ class MainWindow(QMainWindow):
         for side, loaded in self.loaded.items():
             if loaded is None:
                 continue
+            cancel = threading.Event()
 
-            def work(progress: Progress, old: Loaded = loaded) -> Loaded:
+            def work(
+                progress: Progress, old: Loaded = loaded, cancel: threading.Event = cancel
+            ) -> Loaded:
                 progress(f"Gating {len(old.result.transcript.items):,} items…")
-                return Loaded.of(
-                    old.path, gate_transcript(old.result.transcript, tools), old.stream
-                )
+                result = gate_transcript(old.result.transcript, tools, cancel=cancel)
+                return Loaded.of(old.path, result, old.stream)
 
             self.runner.start(
                 side,
                 work,
                 lambda new, side=side: self.show_loaded(side, new),
                 lambda error, side=side, path=loaded.path: self._load_failed(side, path, error),
+                cancel=cancel,
             )
 
     @property
@@ -627,8 +636,7 @@ class MainWindow(QMainWindow):
         note = self.recent_menu.addAction(f"Opens in the {target} pane")
         note.setEnabled(False)
         for path in files:
-            # '&' would become a mnemonic in a menu entry; doubling keeps the name literal.
-            action = self.recent_menu.addAction(os.path.basename(path).replace("&", "&&"))
+            action = self.recent_menu.addAction(menu_text(os.path.basename(path)))
             action.setToolTip(tooltip(path))
             action.setStatusTip(path)
             action.triggered.connect(lambda _c=False, p=path, s=target: self.open_file(s, p))
@@ -908,7 +916,7 @@ class MainWindow(QMainWindow):
 
     def copy_item(self) -> None:
         """Copy the current item's JSON to the clipboard."""
-        text = self.item_panel.view.toPlainText()
+        text = self.item_panel.full_json()  # the view may show long strings shortened
         if text:
             QGuiApplication.clipboard().setText(text)
 

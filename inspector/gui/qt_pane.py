@@ -6,7 +6,14 @@ import os
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFont, QFontMetrics, QPalette
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDropEvent,
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QPalette,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -28,13 +35,16 @@ from inspector.core.gate import PASSING, GateResult, Verdict
 from inspector.core.model import LoadError
 from inspector.gui import qt_palette
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
+from inspector.gui.json_text import copy_text, pretty
 from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
     HEADERS,
     Column,
     IndexRole,
+    ItemRole,
     PointerRole,
     TranscriptModel,
+    ValueRole,
 )
 from inspector.gui.qt_workers import debounce
 
@@ -236,6 +246,7 @@ class TranscriptPane(QFrame):
             header.hideSection(column)
         self.tree = tree
         tree.selectionModel().currentRowChanged.connect(self._current_row_changed)
+        add_copy_menu(tree)
         # The counterpart row is made current silently by the linked selection; when the
         # user then moves into this tree, its current row becomes the one shown in detail.
         tree.installEventFilter(self)
@@ -516,6 +527,39 @@ class TranscriptPane(QFrame):
         if paths:
             event.acceptProposedAction()
             self.files_dropped.emit(paths)
+
+
+def copy_actions(index: QModelIndex, menu: QMenu) -> None:
+    """Add the copy entries for a tree row: its value in full, and its whole item as JSON."""
+    if not index.isValid() or index.data(ItemRole) is None:
+        return
+    value = index.data(ValueRole)
+    pointer = index.data(PointerRole) or ""
+    if pointer:
+        size = f" ({len(value):,} chars)" if isinstance(value, str) else ""
+        copy = menu.addAction(f"Copy Value{size}")
+        copy.triggered.connect(lambda _c=False: _to_clipboard(copy_text(value)))
+    item = index.data(ItemRole)
+    whole = menu.addAction("Copy Item JSON")
+    whole.triggered.connect(lambda _c=False: _to_clipboard(pretty(item.raw)))
+
+
+def add_copy_menu(tree: QTreeView) -> None:
+    """Give a transcript tree a context menu that copies a row's full value or item."""
+    tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+
+    def show(pos: QPoint) -> None:
+        menu = QMenu(tree)
+        copy_actions(tree.indexAt(pos), menu)
+        if not menu.isEmpty():
+            menu.exec(tree.viewport().mapToGlobal(pos))
+        menu.deleteLater()
+
+    tree.customContextMenuRequested.connect(show)
+
+
+def _to_clipboard(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)
 
 
 def problem_items(result: GateResult) -> list[int]:

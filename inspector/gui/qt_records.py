@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QIcon
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
+from inspector.gui.json_text import label
 from inspector.gui.qt_text import tooltip
 
 #: The role under which a record's payload (the core value behind the row) is returned.
@@ -98,7 +99,7 @@ class RecordsModel(QAbstractTableModel):
         record = self._records[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return record.cells[column] if column < len(record.cells) else ""
+            return label(record.cells[column]) if column < len(record.cells) else ""
         if role == Qt.ItemDataRole.DecorationRole and column == record.icon_column:
             return record.icon
         if role == Qt.ItemDataRole.ForegroundRole and column == record.icon_column:

@@ -1,12 +1,15 @@
 """The Arguments tab: edit an item's arguments and watch the core re-check them as you type.
 
 Nothing here is ever written back: the file on disk is untouched, and nothing is auto-fixed.
+Checks run on a worker thread under the core's time budget; a newer edit cancels the older
+check, so a schema pattern that backtracks catastrophically never freezes the window.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import threading
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -31,20 +34,65 @@ from inspector.core.gate import (
 )
 from inspector.core.load import parse_json
 from inspector.core.model import LoadError, Tool
-from inspector.core.schema import SchemaIssue
+from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue
 from inspector.gui import qt_palette
-from inspector.gui.json_text import locate, pretty
+from inspector.gui.json_text import STRING_LIMIT, display, elide, locate, pretty, preview
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
 from inspector.gui.qt_text import dim, monospace_font, plain_label, tooltip
-from inspector.gui.qt_workers import debounce
+from inspector.gui.qt_workers import TaskRunner, debounce
 
 #: Milliseconds between the last keystroke and the re-check.
 CHECK_DELAY_MS = 250
+#: A check shows "validating…" once it has run this long (quick checks do not flicker).
+BUSY_DELAY_MS = 100
+#: Arguments longer than this are shown shortened and read-only, and checked in full as they
+#: are in the file: a text editor cannot lay out a multi-megabyte line at typing speed.
+EDIT_LIMIT = 100_000
+#: Longest text the one-line raw arguments box shows.
+RAW_LIMIT = 4000
+#: The runner channel of the checks.
+CHANNEL = "arguments"
 
 #: Item verdicts decided before the arguments are looked at; the panel says so.
 _EARLIER = (Verdict.NAMESPACED, Verdict.NOT_FUNCTION_CALL, Verdict.STATUS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    """Arguments to check as they are (a non-string `arguments` too large to edit)."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one check found (made on a worker thread from core values only)."""
+
+    verdict: Verdict
+    detail: str
+    issues: tuple[SchemaIssue, ...] = ()
+    parse_error: ArgumentsError | None = None
+
+
+def check(
+    source: str | _Value,
+    name: str | None,
+    toolset: ToolSet,
+    budget: float,
+    cancel: threading.Event,
+) -> Outcome:
+    """Parse arguments text (or take a value) and check it against the named tool."""
+    if isinstance(source, str):
+        try:
+            parsed = parse_arguments(source)
+        except ArgumentsError as exc:
+            return Outcome(Verdict.ARGUMENTS_PARSE, exc.describe(), parse_error=exc)
+    else:
+        parsed = source.value
+    result = check_arguments(name, parsed, toolset, budget=budget, cancel=cancel)
+    return Outcome(result.verdict, result.detail, result.errors)
 
 
 def _section(text: str, parent: QWidget) -> QWidget:
@@ -61,8 +109,13 @@ class ArgumentsPanel(QWidget):
     #: Emitted after each re-check with the verdict word ('' when nothing was checked).
     checked = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, runner: TaskRunner | None = None) -> None:
         super().__init__(parent)
+        self.runner = runner if runner is not None else TaskRunner(self)
+        #: Seconds one check may take before the core stops it with a `budget` error.
+        self.budget = DEFAULT_BUDGET
+        #: Set when the arguments are too long to edit: what is checked instead of the editor.
+        self._fixed: str | _Value | None = None
         self._raw: Any = None
         self._original = ""
         self._toolset = ToolSet()
@@ -72,6 +125,7 @@ class ArgumentsPanel(QWidget):
         self.verdict: Verdict | None = None
         self.issues: tuple[SchemaIssue, ...] = ()
         self._timer = debounce(self, CHECK_DELAY_MS, self.recheck)
+        self._busy_timer = debounce(self, BUSY_DELAY_MS, self._show_busy)
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
@@ -167,16 +221,28 @@ class ArgumentsPanel(QWidget):
         self._logged = logged
         self._toolset = toolset
         self._schema_override = None
+        self._fixed = None
         arguments = raw.get("arguments") if isinstance(raw, dict) else None
         if isinstance(arguments, str):
-            self.raw_view.setText(json.dumps(arguments, ensure_ascii=False))
-            try:
-                text = pretty(parse_arguments(arguments))
-            except ArgumentsError:
-                text = arguments  # shown as written so the fault can be seen and fixed
+            self.raw_view.setText(preview(arguments, RAW_LIMIT))
+            if len(arguments) > EDIT_LIMIT:
+                self._fixed = arguments
+                parsed = logged.parsed if logged is not None else None
+                if parsed is not None:
+                    text = display(parsed).text
+                else:
+                    text = elide(arguments, STRING_LIMIT)
+            else:
+                try:
+                    text = pretty(parse_arguments(arguments))
+                except ArgumentsError:
+                    text = arguments  # shown as written so the fault can be seen and fixed
         elif isinstance(raw, dict) and "arguments" in raw:
-            self.raw_view.setText(pretty(arguments).replace("\n", " "))
-            text = pretty(arguments)
+            shown = display(arguments)
+            self.raw_view.setText(elide(shown.text.replace("\n", " "), RAW_LIMIT))
+            text = shown.text
+            if not shown.complete or len(text) > EDIT_LIMIT:
+                self._fixed = _Value(arguments)
         else:
             self.raw_view.setText("")
             text = ""
@@ -194,6 +260,7 @@ class ArgumentsPanel(QWidget):
         self._logged = None
         self._toolset = toolset
         self._schema_override = None
+        self._fixed = None
         self.raw_view.setText("")
         self._fill_tools(current or None)
         self._original = text
@@ -209,9 +276,15 @@ class ArgumentsPanel(QWidget):
         self._setting = True
         try:
             self.editor.set_text(text)
+            self.editor.setReadOnly(self._fixed is not None)
         finally:
             self._setting = False
         self._update_edited()
+
+    @property
+    def editable(self) -> bool:
+        """Whether the editor holds the arguments in full (False: shortened, read-only)."""
+        return self._fixed is None
 
     def _fill_tools(self, preferred: str | None) -> None:
         self._setting = True
@@ -269,6 +342,12 @@ class ArgumentsPanel(QWidget):
 
     def _note_for(self) -> str:
         logged = self._logged
+        if self._fixed is not None:
+            size = f" ({len(self._fixed):,} chars)" if isinstance(self._fixed, str) else ""
+            return (
+                f"These arguments are too long to edit here{size}: they are shown shortened "
+                "and read-only, and checked in full against the tool you pick."
+            )
         if self._raw is None:
             return "Type or paste an arguments object to check it against a tool."
         elif logged is not None and logged.verdict in _EARLIER:
@@ -294,7 +373,7 @@ class ArgumentsPanel(QWidget):
         self._timer.start()
 
     def _update_edited(self) -> None:
-        edited = self.editor.toPlainText() != self._original
+        edited = self._fixed is None and self.editor.toPlainText() != self._original
         self.edited_label.setVisible(edited)
         self.revert_button.setEnabled(edited)
 
@@ -331,41 +410,72 @@ class ArgumentsPanel(QWidget):
         tools[name] = Tool(name, schema, "function", "schema box")
         return ToolSet(MappingProxyType(tools), self._toolset.allowed), None
 
-    def recheck(self) -> None:
-        """Parse the editor text and check it against the chosen tool (core functions only)."""
+    @property
+    def validating(self) -> bool:
+        """Whether a check is running (its result not yet shown)."""
+        return self.runner.busy(CHANNEL)
+
+    def stop(self) -> None:
+        """Cancel the running check: its core validation stops and its result is dropped."""
         self._timer.stop()
-        text = self.editor.toPlainText()
+        self._busy_timer.stop()
+        self.runner.cancel(CHANNEL, notify=False)
+
+    def recheck(self) -> None:
+        """Check the arguments against the chosen tool on a worker (core functions only).
+
+        A check still running is cancelled first; "validating…" shows while the new one runs.
+        """
+        self.stop()
         self.editor.clear_marks("errors")
         self.editor.clear_marks("selected")
         toolset, schema_problem = self._effective_toolset()
         if schema_problem is not None:
             self._show(None, schema_problem, (), [])
             return
-        if not text.strip():
+        source: str | _Value = self._fixed if self._fixed is not None else self.editor.toPlainText()
+        if isinstance(source, str) and not source.strip():
             self._show(None, "Nothing to check.", (), [])
             return
-        try:
-            parsed = parse_arguments(text)
-        except ArgumentsError as exc:
+        cancel = threading.Event()
+        name, budget = self._tool_name(), self.budget
+        self.verdict = None
+        self._busy_timer.start()
+        self.runner.start(
+            CHANNEL,
+            lambda _progress: check(source, name, toolset, budget, cancel),
+            self._checked,
+            lambda error: self._show(None, f"cannot check: {error}", (), []),
+            cancel=cancel,
+        )
+
+    def _show_busy(self) -> None:
+        if self.validating:
+            self.banner.show_verdict(None, "validating…")
+            self.errors.set_records([])
+
+    def _checked(self, outcome: Outcome) -> None:
+        self._busy_timer.stop()
+        exc = outcome.parse_error
+        if exc is not None:
             row = Record(("", "parse", exc.describe(), ""), payload=exc)
-            self._show(Verdict.ARGUMENTS_PARSE, exc.describe(), (), [row])
-            if exc.line is not None:
+            self._show(Verdict.ARGUMENTS_PARSE, outcome.detail, (), [row])
+            if exc.line is not None and self.editable:
                 brush = qt_palette.verdict_swatch(Verdict.ARGUMENTS_PARSE).background
                 if brush is not None:
                     self.editor.show_position(exc.line, exc.column or 1, "errors", brush)
             return
-        result = check_arguments(self._tool_name(), parsed, toolset)
         rows = [
             Record(
                 (issue.path or "/", issue.keyword, issue.message, issue.schema_path),
                 payload=issue,
             )
-            for issue in result.errors
+            for issue in outcome.issues
         ]
-        self._show(result.verdict, result.detail, result.errors, rows)
-        brush = qt_palette.verdict_swatch(result.verdict).background
-        if brush is not None and result.errors:
-            spans = [self._span(issue.path) for issue in result.errors]
+        self._show(outcome.verdict, outcome.detail, outcome.issues, rows)
+        brush = qt_palette.verdict_swatch(outcome.verdict).background
+        if brush is not None and outcome.issues:
+            spans = [self._span(issue.path) for issue in outcome.issues]
             self.editor.mark_spans("errors", [s for s in spans if s is not None], brush)
 
     def _span(self, pointer: str) -> tuple[int, int] | None:
@@ -393,5 +503,5 @@ class ArgumentsPanel(QWidget):
             return
         if isinstance(payload, SchemaIssue):
             self.editor.show_pointer(payload.path, "selected", brush)
-        elif isinstance(payload, ArgumentsError) and payload.line is not None:
+        elif isinstance(payload, ArgumentsError) and payload.line is not None and self.editable:
             self.editor.show_position(payload.line, payload.column or 1, "selected", brush)

@@ -20,6 +20,7 @@ from inspector.core.load import load_text
 from inspector.core.model import LoadError, Tool
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
+from inspector.gui.qt_pane import add_copy_menu
 from inspector.gui.qt_text import dim, plain_label
 from inspector.gui.qt_transcript_model import Column, IndexRole, PointerRole, TranscriptModel
 from inspector.gui.qt_workers import debounce
@@ -89,6 +90,7 @@ class ScratchPanel(QWidget):
         for col, chars in ((Column.INDEX, 8), (Column.TYPE, 28), (Column.NAME, 22)):
             self.tree.header().resizeSection(col, chars * char + 12)
         self.tree.selectionModel().currentRowChanged.connect(self._row_changed)
+        add_copy_menu(self.tree)
         split.addWidget(left)
         split.addWidget(self.tree)
         split.setStretchFactor(0, 1)

@@ -8,17 +8,28 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from inspector.gui.json_text import elide
+
 #: Tooltips longer than this are cut; a tooltip is a glance, the panels show everything.
 TOOLTIP_LIMIT = 2000
 
 
 def tooltip(text: str) -> str:
     """Return a tooltip that shows `text` literally (Qt would otherwise guess rich text)."""
-    if len(text) > TOOLTIP_LIMIT:
-        text = text[: TOOLTIP_LIMIT - 1] + "…"
+    text = elide(text, TOOLTIP_LIMIT)
     # Escaped HTML is the only way to pin a tooltip to literal text: Qt sniffs plain strings
     # with mightBeRichText, so `<b>x</b>` from a file would otherwise render bold.
     return f'<p style="white-space:pre-wrap">{html.escape(text, quote=False)}</p>'
+
+
+def menu_text(text: str) -> str:
+    """Return text for a menu entry or button that shows `&` literally (not as a mnemonic)."""
+    return text.replace("&", "&&")
+
+
+def window_title(text: str) -> str:
+    """Return a window title that shows `[*]` literally (Qt's modified-marker placeholder)."""
+    return text.replace("[*]", "[*][*]")
 
 
 def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:

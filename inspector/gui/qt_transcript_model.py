@@ -98,6 +98,14 @@ _CHANGE_LABELS = {
 }
 
 
+def _type_text(item: Item) -> str:
+    # Item.type_label is repr() for a non-string type, which could be any size.
+    kind = item.type
+    if isinstance(kind, str):
+        return label(kind)
+    return item.type_label if kind is None else preview(kind)
+
+
 def change_label(change: Change) -> str:
     """Return a change's short cell text."""
     return _CHANGE_LABELS.get(change.code, change.code.replace("_", " "))
@@ -469,7 +477,7 @@ class TranscriptModel(QAbstractItemModel):
         if column == Column.INDEX:
             return str(i)
         if column == Column.TYPE:
-            return item.type_label
+            return _type_text(item)
         if column == Column.NAME:
             return label(item.name if item.name is not None else item.role)
         if column == Column.CALL_ID:
@@ -502,7 +510,7 @@ class TranscriptModel(QAbstractItemModel):
         verdict = self._result.verdicts[i]
         if column == Column.CHANGE and self._changes(i):
             return "\n".join(change_description(c) for c in self._changes(i))
-        head = f"#{i} {item.type_label} — {verdict.verdict}"
+        head = f"#{i} {_type_text(item)} — {verdict.verdict}"
         meaning = qt_palette.verdict_swatch(verdict.verdict).meaning
         return f"{head}\n{verdict.detail}\n\n{meaning}\n{item.origin.describe()}"
 

@@ -1,9 +1,11 @@
 """Long work off the GUI thread: QThreadPool + QRunnable, a QObject signal carrier per task,
-and a generation counter per channel so a superseded load's result is dropped."""
+and a generation counter per channel so a superseded load's result is dropped; a task given a
+cancel event has it set when it is superseded or cancelled, so its core work stops early."""
 
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +57,7 @@ class _Running:
     generation: int
     task: _Task | None
     carrier: _Carrier | None
+    cancel: threading.Event | None = None
 
 
 class TaskRunner(QObject):
@@ -88,8 +91,13 @@ class TaskRunner(QObject):
         work: Work,
         on_done: Callable[[Any], None],
         on_error: Callable[[InspectorError], None],
+        *,
+        cancel: threading.Event | None = None,
     ) -> int:
-        """Run `work` for a channel; only the newest generation's outcome reaches the callbacks."""
+        """Run `work` for a channel; only the newest generation's outcome reaches the callbacks.
+
+        `cancel` (an event the work watches) is set when the work is superseded or cancelled.
+        """
         self.cancel(channel, notify=False)
         generation = self.generation(channel) + 1
         if self.synchronous:
@@ -105,7 +113,7 @@ class TaskRunner(QObject):
         carrier = _Carrier()
         task = _Task(work, carrier)
         self._alive.add(task)
-        self._channels[channel] = _Running(generation, task, carrier)
+        self._channels[channel] = _Running(generation, task, carrier, cancel)
 
         def current() -> bool:
             running = self._channels.get(channel)
@@ -131,6 +139,8 @@ class TaskRunner(QObject):
         running = self._channels.get(channel)
         if running is None or running.carrier is None:
             return
+        if running.cancel is not None:
+            running.cancel.set()
         if running.task is not None and self._pool.tryTake(running.task):
             self._alive.discard(running.task)  # taken before it started: it never runs
         self._channels[channel] = _Running(running.generation + 1, None, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,3 +78,32 @@ def article_window(window: MainWindow) -> MainWindow:
 def article_result() -> GateResult:
     """The article's items gated with the region schema."""
     return gate_transcript(load_path(ARTICLE), load_tools(REGION_TOOLS))
+
+
+class TickGaps:
+    """Measures how long the GUI thread goes without running a QTimer (its responsiveness)."""
+
+    def __init__(self, interval_ms: int = 10) -> None:
+        from PySide6.QtCore import QTimer
+
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+        self._last = 0.0
+        self.longest = 0.0
+        self.ticks = 0
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+        self.ticks += 1
+
+    def __enter__(self) -> TickGaps:
+        self._last = time.monotonic()
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._tick()  # the time since the last tick counts too
+        self._timer.stop()

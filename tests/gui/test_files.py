@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from inspector.gui import qt_main_window
+from inspector.gui import app, qt_main_window
 from inspector.gui.qt_transcript_model import Column
 from inspector.gui.qt_workers import TaskRunner
 from tests.gui.conftest import PROVIDER_A, PROVIDER_B, SALES_TOOLS, digest
@@ -147,22 +147,60 @@ def test_settings_persist_in_the_ini_store(make_window, settings_path):
     assert second.left.path == str(PROVIDER_A)
 
 
-def test_input_files_are_byte_identical_after_a_session(pair_window, qtbot):
-    files = [PROVIDER_A, PROVIDER_B, SALES_TOOLS]
-    before = [digest(p) for p in files]
-    window = pair_window
+def _tree(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): digest(p) for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_input_files_are_byte_identical_after_a_session(make_window, qtbot, tmp_path):
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for source in (PROVIDER_A, PROVIDER_B, SALES_TOOLS):
+        shutil.copy(source, inputs / source.name)
+    left, right, tools = (inputs / p.name for p in (PROVIDER_A, PROVIDER_B, SALES_TOOLS))
+    before = _tree(inputs)
+    window = make_window(synchronous=False)
+    window.show()
+    window.load_tool_file(str(tools), regate=False)
+    window.open_pair(str(left), str(right))
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    # Edit arguments: the panel re-checks, the file stays as it was.
     window.select("left", 7)
     panel = window.arguments_panel
     panel.editor.selectAll()
     panel.editor.insertPlainText('{"region": "apac"}')
-    qtbot.waitUntil(lambda: panel.verdict is not None and panel.verdict == "ok", timeout=3000)
+    qtbot.waitUntil(lambda: panel.verdict == "ok", timeout=5000)
     panel.set_schema_text('{"type": "object"}')
-    window.paste(PROVIDER_A.read_text(encoding="utf-8"))
+    # Paste into Scratch, walk the differences, copy, reload, re-gate, swap, close.
+    window.paste(left.read_text(encoding="utf-8"))
+    for _ in range(3):
+        window.next_difference()
+    window.previous_difference()
+    window.go_to_counterpart()
+    window.copy_item()
     window.reload_action.trigger()
-    window.load_tool_file(str(SALES_TOOLS))
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    window.load_tool_file(str(tools))
+    qtbot.waitUntil(lambda: not window.runner.busy("left"), timeout=10_000)
     window.swap_action.trigger()
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
     window.close()
-    assert [digest(p) for p in files] == before
+    window.runner.wait()
+    assert _tree(inputs) == before  # same bytes, and nothing created beside them
+    # The settings store is the only thing written, and no temporary file is left behind.
+    written = {p.name for p in tmp_path.iterdir() if p.is_file()}
+    assert written <= {"settings.ini", "settings.ini.lock"} and "settings.ini" in written
+
+
+def test_a_failed_screenshot_leaves_the_earlier_file(qapp, tmp_path, monkeypatch):
+    target = tmp_path / "shot.png"
+    target.write_bytes(b"the earlier screenshot")
+    monkeypatch.setattr(app.QPixmap, "save", lambda *_args: False)
+    assert not app.save_png(app.QPixmap(10, 10), str(target))
+    assert target.read_bytes() == b"the earlier screenshot"
+    assert [p.name for p in tmp_path.iterdir()] == ["shot.png"]  # no temporary file left
+    monkeypatch.undo()
+    assert app.save_png(app.QPixmap(10, 10), str(target))
+    assert target.read_bytes().startswith(b"\x89PNG")
 
 
 def test_large_filters_run_on_a_worker(make_window, qtbot, monkeypatch):

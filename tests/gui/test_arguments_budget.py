@@ -1,0 +1,100 @@
+"""A schema pattern that backtracks catastrophically: the Arguments tab checks on a worker under
+the core's time budget, says it is validating, stays responsive, and cancels superseded checks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from inspector.core.gate import Verdict, make_toolset
+from inspector.core.model import Tool
+from inspector.gui import qt_schema_panel
+from inspector.gui.qt_schema_panel import ArgumentsPanel
+from inspector.gui.qt_workers import TaskRunner
+from tests.gui.conftest import TickGaps
+
+SCHEMA = {"properties": {"s": {"pattern": "^(a|aa)+$"}}}
+HOSTILE = {"type": "function_call", "name": "t", "call_id": "c", "status": "completed"}
+HOSTILE["arguments"] = json.dumps({"s": "a" * 5000 + "!"})
+BUDGET = 0.6
+
+
+@pytest.fixture
+def panel(qtbot) -> ArgumentsPanel:
+    """An Arguments panel that checks on the thread pool with a short budget."""
+    runner = TaskRunner()
+    panel = ArgumentsPanel(runner=runner)
+    qtbot.addWidget(panel)
+    panel.budget = BUDGET
+    panel.show()
+    yield panel
+    panel.stop()
+    runner.wait()
+
+
+@pytest.fixture
+def recorded(monkeypatch) -> list:
+    """The cancel event of every check the panels start."""
+    events = []
+    real = TaskRunner.start
+
+    def spy(self, channel, work, on_done, on_error, *, cancel=None):
+        if channel == qt_schema_panel.CHANNEL:
+            events.append(cancel)
+        return real(self, channel, work, on_done, on_error, cancel=cancel)
+
+    monkeypatch.setattr(TaskRunner, "start", spy)
+    return events
+
+
+def _toolset():
+    toolset, _overridden = make_toolset(None, {"t": Tool("t", SCHEMA, "function", "test")})
+    return toolset
+
+
+def test_a_catastrophic_pattern_ends_in_the_budget_error_without_freezing(panel, qtbot):
+    with TickGaps() as gaps:
+        panel.set_item(HOSTILE, None, _toolset())
+        assert panel.validating and panel.verdict is None
+        qtbot.waitUntil(lambda: panel.banner.detail.text() == "validating…", timeout=2000)
+        qtbot.waitUntil(lambda: not panel.validating, timeout=BUDGET * 1000 + 5000)
+    assert gaps.longest < 0.5, f"the GUI thread stalled for {gaps.longest:.2f} s"
+    assert gaps.ticks > 10
+    assert panel.verdict == Verdict.ARGUMENTS_SCHEMA
+    first = panel.errors.records()[0].cells
+    assert first[1] == "budget"
+    assert "time budget" in first[2] and "^(a|aa)+$" in first[2]
+    assert panel.banner.verdict_text == "arguments_schema"
+
+
+def test_typing_a_new_value_cancels_the_running_check(panel, qtbot, recorded):
+    panel.set_item(HOSTILE, None, _toolset())
+    assert len(recorded) == 1 and not recorded[0].is_set()
+    with TickGaps() as gaps, qtbot.waitSignal(panel.checked, timeout=5000) as blocker:
+        panel.editor.selectAll()
+        panel.editor.insertPlainText('{"s": "aaaa"}')  # as typed: the debounce, then a check
+    assert recorded[0].is_set()  # the superseded check was told to stop
+    assert len(recorded) == 2 and not recorded[1].is_set()
+    assert blocker.args == ["ok"]
+    assert panel.verdict == Verdict.OK and panel.errors.rowCount() == 0
+    assert gaps.longest < 0.5
+    # The first check's late result (its budget error) must not replace the newer one.
+    panel.runner.wait()
+    qtbot.wait(50)
+    assert panel.verdict == Verdict.OK and panel.errors.rowCount() == 0
+
+
+def test_quick_checks_do_not_flash_validating(panel, qtbot):
+    panel.set_item({**HOSTILE, "arguments": '{"s": "aa"}'}, None, _toolset())
+    qtbot.waitUntil(lambda: panel.verdict == Verdict.OK, timeout=3000)
+    assert panel.banner.detail.text() != "validating…"
+
+
+def test_closing_the_window_cancels_a_running_check(make_window, qtbot, recorded):
+    window = make_window(synchronous=False)
+    window.arguments_panel.budget = BUDGET
+    window.arguments_panel.set_item(HOSTILE, None, _toolset())
+    assert window.arguments_panel.validating
+    window.close()
+    assert recorded[0].is_set() and not window.arguments_panel.validating
