@@ -822,10 +822,19 @@ def _jsonl_bytes(data: bytes, path: str | None) -> Transcript | None:
     except orjson.JSONDecodeError:
         return None  # the first line is not a whole value: a multi-line document (or broken)
     long_digits = _NINETEEN_ZEROS in data.translate(_DIGITS_TO_ZERO)
-    lines = data.split(b"\n")
+
+    def lines() -> Iterator[bytes]:
+        # One line at a time, rather than a list of every line beside the data itself.
+        position = 0
+        while position < len(data):
+            stop = data.find(b"\n", position)
+            if stop < 0:
+                stop = len(data)
+            yield data[position:stop]
+            position = stop + 1
 
     def records() -> Iterator[tuple[int, Any]]:
-        for number, line in enumerate(lines, start=1):
+        for number, line in enumerate(lines(), start=1):
             if not line.strip():
                 continue
             if not long_digits:

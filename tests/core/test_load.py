@@ -209,3 +209,22 @@ def test_integers_beyond_64_bits_stay_exact(tmp_path):
     assert [i.raw["n"] for i in t.items] == [123456789012345678901234567890, 2**64 + 1]
     doc = load_text('{"input": [{"role": "user", "content": "z", "n": -99999999999999999999}]}')
     assert doc.items[0].raw["n"] == -99999999999999999999
+
+
+def test_jsonl_bytes_path_handles_crlf_blank_lines_and_bad_bytes():
+    good = (
+        b'{"type": "message", "role": "user", "content": "a"}\r\n\r\n'
+        b'{"type": "function_call_output", "call_id": "c", "output": "b"}\r\n'
+    )
+    t = load_bytes(good, "log.jsonl")
+    assert t.format == "jsonl"
+    assert [i.origin.line for i in t.items] == [1, 3]
+    bad = good + b'{"type": "message", "role": "user", "content": "\xc3\x28"}\n'
+    with pytest.raises(LoadError) as info:
+        load_bytes(bad, "log.jsonl")
+    assert (info.value.line, info.value.column) == (4, 49)
+    assert "UTF-8" in info.value.message
+    broken = good + b'{"type": "message",, "role": "user"}\n'
+    with pytest.raises(LoadError) as info:
+        load_bytes(broken, "log.jsonl")
+    assert info.value.line == 4 and info.value.column == 20
