@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         self.diff_panel = DiffPanel(self.tabs)
         self.findings_panel = FindingsPanel(self.tabs)
         self.stream_panel = StreamPanel(self.tabs)
-        self.scratch_panel = ScratchPanel(self.known_tools, self.tabs)
+        self.scratch_panel = ScratchPanel(self.known_tools, self.tabs, self.runner)
         self.tabs.addTab(self.item_panel, "Item")
         self.tabs.addTab(self.arguments_panel, "Arguments")
         self.tabs.addTab(self.diff_panel, "Diff")
@@ -426,6 +426,7 @@ class MainWindow(QMainWindow):
         """Save settings and drop running work before closing."""
         self.save_settings()
         self.arguments_panel.stop()
+        self.scratch_panel.stop()
         for channel in (*SIDES, "diff", "tools", "filter"):
             self.runner.cancel(channel, notify=False)
         super().closeEvent(event)

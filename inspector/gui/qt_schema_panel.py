@@ -41,12 +41,10 @@ from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
 from inspector.gui.qt_text import dim, monospace_font, plain_label, tooltip
-from inspector.gui.qt_workers import TaskRunner, debounce
+from inspector.gui.qt_workers import BUSY_DELAY_MS, TaskRunner, debounce
 
 #: Milliseconds between the last keystroke and the re-check.
 CHECK_DELAY_MS = 250
-#: A check shows "validating…" once it has run this long (quick checks do not flicker).
-BUSY_DELAY_MS = 100
 #: Arguments longer than this are shown shortened and read-only, and checked in full as they
 #: are in the file: a text editor cannot lay out a multi-megabyte line at typing speed.
 EDIT_LIMIT = 100_000

@@ -1,8 +1,14 @@
-"""The Scratch tab: pasted items or transcripts, gated at once and again as they are edited."""
+"""The Scratch tab: pasted items or transcripts, gated at once and again as they are edited.
+
+Gating runs on a worker: pasted text may be large, or name tools whose schemas take the
+core's whole time budget per call.
+"""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
@@ -18,17 +24,36 @@ from PySide6.QtWidgets import (
 from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.load import load_text
 from inspector.core.model import LoadError, Tool
+from inspector.core.schema import DEFAULT_BUDGET
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_pane import add_copy_menu
 from inspector.gui.qt_text import dim, plain_label
 from inspector.gui.qt_transcript_model import Column, IndexRole, PointerRole, TranscriptModel
-from inspector.gui.qt_workers import debounce
+from inspector.gui.qt_workers import BUSY_DELAY_MS, TaskRunner, debounce
 
 #: Milliseconds between the last keystroke and the re-gate.
 GATE_DELAY_MS = 250
 #: The name pasted text is loaded under (shown in error locations).
 PASTED = "<pasted>"
+#: The runner channel of the gating.
+CHANNEL = "scratch"
+
+
+@dataclass(frozen=True, slots=True)
+class _Gated:
+    """What gating the scratch text produced: a result, or the loader's error."""
+
+    result: GateResult | None
+    error: LoadError | None
+
+
+def _gate(text: str, tools: dict[str, Tool], budget: float, cancel: threading.Event) -> _Gated:
+    try:
+        transcript = load_text(text, PASTED)
+    except LoadError as exc:
+        return _Gated(None, exc)
+    return _Gated(gate_transcript(transcript, tools, budget=budget, cancel=cancel), None)
 
 
 class ScratchPanel(QWidget):
@@ -40,13 +65,20 @@ class ScratchPanel(QWidget):
     paste_requested = Signal()
 
     def __init__(
-        self, tools: Callable[[], Mapping[str, Tool]], parent: QWidget | None = None
+        self,
+        tools: Callable[[], Mapping[str, Tool]],
+        parent: QWidget | None = None,
+        runner: TaskRunner | None = None,
     ) -> None:
         super().__init__(parent)
         self._tools = tools
+        self.runner = runner if runner is not None else TaskRunner(self)
+        #: Seconds the core may spend on one item's schema check.
+        self.budget = DEFAULT_BUDGET
         self.result: GateResult | None = None
         self.error: LoadError | None = None
         self._timer = debounce(self, GATE_DELAY_MS, self.regate)
+        self._busy_timer = debounce(self, BUSY_DELAY_MS, self._show_busy)
 
         column = QVBoxLayout(self)
         column.setContentsMargins(6, 6, 6, 6)
@@ -107,24 +139,50 @@ class ScratchPanel(QWidget):
             self.editor.blockSignals(blocked)
         self.regate()
 
-    def regate(self) -> None:
-        """Load the text with the core loader and gate it with every known tool."""
+    @property
+    def gating(self) -> bool:
+        """Whether the text is being gated (its result not yet shown)."""
+        return self.runner.busy(CHANNEL)
+
+    def stop(self) -> None:
+        """Cancel the running gating; its result is dropped."""
         self._timer.stop()
+        self._busy_timer.stop()
+        self.runner.cancel(CHANNEL, notify=False)
+
+    def regate(self) -> None:
+        """Load the text with the core loader and gate it with every known tool (on a worker)."""
+        self.stop()
         text = self.editor.toPlainText()
-        self.result = None
-        self.error = None
         if not text.strip():
+            self._show(_Gated(None, None))
+            return
+        tools, budget, cancel = dict(self._tools()), self.budget, threading.Event()
+        self._busy_timer.start()
+        self.runner.start(
+            CHANNEL,
+            lambda _progress: _gate(text, tools, budget, cancel),
+            self._show,
+            lambda error: self._show(_Gated(None, None)),
+            cancel=cancel,
+        )
+
+    def _show_busy(self) -> None:
+        if self.gating:
+            self.banner.show_verdict(None, "Gating…")
+
+    def _show(self, gated: _Gated) -> None:
+        self._busy_timer.stop()
+        self.result, self.error = gated.result, gated.error
+        if self.error is not None:
+            self.model.set_result(None)
+            self.banner.show_verdict(None, f"{self.error.location()}: {self.error.message}")
+            return
+        if self.result is None:
             self.model.set_result(None)
             self.banner.show_verdict(None, "Nothing pasted yet.")
             return
-        try:
-            transcript = load_text(text, PASTED)
-        except LoadError as exc:
-            self.error = exc
-            self.model.set_result(None)
-            self.banner.show_verdict(None, f"{exc.location()}: {exc.message}")
-            return
-        self.result = gate_transcript(transcript, dict(self._tools()))
+        transcript = self.result.transcript
         self.model.set_result(self.result)
         if len(self.result.verdicts) == 1:
             verdict = self.result.verdicts[0]

@@ -14,6 +14,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from inspector.core.model import InspectorError
 
+#: Work shows that it is running only once it has taken this long (quick work does not flicker).
+BUSY_DELAY_MS = 100
+
 Progress = Callable[[str], None]
 Work = Callable[[Progress], Any]
 

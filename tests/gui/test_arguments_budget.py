@@ -98,3 +98,27 @@ def test_closing_the_window_cancels_a_running_check(make_window, qtbot, recorded
     assert window.arguments_panel.validating
     window.close()
     assert recorded[0].is_set() and not window.arguments_panel.validating
+
+
+def test_pasted_calls_to_a_catastrophic_tool_are_gated_off_the_gui_thread(make_window, qtbot):
+    window = make_window(synchronous=False)
+    window.scratch_panel.budget = BUDGET
+    calls = [
+        {**HOSTILE, "call_id": f"c{n}", "arguments": json.dumps({"s": "a" * (5000 + n) + "!"})}
+        for n in range(2)
+    ]
+    request = {
+        "tools": [{"type": "function", "name": "t", "parameters": SCHEMA}],
+        "input": calls,
+    }
+    scratch = window.scratch_panel
+    with TickGaps() as gaps:
+        window.paste(json.dumps(request))
+        assert scratch.gating
+        qtbot.waitUntil(lambda: scratch.banner.detail.text() == "Gating…", timeout=2000)
+        qtbot.waitUntil(lambda: not scratch.gating, timeout=2 * BUDGET * 1000 + 5000)
+    assert gaps.longest < 0.5, f"the GUI thread stalled for {gaps.longest:.2f} s"
+    verdicts = scratch.result.verdicts
+    assert [v.verdict for v in verdicts] == [Verdict.ARGUMENTS_SCHEMA] * 2
+    assert all(v.errors[0].keyword == "budget" for v in verdicts)
+    assert "request: 2 items" in scratch.banner.detail.text()
