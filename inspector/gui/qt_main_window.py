@@ -49,6 +49,9 @@ from inspector.resources import SamplePair, sample_pair
 SIDES = ("left", "right")
 #: Transcripts with more items than this are filtered on a worker thread.
 ASYNC_FILTER_ITEMS = 20_000
+#: Files larger than this are filtered on a worker whatever their item count (the filter
+#: searches each item's JSON, and one item may hold a 200 MB string).
+ASYNC_FILTER_BYTES = 4 * 1024 * 1024
 
 
 class Tab:
@@ -68,11 +71,12 @@ class Loaded:
     stream: StreamView | None
     summary: dict[str, int]
     blocking: bool
+    size: int = 0
 
     @classmethod
-    def of(cls, path: str, result: GateResult, stream: StreamView | None) -> Loaded:
-        """Bundle a gated transcript with the figures the window shows about it."""
-        return cls(path, result, stream, result.summary(), result.blocking())
+    def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
+        """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
+        return cls(path, result, stream, result.summary(), result.blocking(), size)
 
 
 def load_and_gate(
@@ -89,7 +93,7 @@ def load_and_gate(
     if transcript.stream is not None:
         progress("Decoding the event timeline…")
         stream = StreamView(path, transcript.stream, events_from_bytes(data))
-    return Loaded.of(path, result, stream)
+    return Loaded.of(path, result, stream, len(data))
 
 
 class MainWindow(QMainWindow):
@@ -597,7 +601,7 @@ class MainWindow(QMainWindow):
             ) -> Loaded:
                 progress(f"Gating {len(old.result.transcript.items):,} items…")
                 result = gate_transcript(old.result.transcript, tools, cancel=cancel)
-                return Loaded.of(old.path, result, old.stream)
+                return Loaded.of(old.path, result, old.stream, old.size)
 
             self.runner.start(
                 side,
@@ -826,8 +830,13 @@ class MainWindow(QMainWindow):
                 return
             self._apply_filter(rows)
 
+        sizes = {side: (x.size if x is not None else 0) for side, x in self.loaded.items()}
         large = any(
-            job is not None and self.panes[side].model.item_count() > ASYNC_FILTER_ITEMS
+            job is not None
+            and (
+                self.panes[side].model.item_count() > ASYNC_FILTER_ITEMS
+                or sizes[side] > ASYNC_FILTER_BYTES
+            )
             for side, job in jobs.items()
         )
         if large and not self.runner.synchronous:

@@ -109,6 +109,20 @@ def test_a_20_mb_string_is_shown_shortened_and_copied_in_full(make_window, qtbot
     _check_huge_item(make_window(synchronous=False), qtbot, _huge_file(tmp_path, size), size)
 
 
+def test_filtering_a_file_with_a_huge_string_runs_on_a_worker(make_window, qtbot, tmp_path):
+    window = make_window(synchronous=False)
+    _load(window, qtbot, _huge_file(tmp_path, 20_000_000))
+    window.set_aligned(False)
+    with TickGaps() as gaps:
+        for query in ("f", "fe", "fed", "read_log"):
+            window.left.filter_edit.setText(query)
+            window.refilter()
+            assert window.runner.busy("filter")
+        qtbot.waitUntil(lambda: not window.runner.busy("filter"), timeout=30_000)
+    assert gaps.longest < STALL_LIMIT, f"filtering stalled for {gaps.longest:.2f} s"
+    assert [window.left.model.item_at_row(r) for r in range(window.left.model.rowCount())] == [1]
+
+
 @pytest.mark.xfail(
     reason="the core loader holds the GIL for 0.4-0.7 s at a time on a 20 MB string "
     "(decode_text, parse_json's long-digit scan, element_lines), so the GUI thread waits",
