@@ -92,7 +92,24 @@ def decode_text(data: bytes, path: str | None = None) -> str:
 
 # orjson reads an integer beyond 64 bits as a float, silently losing digits; any run of 19 or
 # more digits sends the text to the standard library, which keeps such integers exact.
-_LONG_DIGITS = re.compile(r"[0-9]{19}")
+# Digits → "0", so one substring search (memmem) finds any run of 19 digits: a regex would try
+# a match at every character and hold the interpreter for most of a second on a large file.
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_ZEROS = b"0" * 19
+
+
+_WINDOW = 1 << 20
+
+
+def _has_long_digits(text: str | bytes) -> bool:
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    # In 1 MB windows (overlapping by 18 bytes), so a loader thread never holds the
+    # interpreter long enough for the window to stutter.
+    for start in range(0, max(len(data), 1), _WINDOW):
+        window = data[max(start - 18, 0) : start + _WINDOW]
+        if _NINETEEN_ZEROS in window.translate(_DIGITS_TO_ZERO):
+            return True
+    return False
 
 
 def parse_json(
@@ -103,7 +120,7 @@ def parse_json(
     `long_digits=False` says the caller already knows the text has no run of 19 digits.
     """
     if long_digits is None:
-        long_digits = _LONG_DIGITS.search(text) is not None
+        long_digits = _has_long_digits(text)
     if not long_digits:
         try:
             return orjson.loads(text)
@@ -148,61 +165,93 @@ def check_depth(value: Any, path: str | None = None, line_offset: int = 0) -> No
 # --------------------------------------------------------------------------------------------
 # Locating array elements in a JSON text (for line numbers of items in one JSON document)
 
-# Strings as one token (the unrolled form runs in C without per-character backtracking).
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]', re.DOTALL)
 _NOT_SPACE = re.compile(r"\S")
 
 
 def element_lines(text: str, target: tuple[str | int, ...]) -> list[int]:
     """Return the 1-based line of each element of the array at `target` (keys/indexes)."""
+    position = _value_at(text, target)
+    if position is None or text[position] != "[":
+        return []
+    return _lines_at(text, _array_element_offsets(text, position + 1))
+
+
+def _value_at(text: str, target: tuple[str | int, ...]) -> int | None:
+    """Return where the value at `target` starts in a JSON text, or None."""
+    # Values off the path are skipped whole by the standard library's C scanner, so the
+    # text is walked at C speed, strings and nesting included.
+    found = _NOT_SPACE.search(text)
+    if found is None:
+        return None
+    position = found.start()
+    try:
+        for token in target:
+            if isinstance(token, str):
+                position = _member_at(text, position, token)
+            else:
+                position = _array_element_offsets(text, position + 1, token + 1)[token]
+            if position is None:
+                return None
+    except (ValueError, IndexError, RecursionError, TypeError):
+        return None
+    return position
+
+
+def _member_at(text: str, position: int, key: str) -> int | None:
+    """Return where the value of `key` starts in the object at `position` (the last one wins,
+    as it does when the text is parsed)."""
+    if text[position] != "{":
+        return None
+    found: int | None = None
+    cursor = _NOT_SPACE.search(text, position + 1)
+    while cursor is not None and cursor.group(0) == '"':
+        name, after = _SCANNER.raw_decode(text, cursor.start())
+        colon = _NOT_SPACE.search(text, after)
+        if colon is None or colon.group(0) != ":":
+            return found
+        value = _NOT_SPACE.search(text, colon.end())
+        if value is None:
+            return found
+        if name == key:
+            found = value.start()
+        _, after = _SCANNER.raw_decode(text, value.start())
+        comma = _NOT_SPACE.search(text, after)
+        if comma is None or comma.group(0) != ",":
+            return found
+        cursor = _NOT_SPACE.search(text, comma.end())
+    return found
+
+
+_SCANNER = json.JSONDecoder()
+
+
+def _array_element_offsets(text: str, position: int, limit: int | None = None) -> list[int]:
+    """Return where each element of the array whose body starts at `position` begins."""
+    # The standard library's C scanner finds each element's end in one call, strings and
+    # nesting included: far faster than tokenising every element in Python.
     offsets: list[int] = []
-    # Each frame: [kind, path, expecting_key, current_key_or_index]
-    stack: list[list[Any]] = []
-    pending_key: Any = None
-    found_depth = -1
-    for match in _TOKEN.finditer(text):
-        tok = match.group(0)
-        if tok[0] == '"':
-            if stack and stack[-1][0] == "o" and stack[-1][2]:
-                pending_key = json.loads(tok)
-            continue
-        if tok in "{[":
-            if stack:
-                parent = stack[-1]
-                child = pending_key if parent[0] == "o" else parent[3]
-                path = (*parent[1], child)
-            else:
-                path = ()
-            frame = ["o" if tok == "{" else "a", path, tok == "{", 0]
-            stack.append(frame)
-            if tok == "[" and path == target:
-                found_depth = len(stack)
-                nxt = _NOT_SPACE.search(text, match.end())
-                if nxt is not None and nxt.group(0) != "]":
-                    offsets.append(nxt.start())
-        elif tok in "}]":
-            if stack:
-                if len(stack) == found_depth:
-                    break
-                stack.pop()
-        elif tok == ":":
-            if stack:
-                stack[-1][2] = False
-        elif tok == "," and stack:
-            frame = stack[-1]
-            if frame[0] == "o":
-                frame[2] = True
-            else:
-                frame[3] += 1
-                if len(stack) == found_depth:
-                    nxt = _NOT_SPACE.search(text, match.end())
-                    if nxt is not None:
-                        offsets.append(nxt.start())
+    while limit is None or len(offsets) < limit:
+        start = _NOT_SPACE.search(text, position)
+        if start is None or start.group(0) == "]":
+            return offsets
+        offsets.append(start.start())
+        try:
+            _, position = _SCANNER.raw_decode(text, start.start())
+        except (ValueError, RecursionError):
+            return offsets
+        after = _NOT_SPACE.search(text, position)
+        if after is None or after.group(0) != ",":
+            return offsets
+        position = after.end()
+    return offsets
+
+
+def _lines_at(text: str, offsets: list[int]) -> list[int]:
     lines: list[int] = []
     line, last = 1, 0
-    for off in offsets:
-        line += text.count("\n", last, off)
-        last = off
+    for offset in offsets:
+        line += text.count("\n", last, offset)
+        last = offset
         lines.append(line)
     return lines
 
@@ -300,7 +349,12 @@ def classify(obj: Any) -> str:
         return "unknown"
     # Most lines of a big log are items: answer those before the rarer record shapes.
     kind = obj.get("type")
-    if kind in _PLAIN_ITEM_TYPES and "stop_reason" not in obj and "object" not in obj:
+    if (
+        type(kind) is str
+        and kind in _PLAIN_ITEM_TYPES
+        and "stop_reason" not in obj
+        and "object" not in obj
+    ):
         return "item"
     marker = obj.get("object")
     if marker == "response":
@@ -722,7 +776,10 @@ def _load_text(text: str, path: str | None, data: bytes | None) -> Transcript:
 
         raw = data if data is not None else text.encode("utf-8")
         return load_sse(raw, path)
-    long_digits = _LONG_DIGITS.search(text) is not None
+    utf8 = data is not None and not data.startswith(
+        (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
+    )
+    long_digits = _has_long_digits(data if utf8 and data is not None else text)
     document_error: LoadError | None = None
     try:
         document = parse_json(text, path, long_digits=long_digits)
@@ -762,7 +819,7 @@ def load_jsonl_lines(
         lines = list(lines)
     if long_digits is None:
         # One scan of the whole text is far cheaper than one per line.
-        long_digits = _LONG_DIGITS.search("\n".join(lines)) is not None
+        long_digits = _has_long_digits("\n".join(lines))
     check = None if long_digits else False
 
     def records() -> Iterator[tuple[int, Any]]:
@@ -798,12 +855,6 @@ def _load_records(records: Iterable[tuple[int, Any]], path: str | None) -> Trans
     return b.transcript(fmt)
 
 
-# Digits → "0", so one substring search finds any run of 19 digits in raw bytes (fast memmem
-# rather than a regex over every byte).
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_NINETEEN_ZEROS = b"0" * 19
-
-
 def _jsonl_bytes(data: bytes, path: str | None) -> Transcript | None:
     """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
 
@@ -821,7 +872,7 @@ def _jsonl_bytes(data: bytes, path: str | None) -> Transcript | None:
         orjson.loads(first)
     except orjson.JSONDecodeError:
         return None  # the first line is not a whole value: a multi-line document (or broken)
-    long_digits = _NINETEEN_ZEROS in data.translate(_DIGITS_TO_ZERO)
+    long_digits = _has_long_digits(data)
 
     def lines() -> Iterator[bytes]:
         # One line at a time, rather than a list of every line beside the data itself.

@@ -228,3 +228,28 @@ def test_jsonl_bytes_path_handles_crlf_blank_lines_and_bad_bytes():
     with pytest.raises(LoadError) as info:
         load_bytes(broken, "log.jsonl")
     assert info.value.line == 4 and info.value.column == 20
+
+
+def test_long_integer_across_a_scan_window_stays_exact():
+    from inspector.core.load import _WINDOW
+
+    filler = "x" * (_WINDOW - 63)
+    text = json.dumps([{"type": "message", "role": "user", "content": filler, "n": 0}])
+    text = text.replace('"n": 0', '"n": 123456789012345678901234567890')
+    start = text.index("123456789012")
+    assert start < _WINDOW < start + 30  # the run straddles the first window's end
+    transcript = load_bytes(text.encode())
+    assert transcript.items[0].raw["n"] == 123456789012345678901234567890
+
+
+def test_element_lines_follow_nested_paths_and_skip_siblings():
+    text = '{"tools": [{"a": "]"}], "response": {"body": {"output": [\n1,\n "x",\n {}]}}}'
+    assert element_lines(text, ("response", "body", "output")) == [2, 3, 4]
+    assert element_lines("[[0], [\n1,\n2]]", (1,)) == [2, 3]
+    assert element_lines('{"input": 5}', ("input",)) == []
+
+
+def test_unhashable_type_values_do_not_break_detection():
+    t = load_text('{"type": [], "id": "x"}')
+    assert t.format == "item"
+    assert load_text('[{"type": {"a": 1}}]').items[0].type == {"a": 1}
