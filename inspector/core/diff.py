@@ -69,6 +69,7 @@ from inspector.core.model import (
     Transcript,
     effective_type,
     join_pointer,
+    paused_gc,
 )
 
 #: Item fields that always differ between providers and are never compared.
@@ -717,6 +718,11 @@ def _reasons(pair: Pair, left: Sequence[Item], right: Sequence[Item]) -> Iterato
 
 def diff_results(left: GateResult, right: GateResult) -> DiffResult:
     """Align two gated transcripts, list the changes of every pair and decide on replay."""
+    with paused_gc():
+        return _diff_results(left, right)
+
+
+def _diff_results(left: GateResult, right: GateResult) -> DiffResult:
     litems, ritems = left.transcript.items, right.transcript.items
     lside, rside = _Side.of(litems), _Side.of(ritems)
     lkeys, rkeys = lside.keys, rside.keys
