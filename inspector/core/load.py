@@ -298,6 +298,13 @@ class _Builder:
                 )
             self.tools[tool.name] = tool
 
+    def add_settings(self, record: _Record) -> None:
+        """Take a request's or response's tools and tool_choice (the latest record wins)."""
+        obj = record.obj
+        self.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
+        if "tool_choice" in obj:
+            self.tool_choice = obj["tool_choice"]
+
     def transcript(self, fmt: str, stream: Any = None) -> Transcript:
         return Transcript(
             path=self.path,
@@ -476,9 +483,7 @@ def _add_request(b: _Builder, record: _Record) -> None:
         origin,
         previous_response_id=previous if isinstance(previous, str) else None,
     )
-    b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
-    if "tool_choice" in obj:
-        b.tool_choice = obj["tool_choice"]
+    b.add_settings(record)
     data = obj.get("input")
     if isinstance(data, str):
         # A string input is shorthand for one user message.
@@ -511,9 +516,7 @@ def _add_response(b: _Builder, record: _Record, kind: str = "response") -> None:
         response_id=rid if isinstance(rid, str) else None,
         previous_response_id=previous if isinstance(previous, str) else None,
     )
-    b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
-    if "tool_choice" in obj:
-        b.tool_choice = obj["tool_choice"]
+    b.add_settings(record)
     output = obj.get("output")
     if isinstance(output, list):
         _add_items(b, record, output, ("output",), group)
