@@ -193,22 +193,8 @@ def gate_item(
 ) -> ItemVerdict:
     """Run the replay gate on one raw item; the first failing check decides the verdict."""
     item_type = effective_type(raw)
-    if not isinstance(item_type, str):
-        what = "missing" if item_type is None else f"not a string ({_quote(item_type)})"
-        return ItemVerdict(Verdict.NAMESPACED, f"type is {what}; not a portable item")
-    if ":" in item_type:
-        slug = item_type.split(":", 1)[0]
-        return ItemVerdict(
-            Verdict.NAMESPACED,
-            f"{item_type!r} is provider-prefixed ({slug!r}); it replays only to that provider",
-        )
     if item_type != "function_call":
-        if item_type in PORTABLE_CORE:
-            return ItemVerdict(Verdict.NOT_FUNCTION_CALL, f"{item_type} item; nothing to run")
-        return ItemVerdict(
-            Verdict.NOT_FUNCTION_CALL,
-            f"{item_type!r} is a provider-specific type; not a portable function_call",
-        )
+        return _type_verdict(item_type)
     status = raw.get("status", _ABSENT)
     if status != "completed":
         if status is _ABSENT:
@@ -227,6 +213,36 @@ def gate_item(
     except ArgumentsError as exc:
         return ItemVerdict(Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}")
     return check_arguments(raw.get("name"), parsed, tools, budget=budget, cancel=cancel)
+
+
+_TYPE_VERDICTS: dict[str, ItemVerdict] = {}
+
+
+def _type_verdict(item_type: Any) -> ItemVerdict:
+    """The verdict of an item that is not a function_call, which depends on its type alone."""
+    if not isinstance(item_type, str):
+        what = "missing" if item_type is None else f"not a string ({_quote(item_type)})"
+        return ItemVerdict(Verdict.NAMESPACED, f"type is {what}; not a portable item")
+    # Verdicts are frozen values: one per type serves every message, output and reasoning item.
+    found = _TYPE_VERDICTS.get(item_type)
+    if found is not None:
+        return found
+    if ":" in item_type:
+        slug = item_type.split(":", 1)[0]
+        found = ItemVerdict(
+            Verdict.NAMESPACED,
+            f"{item_type!r} is provider-prefixed ({slug!r}); it replays only to that provider",
+        )
+    elif item_type in PORTABLE_CORE:
+        found = ItemVerdict(Verdict.NOT_FUNCTION_CALL, f"{item_type} item; nothing to run")
+    else:
+        found = ItemVerdict(
+            Verdict.NOT_FUNCTION_CALL,
+            f"{item_type!r} is a provider-specific type; not a portable function_call",
+        )
+    if len(_TYPE_VERDICTS) < 4096:  # types come from files: keep the table bounded
+        _TYPE_VERDICTS[item_type] = found
+    return found
 
 
 def check_arguments(
@@ -341,6 +357,9 @@ def _gate_transcript(
     memo: dict[tuple[Any, str], ItemVerdict] = {}
     verdicts: list[ItemVerdict] = []
     for item in transcript.items:
+        if item.type != "function_call":
+            verdicts.append(_type_verdict(item.type))
+            continue
         raw = item.raw
         key = _memo_key(raw)
         if key is not None and key in memo:
