@@ -158,10 +158,6 @@ class Item:
             return self.raw.get(key, default)
         return default
 
-    def has(self, key: str) -> bool:
-        """Return whether the raw item has the field."""
-        return isinstance(self.raw, dict) and key in self.raw
-
     @property
     def type(self) -> Any:
         """The effective type: the raw `type`, or `message` / `item_reference` for shorthands."""
@@ -266,12 +262,3 @@ class Transcript:
     tools: Mapping[str, Tool] = field(default_factory=lambda: MappingProxyType({}))
     tool_choice: Any = None
     stream: Any = None
-
-    @property
-    def response_groups(self) -> tuple[Group, ...]:
-        """The groups that are response objects."""
-        return tuple(g for g in self.groups if g.kind == "response")
-
-    def items_of_group(self, group: int) -> list[Item]:
-        """Return the items that came from one group."""
-        return [it for it in self.items if it.group == group]
