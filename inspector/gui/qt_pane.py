@@ -63,6 +63,9 @@ _COLUMN_SAMPLES = {
     Column.VERDICT: ("arguments_schema", 12, False),
     Column.CHANGE: ("CALL_ID CHANGED", 30, False),
 }
+#: How many items the Type column is fitted to, and the widest it is made automatically.
+_FIT_ITEMS = 2000
+_FIT_CAP = 240
 #: Hidden until the user shows them from the header menu (they rarely decide a replay).
 _HIDDEN_BY_DEFAULT = (Column.ID, Column.STATUS)
 
@@ -352,9 +355,23 @@ class TranscriptPane(QFrame):
         """Show a gated transcript and its verdict counts."""
         self.path = path
         self.model.set_result(result)
+        self._fit_type_column(result)
         self._set_header(os.path.basename(path), result.transcript.format, summary)
         self.stack.setCurrentIndex(_Page.TREE)
         self.filter_row.setEnabled(True)
+
+    def _fit_type_column(self, result: GateResult) -> None:
+        # A provider-prefixed type is the thing to see, so widen the column to the longest
+        # type among the first items (never narrower than the user left it, within a cap).
+        bold = QFont(self.tree.font())
+        bold.setBold(True)
+        metrics = QFontMetrics(bold)
+        labels = {item.type_label for item in result.transcript.items[:_FIT_ITEMS]}
+        wanted = max((metrics.horizontalAdvance(label[:60]) for label in labels), default=0) + 16
+        header = self.tree.header()
+        current = header.sectionSize(Column.TYPE)
+        if wanted > current:
+            header.resizeSection(Column.TYPE, min(wanted, _FIT_CAP))
 
     def restore_page(self) -> None:
         """Leave the loading page after a cancel (back to the tree, error or empty state)."""

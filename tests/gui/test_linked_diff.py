@@ -220,3 +220,13 @@ def test_the_first_item_stays_shown_when_the_diff_arrives(window):
     window.open_file("right", str(PROVIDER_B))  # the diff lands and the models reset
     assert window.item_panel.origin.text().startswith("#0")
     assert window.item_panel.banner.verdict_text == "not_function_call"
+
+
+def test_type_column_fits_the_provider_prefixed_type(pair_window):
+    from PySide6.QtGui import QFont, QFontMetrics
+
+    tree = pair_window.right.tree
+    bold = QFont(tree.font())
+    bold.setBold(True)
+    needed = QFontMetrics(bold).horizontalAdvance("openai:web_search_call")
+    assert tree.header().sectionSize(Column.TYPE) >= needed
