@@ -474,6 +474,15 @@ def _add_items(
         b.add_item(raw, Origin(b.path, lines[i], join_pointer(pointer, i)), group, envelope)
 
 
+def _add_item_array(b: _Builder, record: _Record, key: str, group: int, rule: str) -> None:
+    """Add the items of the record's `key` array; anything else there (not null) is an error."""
+    value = record.obj.get(key)
+    if isinstance(value, list):
+        _add_items(b, record, value, (key,), group)
+    elif value is not None:
+        raise LoadError(f"{rule}, not {_describe(value)}", path=b.path, line=record.line)
+
+
 def _add_request(b: _Builder, record: _Record) -> None:
     obj = record.obj
     origin = Origin(b.path, record.line, record.base)
@@ -492,13 +501,9 @@ def _add_request(b: _Builder, record: _Record) -> None:
             Origin(b.path, record.line, join_pointer(record.base, "input")),
             group,
         )
-    elif isinstance(data, list):
-        _add_items(b, record, data, ("input",), group)
-    elif data is not None:
-        raise LoadError(
-            f"request input must be a string or an array of items, not {_describe(data)}",
-            path=b.path,
-            line=record.line,
+    else:
+        _add_item_array(
+            b, record, "input", group, "request input must be a string or an array of items"
         )
 
 
@@ -517,15 +522,7 @@ def _add_response(b: _Builder, record: _Record, kind: str = "response") -> None:
         previous_response_id=previous if isinstance(previous, str) else None,
     )
     b.add_settings(record)
-    output = obj.get("output")
-    if isinstance(output, list):
-        _add_items(b, record, output, ("output",), group)
-    elif output is not None:
-        raise LoadError(
-            f"response output must be an array, not {_describe(output)}",
-            path=b.path,
-            line=record.line,
-        )
+    _add_item_array(b, record, "output", group, "response output must be an array")
 
 
 def _add_item_list(b: _Builder, record: _Record) -> None:
