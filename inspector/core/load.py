@@ -295,6 +295,7 @@ class _Builder:
                     tool.kind,
                     tool.source,
                     Origin(self.path, line, tool.origin.pointer),
+                    tool.strict,
                 )
             self.tools[tool.name] = tool
 
@@ -329,17 +330,22 @@ def tools_from_list(
         here = Origin(file, None, join_pointer(pointer, i))
         kind = entry.get("type")
         function = entry.get("function")
+        # Chat Completions keeps `strict` beside the nested definition's parameters.
+        flag = (function if isinstance(function, dict) else entry).get("strict")
+        strict = flag if isinstance(flag, bool) else None
         if (
             kind == "function"
             and isinstance(function, dict)
             and isinstance(function.get("name"), str)
         ):
             # Chat Completions nests the definition under "function".
-            yield Tool(function["name"], function.get("parameters"), "function", source, here)
+            yield Tool(
+                function["name"], function.get("parameters"), "function", source, here, strict
+            )
         elif kind == "function" and isinstance(entry.get("name"), str):
-            yield Tool(entry["name"], entry.get("parameters"), "function", source, here)
+            yield Tool(entry["name"], entry.get("parameters"), "function", source, here, strict)
         elif "input_schema" in entry and isinstance(entry.get("name"), str):
-            yield Tool(entry["name"], entry.get("input_schema"), "function", source, here)
+            yield Tool(entry["name"], entry.get("input_schema"), "function", source, here, strict)
         elif kind == "custom" and isinstance(entry.get("name"), str):
             yield Tool(entry["name"], None, "custom", source, here)
 

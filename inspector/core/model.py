@@ -244,6 +244,8 @@ class Tool:
     kind: str = "function"
     source: str = "transcript"
     origin: Origin | None = None
+    #: The definition's own `strict` flag (None when absent); target profiles read it.
+    strict: bool | None = None
 
     @property
     def has_schema(self) -> bool:

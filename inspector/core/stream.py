@@ -1576,6 +1576,7 @@ def stream_transcript(result: StreamResult, path: str | None, format: str) -> Tr
                     kind="function",
                     source="transcript",
                     origin=Origin(path, None, join_pointer("/response/tools", ti), event),
+                    strict=tool.get("strict") if isinstance(tool.get("strict"), bool) else None,
                 )
         if "tool_choice" in described:
             tool_choice = described["tool_choice"]
