@@ -13,11 +13,13 @@ from inspector.commands.common import (
     safe_text,
     write_json,
 )
+from inspector.commands.tools import target_profile
 from inspector.core.gate import PASSING, GateResult, Severity, Verdict, gate_transcript
 from inspector.core.load import load_path, load_tools
 from inspector.core.model import LoadError, Tool
 from inspector.core.report import error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
+from inspector.core.targets import with_target_findings
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
 VERDICT_SGR = {
@@ -67,6 +69,12 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--strict", action="store_true", help="warning findings also make the exit status 1"
+    )
+    parser.add_argument(
+        "--target",
+        type=target_profile,
+        metavar="P",
+        help="also report what target provider P would reject or silently change",
     )
     parser.add_argument(
         "--item-budget",
@@ -166,6 +174,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 err.write(f"inspector: {safe_text(str(exc))}\n")
             continue
         result = gate_transcript(transcript, tools, budget=args.item_budget)
+        if args.target is not None:
+            result = with_target_findings(result, args.target)
         stream = transcript.stream
         if result.blocking(args.fail_on, args.strict) or stream_blocks(stream, args.strict):
             blocking = True
