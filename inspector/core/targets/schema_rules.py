@@ -211,7 +211,8 @@ def _type_array(rule: Rule, node: Node, ctx: _Context) -> Iterator[Hit]:
 
 def _type_required(rule: Rule, node: Node, ctx: _Context) -> Iterator[Hit]:
     schema = node.schema
-    if "type" not in schema and not any(k in schema for k in _COMBINATORS):
+    # A reference takes its type from its target (and the profiles that reject $ref say so).
+    if "type" not in schema and not any(k in schema for k in (*_COMBINATORS, "$ref")):
         yield node.pointer, "a schema without `type`"
 
 
@@ -255,7 +256,8 @@ def _refs(rule: Rule, node: Node, ctx: _Context) -> Iterator[Hit]:
     for keyword in ("$ref", "$defs", "definitions"):
         if keyword in node.schema:
             value = node.schema[keyword]
-            shown = _show(value) if keyword == "$ref" else f"{len(value)} definitions"
+            count = len(value) if isinstance(value, dict) else 0
+            shown = _show(value) if keyword == "$ref" else f"{count} definition{'s' * (count != 1)}"
             yield join_pointer(node.pointer, keyword), f"`{keyword}` ({shown})"
 
 
@@ -392,7 +394,11 @@ def _max_enum_values(rule: Rule, ctx: _Context) -> Iterator[Hit]:
 
 def _metaschema(rule: Rule, ctx: _Context) -> Iterator[Hit]:
     validator = _metaschema_validator(rule.get("dialect"))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(ctx.root))
+    try:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(ctx.root))
+    except RecursionError:
+        # Too deep for jsonschema's recursive walk: nothing is known, so nothing is claimed.
+        return
     if error is not None:
         pointer = join_pointer("", *error.absolute_path)
         yield pointer, f"an invalid schema ({_show(error.message, 120)})"

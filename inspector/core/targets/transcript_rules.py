@@ -378,7 +378,10 @@ def _reasoning_findings(
                     f"{_FAMILY_WORDS[family]}",
                 )
     elif rule.check == "any_reasoning":
-        carrying = [i for i in items if i.type == "reasoning" or reasoning_family(i) is not None]
+        # Reasoning items, including prefixed ones; a signature on a call is not reasoning input.
+        carrying = [
+            i for i in items if i.type == "reasoning" or (i.namespaced and reasoning_family(i))
+        ]
         if carrying:
             yield _finding(
                 profile,

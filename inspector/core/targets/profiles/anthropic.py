@@ -165,9 +165,10 @@ PROFILE = {
         {
             "id": "anthropic.reasoning.foreign",
             "check": "foreign",
-            "families": ["openai_encrypted", "gemini_signature"],
+            "families": ["openai_encrypted"],
             "reason": "Anthropic verifies thinking signatures and rejects reasoning produced by "
-            "another model ('Invalid signature in thinking block')",
+            "another model, such as encrypted_content sent as a signature ('Invalid signature in "
+            "thinking block')",
             "source": [
                 "https://github.com/anthropics/anthropic-sdk-python/issues/1598",
                 "https://github.com/caozhiyuan/copilot-api/pull/379",

@@ -80,9 +80,9 @@ PROFILE = {
             "check": "object_properties",
             "nonempty": True,
             "effect": "rejected",
-            "reason": "an OBJECT schema needs non-empty `properties`",
+            "reason": "an OBJECT schema needs non-empty `properties` (for a tool without "
+            "arguments the AI SDK leaves `parameters` out)",
             "source": "https://github.com/langchain-ai/langchainjs/pull/7935",
-            "fix": "leave `parameters` out for a tool without arguments, as the AI SDK does",
         },
         {
             "id": "gemini.schema.type_required",

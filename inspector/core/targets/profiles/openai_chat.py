@@ -29,15 +29,4 @@ PROFILE = {
             "fix": "map long ids to short ones, identically on tool calls and tool messages",
         }
     ],
-    "reasoning": [
-        {
-            "id": "openai_chat.reasoning.thought_signature",
-            "check": "foreign",
-            "families": ["gemini_signature"],
-            "severity": "warning",
-            "reason": "the Chat Completions format has no place for Gemini thought signatures, so "
-            "they are lost on the way",
-            "source": "https://github.com/agentjido/req_llm/pull/427",
-        }
-    ],
 }
