@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from types import MappingProxyType
 from typing import Any
 
@@ -475,3 +477,15 @@ def test_corpus_is_judged_without_crashing():
                 assert finding.source.startswith("https://")
         judged += 1
     assert judged > 50
+
+
+def test_targets_import_without_qt():
+    code = (
+        "import sys\n"
+        "sys.modules['PySide6'] = None\n"
+        "import inspector.core.targets, inspector.commands.tools\n"
+        "inspector.core.targets.load_profiles()\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -83,16 +83,16 @@ def _listing(items: list[Item], limit: int = 3) -> str:
 MODEL, USER, SYSTEM = "model", "user", "system"
 
 
+_ANTHROPIC_TYPES = frozenset({"anthropic:thinking", "anthropic:redacted_thinking"})
+_SIGNATURE_KEYS = ("thought_signature", "thoughtSignature")
+
+
 def reasoning_family(item: Item) -> str | None:
     """Which provider-bound reasoning an item carries, if any."""
     raw = item.raw
-    if not isinstance(raw, dict):
+    if type(raw) is not dict:
         return None
     kind = item.type
-    if kind in ("anthropic:thinking", "anthropic:redacted_thinking"):
-        return "anthropic_signature"
-    if kind == "google:thought_signature" or _gemini_signature(raw):
-        return "gemini_signature"
     if kind == "reasoning":
         nested = raw.get("anthropic")
         if isinstance(raw.get("signature"), str) or (
@@ -102,14 +102,18 @@ def reasoning_family(item: Item) -> str | None:
         encrypted = raw.get("encrypted_content")
         if isinstance(encrypted, str) and encrypted:
             return "openai_encrypted"
-    return None
-
-
-_SIGNATURE_KEYS = ("thought_signature", "thoughtSignature")
+    elif kind in _ANTHROPIC_TYPES:
+        return "anthropic_signature"
+    elif kind == "google:thought_signature":
+        return "gemini_signature"
+    return "gemini_signature" if _gemini_signature(raw) else None
 
 
 def _gemini_signature(raw: dict[str, Any]) -> bool:
-    if any(isinstance(raw.get(k), str) and raw[k] for k in _SIGNATURE_KEYS):
+    # Checked on every item of large logs: most carry none of these keys.
+    if ("thought_signature" in raw or "thoughtSignature" in raw) and any(
+        isinstance(raw.get(k), str) and raw[k] for k in _SIGNATURE_KEYS
+    ):
         return True
     nested = raw.get("google")
     return isinstance(nested, dict) and any(isinstance(nested.get(k), str) for k in _SIGNATURE_KEYS)
@@ -125,9 +129,11 @@ def side(item: Item) -> str | None:
         if role == "user":
             return USER
         return SYSTEM if role in ("system", "developer") else None
-    if kind in ("function_call", "reasoning") or reasoning_family(item) is not None:
+    if kind == "function_call" or kind == "reasoning":
         return MODEL
-    return USER if kind == "function_call_output" else None
+    if kind == "function_call_output":
+        return USER
+    return MODEL if item.namespaced and reasoning_family(item) is not None else None
 
 
 def segments(transcript: Transcript) -> list[list[Item]]:
@@ -185,9 +191,8 @@ def _call_id(item: Item) -> str | None:
 
 
 def _next_turn_answers_calls(
-    profile: Profile, rule: Rule, segment: list[Item]
+    profile: Profile, rule: Rule, segment: list[Item], conversation: list[_Turn]
 ) -> Iterator[TargetFinding]:
-    conversation = turns(segment)
     for here, after in pairwise(conversation):
         if here.side != MODEL:
             continue
@@ -205,9 +210,8 @@ def _next_turn_answers_calls(
 
 
 def _next_turn_response_count(
-    profile: Profile, rule: Rule, segment: list[Item]
+    profile: Profile, rule: Rule, segment: list[Item], conversation: list[_Turn]
 ) -> Iterator[TargetFinding]:
-    conversation = turns(segment)
     for here, after in pairwise(conversation):
         calls = here.calls() if here.side == MODEL else []
         if not calls:
@@ -225,10 +229,9 @@ def _next_turn_response_count(
 
 
 def _results_follow_calls(
-    profile: Profile, rule: Rule, segment: list[Item]
+    profile: Profile, rule: Rule, segment: list[Item], conversation: list[_Turn]
 ) -> Iterator[TargetFinding]:
     known = {_call_id(i) for i in segment if i.type == "function_call"}
-    conversation = turns(segment)
     for position, turn in enumerate(conversation):
         if turn.side != USER:
             continue
@@ -266,7 +269,7 @@ def _results_follow_calls(
 
 
 def _no_user_after_tool(
-    profile: Profile, rule: Rule, segment: list[Item]
+    profile: Profile, rule: Rule, segment: list[Item], conversation: list[_Turn]
 ) -> Iterator[TargetFinding]:
     spoken = [i for i in segment if side(i) is not None]
     for here, after in pairwise(spoken):
@@ -289,7 +292,9 @@ def _no_user_after_tool(
             )
 
 
-def _output_required(profile: Profile, rule: Rule, segment: list[Item]) -> Iterator[TargetFinding]:
+def _output_required(
+    profile: Profile, rule: Rule, segment: list[Item], conversation: list[_Turn]
+) -> Iterator[TargetFinding]:
     answered_at: dict[str, int] = {}
     for position, item in enumerate(segment):
         if item.type == "function_call_output" and _call_id(item) is not None:
@@ -322,7 +327,7 @@ def _output_item(item: Item | None) -> bool:
 
 
 def _reasoning_followed(
-    profile: Profile, rule: Rule, segment: list[Item]
+    profile: Profile, rule: Rule, segment: list[Item], conversation: list[_Turn]
 ) -> Iterator[TargetFinding]:
     for position, item in enumerate(segment):
         if item.type != "reasoning" or not isinstance(item.id, str) or not item.id:
@@ -362,12 +367,17 @@ _FAMILY_WORDS = {
 
 
 def _reasoning_findings(
-    profile: Profile, rule: Rule, items: tuple[Item, ...], conversations: list[list[Item]]
+    profile: Profile, rule: Rule, items: tuple[Item, ...], conversations: list[list[_Turn]]
 ) -> Iterator[TargetFinding]:
     if rule.check == "foreign":
         families = rule.get("families", ())
+        by_family: dict[str, list[Item]] = {}
+        for item in items:
+            family = reasoning_family(item)
+            if family in families:
+                by_family.setdefault(family, []).append(item)
         for family in families:
-            carrying = [i for i in items if reasoning_family(i) == family]
+            carrying = by_family.get(family, [])
             if carrying:
                 yield _finding(
                     profile,
@@ -391,8 +401,8 @@ def _reasoning_findings(
                 f"{_count(carrying, 'reasoning item')} ({_listing(carrying)}) would be sent",
             )
     elif rule.check == "signature_required":
-        for segment in conversations:
-            for turn in turns(segment):
+        for conversation in conversations:
+            for turn in conversation:
                 calls = turn.calls() if turn.side == MODEL else []
                 if calls and not any(reasoning_family(i) == "gemini_signature" for i in turn.items):
                     yield _finding(
@@ -501,14 +511,15 @@ def check_transcript(
     else:
         listed = list(tools or ())
     items = transcript.items
-    conversations = segments(transcript)
+    parts = segments(transcript) if profile.order or profile.reasoning else []
+    conversations = [turns(part) for part in parts]
     out: list[TargetFinding] = list(_tool_findings(profile, listed, items))
     out.extend(_history_name_findings(profile, items))
     out.extend(_call_id_findings(profile, items))
     for rule in profile.order:
         check = _ORDER_CHECKS[rule.check or ""]
-        for segment in conversations:
-            out.extend(check(profile, rule, segment))
+        for part, conversation in zip(parts, conversations, strict=True):
+            out.extend(check(profile, rule, part, conversation))
     for rule in profile.reasoning:
         out.extend(_reasoning_findings(profile, rule, items, conversations))
     return out
