@@ -61,6 +61,13 @@ def test_openai_falls_back_to_best_effort_when_the_schema_cannot_be_strict():
     assert verdict.mode == "loose" and verdict.problems == () and verdict.mark == "✓"
 
 
+def test_openai_does_not_close_an_explicitly_open_object_by_itself():
+    schema = {"type": "object", "properties": {"q": S}, "required": ["q"]}
+    assert check_tool(Tool("t", schema), "openai").mode == "normalize"
+    opened = {**schema, "additionalProperties": True}
+    assert check_tool(Tool("t", opened), "openai").mode == "loose"
+
+
 def test_openai_honours_the_strict_flag():
     strict = check_tool(Tool("search", OPTIONAL, strict=True), "openai")
     assert not strict.accepted and strict.mark == "✗"
@@ -249,23 +256,24 @@ TOOLS = {
 }
 
 
+CALLED = [
+    {"type": "message", "role": "user", "content": "hi"},
+    {
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "lookup",
+        "arguments": "{}",
+        "status": "completed",
+    },
+]
+
+
 def items_transcript(items: list[Any]):
     return load_text(json.dumps(items))
 
 
 def test_target_finding_is_a_gate_finding_with_more_keys():
-    transcript = items_transcript(
-        [
-            {"type": "message", "role": "user", "content": "hi"},
-            {
-                "type": "function_call",
-                "call_id": "call_1",
-                "name": "lookup",
-                "arguments": "{}",
-                "status": "completed",
-            },
-        ]
-    )
+    transcript = items_transcript(CALLED)
     findings = check_transcript(transcript, TOOLS, "gemini")
     schema = next(f for f in findings if f.code == "target_tool_schema")
     assert isinstance(schema, Finding) and isinstance(schema, TargetFinding)
@@ -292,17 +300,7 @@ def test_tools_may_be_a_toolset_a_mapping_or_a_list():
 
 def test_target_errors_block_like_any_error():
     transcript = items_transcript(
-        [
-            {"type": "message", "role": "user", "content": "hi"},
-            {
-                "type": "function_call",
-                "call_id": "call_1",
-                "name": "lookup",
-                "arguments": "{}",
-                "status": "completed",
-            },
-            {"type": "function_call_output", "call_id": "call_1", "output": "x"},
-        ]
+        [*CALLED, {"type": "function_call_output", "call_id": "call_1", "output": "x"}]
     )
     result = gate_transcript(transcript, TOOLS)
     assert not result.blocking()

@@ -53,6 +53,10 @@ SCHEMAS: dict[str, tuple[Any, Any]] = {
         {"type": "object", "properties": {"a": S}, "required": ["a"]},
         obj(a=S),
     ),
+    "openai.strict.open_objects": (
+        obj(a={"type": "object", "properties": {"b": S}, "additionalProperties": True}),
+        obj(a=obj(b=S)),
+    ),
     "openai.strict.all_required": (
         {**obj(a=S, b=S), "required": ["a"]},
         obj(a=S, b={"type": ["string", "null"]}),

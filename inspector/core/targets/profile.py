@@ -59,7 +59,7 @@ SCHEMA_CHECKS: Mapping[str, dict[str, Any]] = MappingProxyType(
         "root_object": {},
         "type_array": {},
         "type_required": {},
-        "closed_objects": {},
+        "closed_objects": {"properties": {"only_missing": {"type": "boolean"}}},
         "all_required": {},
         "ref_siblings": {},
         "recursive_ref": {},

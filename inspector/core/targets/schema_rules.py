@@ -220,6 +220,8 @@ def _closed_objects(rule: Rule, node: Node, ctx: _Context) -> Iterator[Hit]:
     schema = node.schema
     if _is_object(schema) and schema.get("additionalProperties") is not False:
         if "additionalProperties" in schema:
+            if rule.get("only_missing"):
+                return
             value = _show(schema["additionalProperties"])
             yield (
                 join_pointer(node.pointer, "additionalProperties"),

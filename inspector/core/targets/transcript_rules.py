@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from itertools import pairwise
@@ -12,7 +12,7 @@ from typing import Any
 from inspector.core.gate import Finding, GateResult, Severity, ToolSet, item_label
 from inspector.core.model import Item, Tool, Transcript
 from inspector.core.targets.profile import Profile, Rule, get_profile
-from inspector.core.targets.schema_rules import check_tools, with_fix
+from inspector.core.targets.schema_rules import check_tools, tools_of, with_fix
 
 CALL_ID = "target_call_id"
 ORDER = "target_order"
@@ -418,21 +418,33 @@ def _reasoning_findings(
 # -- names and call ids --------------------------------------------------------------------------
 
 
+def _mismatches(
+    rule: Rule, items: tuple[Item, ...], value_of: Callable[[Item], str | None]
+) -> dict[str, list[Item]]:
+    """Items whose value fails the rule's pattern, grouped by that value."""
+    pattern = _pattern(rule.get("pattern"))
+    bad: dict[str, list[Item]] = {}
+    for item in items:
+        value = value_of(item)
+        if value is not None and not pattern.fullmatch(value):
+            bad.setdefault(value, []).append(item)
+    return bad
+
+
+def _called_name(item: Item) -> str | None:
+    name = item.name
+    return name if item.type == "function_call" and isinstance(name, str) else None
+
+
+def _any_call_id(item: Item) -> str | None:
+    return _call_id(item) if item.type in ("function_call", "function_call_output") else None
+
+
 def _history_name_findings(profile: Profile, items: tuple[Item, ...]) -> Iterator[TargetFinding]:
     for rule in profile.tool_names:
         if "history" not in rule.get("scope", ()):
             continue
-        pattern = _pattern(rule.get("pattern"))
-        bad: dict[str, list[Item]] = {}
-        for item in items:
-            name = item.name
-            if (
-                item.type == "function_call"
-                and isinstance(name, str)
-                and not pattern.fullmatch(name)
-            ):
-                bad.setdefault(name, []).append(item)
-        for name, calls in bad.items():
+        for name, calls in _mismatches(rule, items, _called_name).items():
             yield _finding(
                 profile,
                 rule,
@@ -445,17 +457,7 @@ def _history_name_findings(profile: Profile, items: tuple[Item, ...]) -> Iterato
 
 def _call_id_findings(profile: Profile, items: tuple[Item, ...]) -> Iterator[TargetFinding]:
     for rule in profile.call_ids:
-        pattern = _pattern(rule.get("pattern"))
-        bad: dict[str, list[Item]] = {}
-        for item in items:
-            call_id = _call_id(item)
-            if (
-                item.type in ("function_call", "function_call_output")
-                and call_id is not None
-                and not pattern.fullmatch(call_id)
-            ):
-                bad.setdefault(call_id, []).append(item)
-        for call_id, carrying in bad.items():
+        for call_id, carrying in _mismatches(rule, items, _any_call_id).items():
             yield _finding(
                 profile,
                 rule,
@@ -504,12 +506,7 @@ def check_transcript(
     rewritten, and a transcript the target accepts gets no finding.
     """
     profile = get_profile(profile)
-    if isinstance(tools, ToolSet):
-        listed = list(tools.tools.values())
-    elif isinstance(tools, Mapping):
-        listed = list(tools.values())
-    else:
-        listed = list(tools or ())
+    listed = tools_of(tools)
     items = transcript.items
     parts = segments(transcript) if profile.order or profile.reasoning else []
     conversations = [turns(part) for part in parts]

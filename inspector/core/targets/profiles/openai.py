@@ -42,12 +42,29 @@ PROFILE = {
         {
             "id": "openai.strict.closed_objects",
             "check": "closed_objects",
+            "only_missing": True,
             "effect": "rejected",
             "mode": "strict",
             "when_normalized": "accepted",
             "reason": "strict mode needs `additionalProperties: false` on every object",
             "source": ["https://github.com/ravitemer/mcphub.nvim/pull/124", _STRUCTURED],
             "fix": "set additionalProperties: false on every object",
+        },
+        {
+            "id": "openai.strict.open_objects",
+            "check": "keyword",
+            "keywords": ["additionalProperties"],
+            "allowed_values": [False],
+            "effect": "rejected",
+            "mode": "strict",
+            "reason": "strict mode needs `additionalProperties: false`; open objects and maps "
+            "are not supported",
+            "source": [
+                "https://github.com/ravitemer/mcphub.nvim/pull/124",
+                _STRUCTURED,
+                "https://github.com/vercel/ai/blob/ed857f50f112/"
+                "packages/provider-utils/src/add-additional-properties-to-json-schema.ts",
+            ],
         },
         {
             "id": "openai.strict.all_required",
