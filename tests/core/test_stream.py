@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from inspector.core.jsonio import parse_event as parse_json
 from inspector.core.model import LoadError
-from inspector.core.sse import decode_sse
 from inspector.core.stream import (
     SPEC_EVENT_TYPES,
     VIOLATION_CODES,
@@ -20,10 +20,10 @@ from inspector.core.stream import (
     events_from_bytes,
     events_from_json_lines,
     events_from_sse,
-    parse_json,
     reduce_stream,
     stream_transcript,
 )
+from inspector.core.stream.sse import decode_sse
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / ".." / "shared" / "corpus"
@@ -370,7 +370,7 @@ def test_deep_nesting_is_refused_not_a_crash() -> None:
 
 def test_every_catalogue_event_type_has_a_handler() -> None:
     assert len(SPEC_EVENT_TYPES) == 24
-    from inspector.core.stream import _Reducer
+    from inspector.core.stream.reducer import _Reducer
 
     assert _Reducer(strict=False).handlers.keys() >= SPEC_EVENT_TYPES
 
@@ -1080,7 +1080,7 @@ def test_real_recordings_reduce_with_the_judged_violations(path: Path) -> None:
     except LoadError:
         return  # the only exception allowed; none of the recordings should need it
     if name in FOREIGN:
-        from inspector.core.foreign_streams import detect_stream_dialect
+        from inspector.core.formats import detect_stream_dialect
 
         assert detect_stream_dialect(events) != "open_responses"
         return
