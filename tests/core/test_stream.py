@@ -869,6 +869,24 @@ def test_invalid_utf8() -> None:
     assert only(result, "invalid_utf8").event_index == 6
 
 
+def test_foreign_stream_is_one_error_with_its_record_assembled() -> None:
+    from inspector.core.formats import load_stream
+
+    chunk = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}],
+    }
+    body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+    transcript = load_stream(body, "chat.sse")
+    stream = transcript.stream
+    assert stream.dialect == "chat_completions"
+    assert [(v.code, v.severity) for v in stream.violations] == [("foreign_stream", "error")]
+    assert stream.assembled["choices"][0]["message"]["content"] == "Hi"
+    assert len(transcript.events) == 2
+    assert [i.type for i in transcript.items] == ["message"]
+
+
 def test_every_violation_code_is_triggered_by_a_test() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     before = source.split("def test_every_violation_code")[0]
