@@ -188,7 +188,7 @@ def child_cold(kind: str) -> None:
 
     app = QApplication([])
     if kind.startswith("app"):
-        from inspector.gui.app import _application
+        from inspector.gui.qt_app import _application
         from inspector.gui.qt_main_window import MainWindow
         from inspector.gui.qt_settings import Settings
 
