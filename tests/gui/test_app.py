@@ -74,7 +74,7 @@ def test_empty_window_offers_the_sample_pair(qtbot, tmp_path):
     window.left.sample_button.click()
     assert window.left.path == str(PROVIDER_A)
     assert window.right.path == str(PROVIDER_B)
-    assert window.tool_files == [str(SALES_TOOLS)]
+    assert window.session.tool_files == [str(SALES_TOOLS)]
     assert window.alignment is not None
 
 

@@ -228,3 +228,12 @@ def test_reload_keeps_the_selected_item(pair_window):
     window.select("right", 6)
     window.reload_action.trigger()
     assert window.right.current_item() == 6
+
+
+def test_a_filter_stays_applied_to_a_reloaded_file(window):
+    window.open_file("left", str(PROVIDER_A))  # one side: no diff comes to refilter it
+    window.left.filter_edit.setText("verdict:ok")
+    window.refilter()
+    assert window.left.model.rowCount() == 3
+    window.reload_action.trigger()
+    assert window.left.model.rowCount() == 3
