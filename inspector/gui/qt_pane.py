@@ -477,11 +477,6 @@ class TranscriptPane(QFrame):
         item = index.data(IndexRole)
         return None if item is None else int(item)
 
-    def current_pointer(self) -> str:
-        """The JSON Pointer of the current row inside its item ('' on an item row)."""
-        index = self.tree.currentIndex()
-        return (index.data(PointerRole) or "") if index.isValid() else ""
-
     def select_item(self, item: int | None, *, notify: bool = True) -> bool:
         """Make an item's row current and selected, scrolled into view; False if not shown."""
         selection = self.tree.selectionModel()

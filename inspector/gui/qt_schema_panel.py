@@ -101,7 +101,6 @@ class ArgumentsPanel(QWidget):
         self._original = ""
         self._toolset = ToolSet()
         self._logged: ItemVerdict | None = None
-        self._schema_override: Tool | None = None
         self._setting = False
         self.verdict: Verdict | None = None
         self.issues: tuple[SchemaIssue, ...] = ()
@@ -201,7 +200,6 @@ class ArgumentsPanel(QWidget):
         self._raw = raw
         self._logged = logged
         self._toolset = toolset
-        self._schema_override = None
         self._fixed = None
         arguments = raw.get("arguments") if isinstance(raw, dict) else None
         if isinstance(arguments, str):
@@ -240,7 +238,6 @@ class ArgumentsPanel(QWidget):
         self._raw = None
         self._logged = None
         self._toolset = toolset
-        self._schema_override = None
         self._fixed = None
         self.raw_view.setText("")
         self._fill_tools(current or None)
@@ -296,7 +293,6 @@ class ArgumentsPanel(QWidget):
         tool = self._toolset.tools.get(name) if name is not None else None
         self._setting = True
         try:
-            self._schema_override = None
             if tool is None:
                 self.schema_view.set_text("")
                 self.schema_source.setText(
