@@ -20,6 +20,7 @@ from typing import Any
 
 from inspector.core.diff import DiffResult, Pair
 from inspector.core.gate import GateResult, ItemVerdict
+from inspector.core.model import Item
 from inspector.core.report.model import (
     Cleaner,
     FindingLike,
@@ -46,6 +47,8 @@ REASONS_SHOWN = 12
 CELL = 80
 DETAIL = 400
 VALUE = 600
+#: Longest item JSON shown for a blocked item.
+ITEM = 4_000
 
 #: Marker character and word per pair kind (as in the diff command's text output).
 MARKERS = {
@@ -141,6 +144,8 @@ tr.skip>td{text-align:center;color:var(--muted);background:var(--alt);font-style
 details>summary{cursor:pointer;color:var(--muted)}
 details>summary:hover{color:var(--fg)}
 details[open]>summary{margin-bottom:4px}
+pre.json{margin:4px 0;padding:6px 8px;background:var(--alt);border:1px solid var(--line);
+white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;max-height:24em;overflow:auto}
 .changes{margin:2px 0 4px;width:100%%}
 .changes td{border-bottom:1px dotted var(--line);padding:2px 6px}
 .detail{margin:2px 0;white-space:pre-wrap}
@@ -250,9 +255,11 @@ class _Page:
             + self.cell(call_id)
         )
 
-    def verdict_detail(self, side: str, index: int, verdict: ItemVerdict) -> str:
-        """A blocked item's detail and its schema errors."""
-        head = f"{side}#{index} " if side else ""
+    def verdict_detail(
+        self, side: str, item: Item, verdict: ItemVerdict, with_json: bool = True
+    ) -> str:
+        """A blocked item's detail, its schema errors and (unless told not to) its JSON."""
+        head = f"{side}#{item.index} " if side else ""
         parts = [
             f'<p class="detail"><span class="v-{verdict.verdict.value}">{head}'
             f"{verdict.verdict.value}</span>: {self.text(verdict.detail, DETAIL)}</p>"
@@ -269,6 +276,9 @@ class _Page:
                 "</colgroup><thead><tr><th>pointer</th><th>keyword</th><th>schema error</th></tr>"
                 f"</thead>{rows}</table>"
             )
+        if with_json:
+            text = self.clean.json(item.raw, ITEM, indent=2)
+            parts.append(f'<pre class="json">{_e(text)}</pre>')
         return "".join(parts)
 
     def change_rows(self, pair: Pair) -> str:
@@ -313,7 +323,7 @@ class _Page:
             f"{self.side_cells(diff.right, pair.right, ' sep')}</tr>"
         )
         blocked = [
-            (name, index, result.verdicts[index])
+            (name, result.transcript.items[index], result.verdicts[index])
             for name, result, index in (
                 ("left ", diff.left, pair.left),
                 ("right ", diff.right, pair.right),
@@ -330,7 +340,8 @@ class _Page:
         if blocked:
             parts.append("blocked: " + ", ".join(v.verdict.value for _, _, v in blocked))
         body = self.change_rows(pair) if pair.changes else ""
-        body += "".join(self.verdict_detail(n, i, v) for n, i, v in blocked)
+        # Side by side, the changes say what differs; each item's JSON is in its own report.
+        body += "".join(self.verdict_detail(n, i, v, with_json=False) for n, i, v in blocked)
         opened = " open" if pair.blocking else ""
         return (
             f'{row}<tr class="more"><td colspan="11"><details{opened}><summary>'
@@ -338,7 +349,7 @@ class _Page:
         )
 
     def item_row(self, result: GateResult, index: int) -> str:
-        """One row of a single transcript, and its expandable schema errors when blocked."""
+        """One row of a single transcript; a blocked one expands to its errors and JSON."""
         item = result.transcript.items[index]
         verdict = result.verdicts[index]
         number, kind, label, call_id = item_cells(item)
@@ -351,13 +362,13 @@ class _Page:
             + self.cell(verdict.detail, DETAIL)
             + "</tr>"
         )
-        count = len(verdict.errors)
-        if count < 2:
+        if not is_blocked(verdict.verdict):
             return row
+        count = len(verdict.errors)
+        what = f"{count} schema errors and the item" if count > 1 else "the item"
         return (
-            f'{row}<tr class="more"><td colspan="6"><details><summary>{count} schema '
-            f"error{'s' if count != 1 else ''}</summary>{self.verdict_detail('', index, verdict)}"
-            "</details></td></tr>"
+            f'{row}<tr class="more"><td colspan="6"><details><summary>{what}</summary>'
+            f"{self.verdict_detail('', item, verdict)}</details></td></tr>"
         )
 
     def rows(

@@ -258,13 +258,13 @@ class _Summary:
                 break
         if full:
             left_out = "; ".join(
-                f"{s.title}: {s.shown:,} of {s.total:,} shown"
+                f"{escape(s.title)}: {s.shown:,} of {s.total:,} shown"
                 for s in sections
                 if s.shown < s.total
             )
             lines += [
                 "",
-                f"*Truncated to stay under {LIMIT:,} characters ({escape(left_out)}). The HTML "
+                f"*Truncated to stay under {LIMIT:,} characters ({left_out}). The HTML "
                 "report (`--format html`) lists everything.*",
             ]
         # The rows are made; the redaction counts are complete.

@@ -248,9 +248,10 @@ class Cleaner:
         text = printable(self.redactor(value if isinstance(value, str) else str(value)))
         return clip(text, limit) if limit else text
 
-    def json(self, value: Any, limit: int = 0) -> str:
-        """Return a JSON value as cleaned compact text (strings redacted before dumping)."""
-        text = json.dumps(self.redactor.value(value), ensure_ascii=False, default=repr)
+    def json(self, value: Any, limit: int = 0, indent: int | None = None) -> str:
+        """Return a JSON value as cleaned text (strings redacted before dumping)."""
+        redacted = self.redactor.value(value)
+        text = json.dumps(redacted, ensure_ascii=False, default=repr, indent=indent)
         text = printable(text)
         return clip(text, limit) if limit else text
 

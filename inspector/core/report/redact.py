@@ -30,8 +30,9 @@ from typing import Any
 
 #: Characters a token is made of (base64, base64url and the usual separators).
 _TOKEN = r"[A-Za-z0-9._~+/=-]"
-#: What may sit between a key name and its value: a closing quote, `:` or `=`, an opening quote.
-_ASSIGN = r"""["']?\s*[:=]\s*["']?"""
+#: What may sit between a key name and its value: a closing quote, `:` or `=`, an opening quote,
+#: each quote possibly backslash-escaped (JSON inside a JSON string, as `arguments` often is).
+_ASSIGN = r"""\\*["']?\s*[:=]\s*\\*["']?"""
 
 #: (kind, pattern); a pattern with a group named `value` has only that group replaced.
 BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
