@@ -313,6 +313,9 @@ class _Page:
         kind = pair_kind(pair)
         mark, word = MARKERS[kind]
         level = LEVELS.get(kind)
+        if pair.blocking and kind in ("left", "right"):
+            # A call or its output on one side only blocks the replay: marked as such.
+            level, word = "major", f"{word}, blocks replay"
         marker = (
             f'<td class="m sep c-{level}" title="{word}">{icon("c-" + level)}{_e(mark)}</td>'
             if level

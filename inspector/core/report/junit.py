@@ -54,14 +54,17 @@ class _Suites:
     def case(
         self, suite: ET.Element, classname: str, name: str, failure: tuple[str, str, str] | None
     ) -> None:
-        """A test case; failure is (type, message, body) when it fails."""
-        case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+        """A test case (every string cleaned); failure is (type, message, body) when it fails."""
+        clean = self.clean
+        case = ET.SubElement(
+            suite, "testcase", classname=clean(classname), name=clean(name), time="0"
+        )
         if failure is not None:
             kind, message, body = failure
             element = ET.SubElement(
-                case, "failure", type=kind, message=self.clean(message, MESSAGE)
+                case, "failure", type=clean(kind), message=clean(message, MESSAGE)
             )
-            element.text = self.clean(body)
+            element.text = clean(body)
 
     def items(self, side: ReportSide, classname: str, suite: ET.Element) -> None:
         """One test case per item; a blocked verdict fails."""
@@ -74,14 +77,14 @@ class _Suites:
                     if line != verdict.detail:
                         lines.append(line)
                 failure = (verdict.verdict.value, verdict.detail, "\n".join(lines))
-            name = f"{self.clean(describe_item(item))}: {verdict.verdict.value}"
+            name = f"{describe_item(item)}: {verdict.verdict.value}"
             self.case(suite, f"{classname}.items", name, failure)
 
     def findings(self, findings: Sequence[FindingLike], classname: str, suite: ET.Element) -> None:
         """One test case per finding; error severity fails."""
         for finding in findings:
             where = items_text(list(finding.items))
-            name = f"{self.clean(finding.code)} {where}".strip()
+            name = f"{finding.code} {where}".strip()
             failure = None
             if str(finding.severity) == "error":
                 extras = "".join(
@@ -103,7 +106,7 @@ class _Suites:
         for pair in diff.pairs:
             left = describe_item(litems[pair.left]) if pair.left is not None else "-"
             right = describe_item(ritems[pair.right]) if pair.right is not None else "-"
-            name = f"{self.clean(left)} | {self.clean(right)}: {pair_kind(pair)}"
+            name = f"{left} | {right}: {pair_kind(pair)}"
             failure = None
             if pair.blocking:
                 lines = [
@@ -119,7 +122,7 @@ class _Suites:
         report = self.report
         for name, side in zip(report.side_names, report.sides, strict=True):
             classname = f"{name}" if len(report.sides) == 2 else "gate"
-            properties = {"path": self.clean(side.path), "format": side.format}
+            properties = {"path": self.clean(side.path), "format": self.clean(side.format)}
             suite = self.suite(f"{name}: {self.clean(side.path)}", properties)
             self.items(side, classname, suite)
             self.findings(side.result.findings, f"{classname}.findings", suite)
