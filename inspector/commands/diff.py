@@ -30,9 +30,9 @@ from inspector.commands.common import (
 )
 from inspector.commands.gate import SEVERITY_SGR, VERDICT_SGR, load_tool_option
 from inspector.core.diff import Change, DiffResult, Pair, diff_transcripts
-from inspector.core.gate import GateResult, Severity, Verdict
-from inspector.core.load import load_path
-from inspector.core.model import LoadError, Transcript
+from inspector.core.formats import load_path
+from inspector.core.gate import GateResult, Verdict
+from inspector.core.model import LoadError, Severity, Transcript
 
 #: One marker per pair: identical, info-only, changed, blocking, one side only.
 MARKERS = {"same": "=", "info": "~", "changed": "!", "blocking": "X", "left": "<", "right": ">"}

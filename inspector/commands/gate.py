@@ -13,9 +13,9 @@ from inspector.commands.common import (
     safe_text,
     write_json,
 )
-from inspector.core.gate import PASSING, GateResult, Severity, Verdict, gate_transcript
-from inspector.core.load import load_path, load_tools
-from inspector.core.model import LoadError, Tool
+from inspector.core.formats import load_path, load_tools
+from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
+from inspector.core.model import LoadError, Severity, Tool
 from inspector.core.report import error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 
@@ -89,14 +89,6 @@ def load_tool_option(path: str | None, err: TextIO) -> dict[str, Tool] | None:
         return None
 
 
-def stream_blocks(stream: Any, strict: bool) -> bool:
-    """Whether a stream's violations block (errors; warnings too when strict)."""
-    if stream is None:
-        return False
-    levels = {"error", "warning"} if strict else {"error"}
-    return any(str(v.severity) in levels for v in stream.violations)
-
-
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
@@ -158,7 +150,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unreadable = blocking = False
     for number, path in enumerate(args.files):
         try:
-            transcript = load_path(path)
+            transcript = load_path(path, strict=args.strict)
         except LoadError as exc:
             unreadable = True
             documents.append(error_document(path, exc))
@@ -166,8 +158,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 err.write(f"inspector: {safe_text(str(exc))}\n")
             continue
         result = gate_transcript(transcript, tools, budget=args.item_budget)
-        stream = transcript.stream
-        if result.blocking(args.fail_on, args.strict) or stream_blocks(stream, args.strict):
+        if decide(result, fail_on=args.fail_on, strict=args.strict).blocks:
             blocking = True
         if args.format == "json":
             documents.append(gate_document(path, result))

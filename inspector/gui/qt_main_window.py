@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
 
 from inspector import __version__
 from inspector.core.diff import DiffResult, diff_results
-from inspector.core.gate import GateResult, gate_transcript, make_toolset
-from inspector.core.load import load_bytes, load_tools, read_bytes
+from inspector.core.formats import load_bytes, load_tools
+from inspector.core.gate import Decision, GateResult, decide, gate_transcript, make_toolset
+from inspector.core.jsonio import read_bytes
 from inspector.core.model import InspectorError, LoadError, Tool
-from inspector.core.stream import events_from_bytes
 from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
 from inspector.gui.paste import PasteKind, route_paste
@@ -37,7 +37,7 @@ from inspector.gui.qt_diff import DiffPanel
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
-from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, problem_items
+from inspector.gui.qt_pane import TranscriptPane, fill_column_menu
 from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
 from inspector.gui.qt_settings import Settings
@@ -70,13 +70,18 @@ class Loaded:
     result: GateResult
     stream: StreamView | None
     summary: dict[str, int]
-    blocking: bool
+    decision: Decision
     size: int = 0
+
+    @property
+    def blocking(self) -> bool:
+        """Whether the core's replay decision says this file blocks a replay."""
+        return self.decision.blocks
 
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
         """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
-        return cls(path, result, stream, result.summary(), result.blocking(), size)
+        return cls(path, result, stream, result.summary(), decide(result), size)
 
 
 def load_and_gate(
@@ -91,8 +96,7 @@ def load_and_gate(
     result = gate_transcript(transcript, tools, cancel=cancel)
     stream = None
     if transcript.stream is not None:
-        progress("Decoding the event timeline…")
-        stream = StreamView(path, transcript.stream, events_from_bytes(data))
+        stream = StreamView(path, transcript.stream, transcript.events)
     return Loaded.of(path, result, stream, len(data))
 
 
@@ -763,7 +767,7 @@ class MainWindow(QMainWindow):
         result = self.results[side]
         if result is None:
             return
-        problems = problem_items(result)
+        problems = result.problems()
         if not problems:
             self.statusBar().showMessage("No item blocks a replay on this side", 4000)
             return
