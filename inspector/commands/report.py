@@ -19,8 +19,8 @@ from typing import Any, TextIO
 from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, safe_text
 from inspector.commands.gate import load_tool_option
 from inspector.core.diff import DiffResult, diff_transcripts
+from inspector.core.formats import load_path
 from inspector.core.gate import gate_transcript
-from inspector.core.load import load_path
 from inspector.core.model import LoadError, Tool, Transcript
 from inspector.core.report.html import render_html
 from inspector.core.report.junit import render_junit

@@ -26,8 +26,8 @@ import bench_diff  # noqa: E402
 import synthetic  # noqa: E402
 
 from inspector.core.diff import diff_transcripts  # noqa: E402
+from inspector.core.formats import load_path, load_tools  # noqa: E402
 from inspector.core.gate import gate_transcript  # noqa: E402
-from inspector.core.load import load_path, load_tools  # noqa: E402
 from inspector.core.report.html import render_html  # noqa: E402
 from inspector.core.report.junit import render_junit  # noqa: E402
 from inspector.core.report.markdown import render_markdown  # noqa: E402

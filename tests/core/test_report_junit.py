@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from inspector.core.diff import diff_transcripts
+from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import PASSING, gate_transcript
-from inspector.core.load import load_path, load_tools
 from tests.conftest import SAMPLES
 from tests.core.test_report_cli import PAIR, run_report
 from tests.core.test_report_html import INJECTIONS

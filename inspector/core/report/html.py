@@ -26,6 +26,7 @@ from inspector.core.report.model import (
     FindingLike,
     ReportInput,
     ReportSide,
+    count_text,
     extra_title,
     finding_extras,
     is_blocked,
@@ -381,6 +382,7 @@ class _Page:
         render: Callable[[int], str],
         describe: Callable[[int], str],
         columns: int,
+        kept: str,
     ) -> tuple[str, str]:
         """Every row, or past ROW_LIMIT the kept ones with a counted line per run left out."""
         if count <= ROW_LIMIT:
@@ -395,7 +397,7 @@ class _Page:
                 counts = ", ".join(f"{k} {v:,}" for k, v in skipped.most_common())
                 n = sum(skipped.values())
                 out.append(
-                    f'<tr class="skip"><td colspan="{columns}">{n:,} rows not shown '
+                    f'<tr class="skip"><td colspan="{columns}">{count_text(n, "row")} not shown '
                     f"(rows {start:,}–{end - 1:,}: {_e(counts)})</td></tr>"
                 )
                 skipped.clear()
@@ -414,7 +416,7 @@ class _Page:
         counts = ", ".join(f"{k} {v:,}" for k, v in total.most_common())
         note = (
             f'<p class="muted">{count:,} rows: more than {ROW_LIMIT:,}, so only the {shown:,} '
-            f"blocked or changed rows are listed; {sum(total.values()):,} rows are summarised "
+            f"{kept} rows are listed; {sum(total.values()):,} rows are summarised "
             f"({_e(counts)}).</p>"
         )
         return "".join(out), note
@@ -441,6 +443,7 @@ class _Page:
                 lambda n: self.pair_rows(diff, pairs[n]),
                 lambda n: MARKERS[pair_kind(pairs[n])][1],
                 11,
+                "changed, one-sided or blocked",
             )
             widths = '<col class="w-n"><col class="w-v"><col><col><col class="w-c">'
             legend = " ".join(
@@ -473,6 +476,7 @@ class _Page:
             lambda n: self.item_row(result, n),
             lambda n: result.verdicts[n].verdict.value,
             6,
+            "blocked",
         )
         return (
             f'<section><h2>Items</h2>{note}<table class="rows items"><colgroup>'
@@ -533,7 +537,7 @@ class _Page:
         note = f'<p class="muted">{more:,} more not listed.</p>' if more > 0 else ""
         return (
             '<table class="findings"><colgroup><col style="width:7em"><col style="width:14em">'
-            '<col style="width:4em"><col style="width:4em"><col style="width:4em"><col>'
+            '<col style="width:5em"><col style="width:5em"><col style="width:5em"><col>'
             "</colgroup><thead><tr><th>severity</th><th>code</th><th>event</th><th>line</th>"
             f"<th>seq</th><th>message</th></tr></thead>{rows}</table>{note}"
         )
@@ -591,17 +595,11 @@ class _Page:
             blocked = len(side.blocked())
             rows.append(
                 f'<tr><th>{name}</th><td class="path"><code>{self.text(side.path)}</code></td>'
-                f"<td>{self.text(side.format)}</td><td>{len(side.items):,} items, "
+                f"<td>{self.text(side.format)}</td><td>{count_text(len(side.items), 'item')}, "
                 f'{blocked:,} blocked</td><td class="chips">'
                 f"{chips or '<span class=none>no items</span>'}</td></tr>"
             )
-        meta = []
-        if report.tools:
-            meta.append(f"tools: <code>{self.text(report.tools)}</code>")
-        if report.mode:
-            meta.append(f"mode: {self.text(report.mode)}")
-        if report.target:
-            meta.append(f"target: {self.text(report.target)}")
+        meta = [f"{name}: <code>{self.text(value)}</code>" for name, value in report.settings()]
         redaction = "on" if self.redactor.enabled else "off"
         return (
             "<header><h1>Replay report</h1>"

@@ -23,6 +23,7 @@ from inspector.core.report.model import (
     FindingLike,
     ReportInput,
     ReportSide,
+    count_text,
     describe_item,
     extra_title,
     is_blocked,
@@ -112,7 +113,7 @@ class _Summary:
         for number, side in enumerate(sides):
             for verdict, count in verdict_counts(side.result):
                 verdicts[verdict][number] = count
-        names = [f"{n} ({len(s.items):,} items)" for n, s in self.names]
+        names = [f"{n} ({count_text(len(s.items), 'item')})" for n, s in self.names]
         rows = [
             [
                 code(verdict),
@@ -132,12 +133,7 @@ class _Summary:
         lines = [f"## {mark} {decision.headline}", ""]
         for name, side in self.names:
             lines.append(f"- {name}: {self.code(side.path, False)} ({escape(side.format)})")
-        if report.tools:
-            lines.append(f"- tools: {self.code(report.tools, False)}")
-        if report.mode:
-            lines.append(f"- mode: {escape(report.mode)}")
-        if report.target:
-            lines.append(f"- target: {self.code(report.target, False)}")
+        lines.extend(f"- {name}: {self.code(value, False)}" for name, value in report.settings())
         if decision.reasons:
             reasons = decision.reasons
             lines += ["", "**Reasons**", ""]

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from inspector import __version__
 from inspector.core.diff import DiffResult, Pair
 from inspector.core.gate import PASSING, GateResult, Verdict, item_label
+from inspector.core.gate import decide as gate_decision
 from inspector.core.model import Item
 from inspector.core.report.redact import Redactor
 
@@ -70,7 +71,7 @@ class ReportSide:
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class ReportDecision:
     """Whether anything blocks the replay, and why, in sentences."""
 
     blocking: bool
@@ -90,7 +91,7 @@ class ReportInput:
     """Everything a report shows: one or two sides, the diff of two, the decision, provenance."""
 
     sides: tuple[ReportSide, ...]
-    decision: Decision
+    decision: ReportDecision
     diff: DiffResult | None = None
     tools: str | None = None
     target: str | None = None
@@ -109,51 +110,37 @@ class ReportInput:
         """'left' and 'right' for a comparison, 'file' for one transcript."""
         return ("left", "right") if len(self.sides) == 2 else ("file",)
 
+    def settings(self) -> list[tuple[str, str]]:
+        """The options the report was made with: tools file, diff mode, target (when given)."""
+        named = (("tools", self.tools), ("mode", self.mode), ("target", self.target))
+        return [(name, value) for name, value in named if value]
+
     def generated_text(self) -> str:
         """The generation time in UTC, to the second."""
         return self.generated.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _is_error(severity: Any) -> bool:
-    return str(severity) == "error"
-
-
-def decide(sides: Sequence[ReportSide], diff: DiffResult | None) -> Decision:
+def decide(sides: Sequence[ReportSide], diff: DiffResult | None) -> ReportDecision:
     """The replay decision: the diff's for two sides, the gate's for one; error extras block."""
-    reasons: list[str] = []
     if diff is not None:
         blocking = not diff.replay_safe
-        reasons.extend(diff.reasons)
+        reasons = list(diff.reasons)
     else:
-        side = sides[0]
-        result = side.result
-        stream_errors = [v for v in side.violations() if _is_error(v.severity)]
-        blocking = result.blocking() or bool(stream_errors)
-        blocked = side.blocked()
-        if blocked:
-            counts = ", ".join(f"{k} {v}" for k, v in verdict_counts(result, blocked_only=True))
-            noun = "item has" if len(blocked) == 1 else "items have"
-            reasons.append(f"{len(blocked)} {noun} a blocking verdict ({counts})")
-        reasons.extend(f"{f.code}: {f.message}" for f in result.findings if _is_error(f.severity))
-        reasons.extend(
-            f"stream event {v.event_index}: {v.code}: {v.message}" for v in stream_errors
-        )
+        gated = gate_decision(sides[0].result)
+        blocking = gated.blocks
+        reasons = list(gated.reasons)
     for name, side in zip(("left ", "right ") if diff is not None else ("",), sides, strict=True):
         for finding in side.extra_findings:
-            if _is_error(finding.severity):
+            if str(finding.severity) == "error":
                 blocking = True
                 reasons.append(f"{name}{finding.code}: {finding.message}")
-    return Decision(blocking, tuple(reasons), diff is not None)
+    return ReportDecision(blocking, tuple(reasons), diff is not None)
 
 
-def verdict_counts(result: GateResult, blocked_only: bool = False) -> list[tuple[str, int]]:
+def verdict_counts(result: GateResult) -> list[tuple[str, int]]:
     """(verdict, count) in verdict order, zero counts left out."""
     summary = result.summary()
-    return [
-        (v.value, summary[v.value])
-        for v in Verdict
-        if v.value in summary and not (blocked_only and v in PASSING)
-    ]
+    return [(v.value, summary[v.value]) for v in Verdict if v.value in summary]
 
 
 def is_blocked(verdict: Verdict) -> bool:
@@ -196,6 +183,11 @@ def pair_kind(pair: Pair) -> str:
 def finding_extras(finding: FindingLike) -> dict[str, Any]:
     """The fields of a finding beyond code, severity, items and message."""
     return {k: v for k, v in finding.to_json().items() if k not in FINDING_FIELDS}
+
+
+def count_text(count: int, noun: str) -> str:
+    """'1 item', '2,500 items'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def items_text(items: Sequence[int]) -> str:
@@ -258,11 +250,12 @@ class Cleaner:
 
 __all__ = [
     "Cleaner",
-    "Decision",
     "FindingLike",
+    "ReportDecision",
     "ReportInput",
     "ReportSide",
     "clip",
+    "count_text",
     "decide",
     "describe_item",
     "extra_title",

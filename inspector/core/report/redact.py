@@ -28,6 +28,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from inspector.core.model import InspectorError
+
 #: Characters a token is made of (base64, base64url and the usual separators).
 _TOKEN = r"[A-Za-z0-9._~+/=-]"
 #: What may sit between a key name and its value: a closing quote, `:` or `=`, an opening quote,
@@ -70,7 +72,7 @@ BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
 KINDS: tuple[str, ...] = (*(kind for kind, _ in BUILTIN_PATTERNS), "custom")
 
 
-class RedactPatternError(ValueError):
+class RedactPatternError(InspectorError):
     """A `--redact` pattern that is not a usable regular expression."""
 
     def __init__(self, pattern: str, reason: str) -> None:
