@@ -191,7 +191,7 @@ def icon_symbols() -> str:
     ]
     symbols.append(_symbol("i-gap", data["gap"]["icon"]))
     return (
-        '<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0" '
+        '<svg width="0" height="0" '
         'style="position:absolute" aria-hidden="true">' + "".join(symbols) + "</svg>"
     )
 
