@@ -15,6 +15,7 @@ from inspector.commands.common import (
     write_json,
 )
 from inspector.core.formats import load_stream_path
+from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError
 from inspector.core.report import error_document
 from inspector.core.stream import OutputItem, ResponseResult, StreamResult
@@ -48,11 +49,11 @@ def add_parser(sub: Any) -> None:
 
 def run(args: Any, out: TextIO, err: TextIO) -> int:
     """Check one stream file and report; return the exit status."""
-    path: str = args.file
+    path = display_name(args.file)  # `-` is shown as <stdin>
     as_json = args.format == "json"
     try:
         # The same decode and reduction `gate` and the window use: one reading of a stream.
-        stream = load_stream_path(path, strict=args.strict).stream
+        stream = load_stream_path(args.file, strict=args.strict).stream
     except LoadError as exc:
         if as_json:
             write_json(error_document(path, exc), out)

@@ -15,6 +15,7 @@ from inspector.commands.common import (
 )
 from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
+from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Severity, Tool
 from inspector.core.report import error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
@@ -148,9 +149,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     style = Style.for_stream(out)
     documents: list[dict[str, Any]] = []
     unreadable = blocking = False
-    for number, path in enumerate(args.files):
+    for number, arg in enumerate(args.files):
+        path = display_name(arg)  # `-` is shown as <stdin>
         try:
-            transcript = load_path(path, strict=args.strict)
+            transcript = load_path(arg, strict=args.strict)
         except LoadError as exc:
             unreadable = True
             documents.append(error_document(path, exc))

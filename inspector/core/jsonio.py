@@ -1,5 +1,8 @@
 """Bytes → text → JSON: reading files, decoding text, and the one JSON parser (lenient or strict).
 
+`read_bytes` reads files, standard input (`-`), pipes and devices, gunzips gzip data, and is
+bounded while it reads: by `MAX_FILE_BYTES`, by refusing binary data, and by a cancel flag.
+
 Every JSON value the project reads goes through `loads`:
 
 * **lenient** (files): NaN and Infinity are accepted (a log may carry them outside `arguments`),
@@ -16,9 +19,19 @@ the common case; the standard library takes over where orjson would be wrong (in
 from __future__ import annotations
 
 import codecs
+import gzip
+import io
+import itertools
 import json
 import os
 import re
+import selectors
+import stat
+import sys
+import threading
+import time
+import zlib
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -26,29 +39,62 @@ import orjson
 
 from inspector.core.model import ArgumentsError, InspectorError, LoadError
 
-#: Files larger than this are refused rather than read into memory.
+#: Reads stop with a clear error as soon as more than this many bytes (after decompression)
+#: have come in, whatever size the file reports: a pipe or a device reports none. Read at call
+#: time, so a test may lower it.
 MAX_FILE_BYTES = 2 * 1024**3
 #: Deepest JSON nesting accepted; deeper documents are refused with a clear error.
 MAX_DEPTH = 512
+#: The path that means standard input, and the name it is shown under.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+#: Bytes asked for per read; the first chunk is also what binary data is recognised by.
+CHUNK_BYTES = 1 << 20
+#: How long a read of a pipe waits for data before it looks at its cancel flag again.
+POLL_SECONDS = 0.1
+
+_GZIP_MAGIC = b"\x1f\x8b"
+#: Bytes gathered before the data is judged: gzip's magic, and the longest BOM (UTF-32).
+_SNIFF_BYTES = 4
 
 
 # --------------------------------------------------------------------------------------------
 # Bytes
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a file for loading; every failure becomes a LoadError naming the file."""
+def display_name(path: str | os.PathLike[str]) -> str:
+    """The name a file is shown under: `<stdin>` for `-`, otherwise the path as given."""
     name = os.fspath(path)
+    return STDIN_NAME if name == STDIN else name
+
+
+def read_bytes(
+    path: str | os.PathLike[str],
+    *,
+    cancel: threading.Event | None = None,
+    limit: int | None = None,
+) -> bytes:
+    """Read a file, pipe, device or standard input (`-`) for loading, gunzipping gzip data.
+
+    The read is bounded as it happens (`limit`, by default `MAX_FILE_BYTES`, counts the bytes
+    after decompression), binary data is refused on its first chunk, and `cancel` is looked at
+    between chunks and while a pipe waits for a writer. Every failure is a LoadError naming
+    the file.
+    """
+    name = display_name(path)
+    limit = MAX_FILE_BYTES if limit is None else limit
     try:
-        size = os.path.getsize(name)
-        if size > MAX_FILE_BYTES:
-            raise LoadError(
-                f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} bytes", path=name
-            )
-        with open(name, "rb") as handle:
-            return handle.read()
+        fd, info, owned = _open(os.fspath(path))
+        try:
+            return _read_fd(fd, info, name, limit, cancel)
+        finally:
+            if owned:
+                os.close(fd)
     except LoadError:
         raise
+    except MemoryError:
+        # The buffer is released by now; a memory-capped process gets a message, not a trace.
+        raise LoadError("not enough memory to read the file", path=name) from None
     except FileNotFoundError:
         raise LoadError("no such file", path=name) from None
     except IsADirectoryError:
@@ -57,6 +103,164 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise LoadError("permission denied", path=name) from None
     except OSError as exc:
         raise LoadError(f"cannot read: {exc.strerror or exc}", path=name) from None
+
+
+def _open(path: str) -> tuple[int, os.stat_result, bool]:
+    """Open for reading: the descriptor, its status, and whether it is ours to close."""
+    if path == STDIN:
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, ValueError, OSError):
+            raise LoadError("there is no standard input to read", path=STDIN_NAME) from None
+        owned = False
+    else:
+        flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            # Opening a named pipe that has no writer blocks until one comes, past any cancel;
+            # opened non-blocking, the wait happens in `_chunks`, which can be cancelled.
+            flags |= os.O_NONBLOCK
+        fd, owned = os.open(path, flags), True
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)
+    except BaseException:
+        if owned:
+            os.close(fd)
+        raise
+    return fd, info, owned
+
+
+def _read_fd(
+    fd: int, info: os.stat_result, name: str, limit: int, cancel: threading.Event | None
+) -> bytes:
+    raw = _chunks(fd, info, name, cancel)
+    head = b""
+    for chunk in raw:  # a pipe may hand over a single byte first
+        head += chunk
+        if len(head) >= _SNIFF_BYTES:
+            break
+    gzipped = head.startswith(_GZIP_MAGIC)
+    if gzipped:
+        chunks = _gunzip(head, raw, name)
+    else:
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            raise LoadError(
+                f"file is {info.st_size:,} bytes; the limit is {_size(limit)}", path=name
+            )
+        chunks = itertools.chain((head,), raw)
+    # BytesIO hands its buffer over without a copy, so the file is held once.
+    buffer = io.BytesIO()
+    total = 0
+    for chunk in chunks:
+        # Checked here too: one compressed chunk can decompress to a gigabyte.
+        _check_cancel(cancel, name)
+        if not chunk:
+            continue
+        if not total:
+            _refuse_binary(chunk, name, gzipped)
+        total += len(chunk)
+        if total > limit:
+            what = "decompressed data" if gzipped else "input" if name == STDIN_NAME else "file"
+            raise LoadError(f"{what} is larger than the limit of {_size(limit)}", path=name)
+        buffer.write(chunk)
+    return buffer.getvalue()
+
+
+def _chunks(
+    fd: int, info: os.stat_result, name: str, cancel: threading.Event | None
+) -> Iterator[bytes]:
+    """Yield the descriptor's bytes chunk by chunk; a pipe is waited on in short polls."""
+    waits = stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)
+    with selectors.DefaultSelector() as selector:
+        if waits:
+            selector.register(fd, selectors.EVENT_READ)
+        while True:
+            _check_cancel(cancel, name)
+            if waits and not selector.select(POLL_SECONDS):
+                continue
+            try:
+                chunk = os.read(fd, CHUNK_BYTES)
+            except BlockingIOError:
+                if not waits:  # a non-blocking terminal with nothing typed yet: no busy loop
+                    time.sleep(POLL_SECONDS)
+                continue
+            if not chunk:
+                return
+            yield chunk
+
+
+def _check_cancel(cancel: threading.Event | None, name: str) -> None:
+    if cancel is not None and cancel.is_set():
+        raise LoadError("reading was cancelled", path=name)
+
+
+class _ChunkReader(io.RawIOBase):
+    """A readable file over chunks already read, so the gzip module can read a pipe."""
+
+    def __init__(self, head: bytes, rest: Iterator[bytes]) -> None:
+        super().__init__()
+        self._pending = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        """Always: this file is only ever read."""
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """Fill `buffer` from the pending chunk, reading the next when it runs out."""
+        while not self._pending:
+            chunk = next(self._rest, None)
+            if chunk is None:
+                return 0
+            self._pending = memoryview(chunk)
+        count = min(len(buffer), len(self._pending))
+        buffer[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        return count
+
+
+def _gunzip(head: bytes, rest: Iterator[bytes], name: str) -> Iterator[bytes]:
+    """Yield the decompressed data chunk by chunk, so a bomb is stopped by the caller's limit."""
+    try:
+        with gzip.GzipFile(fileobj=_ChunkReader(head, rest), mode="rb") as archive:
+            while chunk := archive.read(CHUNK_BYTES):
+                yield chunk
+    except EOFError:
+        raise LoadError("gzip data is cut short (no end-of-stream marker)", path=name) from None
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        raise LoadError(f"corrupt gzip data: {exc}", path=name) from None
+
+
+def _refuse_binary(chunk: bytes, name: str, gzipped: bool) -> None:
+    """Refuse a first chunk that holds a NUL byte or invalid UTF-8 (and no UTF-16/32 BOM)."""
+    if is_wide(chunk):
+        return  # UTF-16 and UTF-32 text is full of NUL bytes; decoding it checks it
+    where = " of the decompressed data" if gzipped else ""
+    nul = chunk.find(b"\0")
+    if nul >= 0:
+        raise LoadError(
+            f"binary data, not a transcript (a NUL byte at byte offset {nul}{where})", path=name
+        )
+    try:
+        # Not final: a character cut by the end of the chunk is not an error.
+        codecs.utf_8_decode(chunk, "strict", False)
+    except UnicodeDecodeError as exc:
+        located = utf8_error(chunk, exc, name)
+        raise LoadError(
+            f"binary data, not a transcript ({located.message} at byte offset {exc.start}{where})",
+            path=name,
+            line=located.line,
+            column=located.column,
+        ) from None
+
+
+def _size(count: int) -> str:
+    """A byte count with its binary unit when it is a whole one: '2,147,483,648 bytes (2 GiB)'."""
+    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if count >= scale and count % scale == 0:
+            return f"{count:,} bytes ({count // scale} {unit})"
+    return f"{count:,} bytes"
 
 
 _BOMS = (

@@ -34,6 +34,7 @@ from inspector.core.formats._records import (
 )
 from inspector.core.jsonio import (
     decode_text,
+    display_name,
     element_lines,
     first_non_space,
     has_long_digits,
@@ -357,15 +358,13 @@ def load_bytes(data: bytes, path: str | None = None, *, strict: bool = False) ->
 
 
 def load_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
-    """Load a transcript file; never modifies it."""
-    name = os.fspath(path)
-    return load_bytes(read_bytes(name), name, strict=strict)
+    """Load a transcript file (`-` is standard input, gzip is read through); never modifies it."""
+    return load_bytes(read_bytes(path), display_name(path), strict=strict)
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
     """Load a file that must be a recorded stream; anything else is a LoadError."""
-    name = os.fspath(path)
-    return load_stream(read_bytes(name), name, strict=strict)
+    return load_stream(read_bytes(path), display_name(path), strict=strict)
 
 
 # --------------------------------------------------------------------------------------------
@@ -374,8 +373,8 @@ def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> T
 
 def load_tools(path: str | os.PathLike[str]) -> dict[str, Tool]:
     """Load tool schemas from a tools array, a request body, or a {name: schema} object."""
-    name = os.fspath(path)
-    text = decode_text(read_bytes(name), name)
+    name = display_name(path)
+    text = decode_text(read_bytes(path), name)
     if text.startswith("\ufeff"):
         text = text[1:]
     return tools_from_document(load_json(text, name), name)
