@@ -14,9 +14,10 @@ from inspector.commands.common import (
     write_json,
 )
 from inspector.commands.tools import target_profile
-from inspector.core.gate import PASSING, GateResult, Severity, Verdict, gate_transcript
-from inspector.core.load import load_path, load_tools
-from inspector.core.model import LoadError, Tool
+from inspector.core.formats import load_path, load_tools
+from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
+from inspector.core.jsonio import display_name
+from inspector.core.model import LoadError, Severity, Tool
 from inspector.core.report import error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.core.targets import with_target_findings
@@ -97,14 +98,6 @@ def load_tool_option(path: str | None, err: TextIO) -> dict[str, Tool] | None:
         return None
 
 
-def stream_blocks(stream: Any, strict: bool) -> bool:
-    """Whether a stream's violations block (errors; warnings too when strict)."""
-    if stream is None:
-        return False
-    levels = {"error", "warning"} if strict else {"error"}
-    return any(str(v.severity) in levels for v in stream.violations)
-
-
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
@@ -164,9 +157,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     style = Style.for_stream(out)
     documents: list[dict[str, Any]] = []
     unreadable = blocking = False
-    for number, path in enumerate(args.files):
+    for number, arg in enumerate(args.files):
+        path = display_name(arg)  # `-` is shown as <stdin>
         try:
-            transcript = load_path(path)
+            transcript = load_path(arg, strict=args.strict)
         except LoadError as exc:
             unreadable = True
             documents.append(error_document(path, exc))
@@ -176,8 +170,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         result = gate_transcript(transcript, tools, budget=args.item_budget)
         if args.target is not None:
             result = with_target_findings(result, args.target)
-        stream = transcript.stream
-        if result.blocking(args.fail_on, args.strict) or stream_blocks(stream, args.strict):
+        if decide(result, fail_on=args.fail_on, strict=args.strict).blocks:
             blocking = True
         if args.format == "json":
             documents.append(gate_document(path, result))

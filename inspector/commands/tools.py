@@ -13,9 +13,9 @@ from inspector.commands.common import (
     safe_text,
     write_json,
 )
-from inspector.core.gate import Severity
-from inspector.core.load import load_path, load_tools
-from inspector.core.model import LoadError, Tool
+from inspector.core.formats import load_bytes, tools_from_document
+from inspector.core.jsonio import decode_text, display_name, load_json, read_bytes
+from inspector.core.model import LoadError, Severity, Tool
 from inspector.core.targets import (
     Profile,
     ToolVerdict,
@@ -69,25 +69,37 @@ def add_parser(sub: Any) -> None:
 
 
 def tools_in_file(path: str) -> list[Tool]:
-    """The tool definitions of a file: a transcript's tools, or a tools file's definitions."""
+    """The tool definitions of a file: a transcript's tools, or a tools file's definitions.
+
+    The file is read once, so `-` (standard input) and pipes work too.
+    """
+    name = display_name(path)
+    data = read_bytes(path)
     try:
-        transcript = load_path(path)
+        transcript = load_bytes(data, name)
     except LoadError as exc:
         # Not a transcript: a {name: schema} tools file, for one, is only readable as tools.
         try:
-            return list(load_tools(path).values())
+            return list(_tools_document(data, name).values())
         except LoadError:
             raise exc from None
     if transcript.tools:
         return list(transcript.tools.values())
     try:
-        return list(load_tools(path).values())
+        return list(_tools_document(data, name).values())
     except LoadError:
         raise LoadError(
             "no tool definitions found (expected a tools array, a request body, an object "
             "mapping names to schemas, or a transcript that carries tools)",
-            path=path,
+            path=name,
         ) from None
+
+
+def _tools_document(data: bytes, name: str) -> dict[str, Tool]:
+    # load_tools reads the file itself; these bytes are already read (standard input cannot be
+    # read twice).
+    text = decode_text(data, name).removeprefix("\ufeff")
+    return tools_from_document(load_json(text, name), name)
 
 
 def _source(path: str, tool: Tool) -> dict[str, Any]:

@@ -53,18 +53,13 @@ from typing import Any
 
 import orjson
 
-from inspector.core.gate import (
-    ArgumentsError,
-    GateResult,
-    Severity,
-    Verdict,
-    gate_transcript,
-    item_label,
-    parse_arguments,
-)
+from inspector.core.gate import GateResult, Verdict, gate_transcript, item_label
+from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
+    ArgumentsError,
     Item,
+    Severity,
     Tool,
     Transcript,
     effective_type,

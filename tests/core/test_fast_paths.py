@@ -7,9 +7,9 @@ import json
 import orjson
 import pytest
 
-from inspector.core import load, schema
+from inspector.core import formats, jsonio, schema
+from inspector.core.formats import load_text, tools_from_document
 from inspector.core.gate import gate_item, gate_transcript, make_toolset
-from inspector.core.load import load_text, tools_from_document
 from tests.benchmarks import synthetic
 
 
@@ -65,7 +65,8 @@ def test_orjson_loading_matches_the_standard_library(corpus, monkeypatch):
         def loads(_text):
             raise orjson.JSONDecodeError("forced", "", 0)
 
-    monkeypatch.setattr(load, "orjson", NoOrjson)
+    monkeypatch.setattr(jsonio, "orjson", NoOrjson)
+    monkeypatch.setattr(formats, "orjson", NoOrjson)
     plain = load_text(text, "synthetic.jsonl")
     assert [i.raw for i in fast.items] == [i.raw for i in plain.items]
     assert [i.origin for i in fast.items] == [i.origin for i in plain.items]

@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 import pytest
 
+from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import (
     ArgumentsError,
     ToolSet,
@@ -16,7 +17,6 @@ from inspector.core.gate import (
     gate_transcript,
     parse_arguments,
 )
-from inspector.core.load import load_path, load_tools
 from inspector.core.model import Tool
 
 

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from inspector.cli import run
-from inspector.core.gate import ArgumentsError, parse_arguments
-from inspector.core.load import load_text
-from inspector.core.model import LoadError
+from inspector.core.formats import load_text
+from inspector.core.jsonio import parse_arguments
+from inspector.core.model import ArgumentsError, LoadError
 
 
 def gate(*args):

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from inspector.core.gate import Finding, Severity, ToolSet, gate_transcript, make_toolset
-from inspector.core.load import load_path, load_text, load_tools
-from inspector.core.model import LoadError, Tool
+from inspector.core.formats import load_path, load_text, load_tools
+from inspector.core.gate import Finding, ToolSet, gate_transcript, make_toolset
+from inspector.core.model import LoadError, Severity, Tool
 from inspector.core.targets import (
     ProfileError,
     TargetFinding,

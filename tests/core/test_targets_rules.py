@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from inspector.core.load import load_text
+from inspector.core.formats import load_text
 from inspector.core.model import Tool
 from inspector.core.targets import check_tool, check_transcript, load_profiles
 

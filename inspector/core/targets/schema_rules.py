@@ -13,8 +13,8 @@ import jsonschema
 import jsonschema.exceptions
 import jsonschema.validators
 
-from inspector.core.gate import Severity, ToolSet
-from inspector.core.model import Tool, join_pointer
+from inspector.core.gate import ToolSet
+from inspector.core.model import Severity, Tool, join_pointer
 from inspector.core.targets.profile import Profile, Rule, get_profile
 
 #: Finding and problem codes.

@@ -9,8 +9,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from inspector.core.gate import Finding, GateResult, Severity, ToolSet, item_label
-from inspector.core.model import Item, Tool, Transcript
+from inspector.core.gate import Finding, GateResult, ToolSet, item_label
+from inspector.core.model import Item, Severity, Tool, Transcript
 from inspector.core.targets.profile import Profile, Rule, get_profile
 from inspector.core.targets.schema_rules import check_tools, tools_of, with_fix
 
