@@ -189,9 +189,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     documents: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
     rejected = False
-    for number, path in enumerate(args.files):
+    for number, arg in enumerate(args.files):
+        path = display_name(arg)  # `-` is shown as <stdin>
         try:
-            tools = tools_in_file(path)
+            tools = tools_in_file(arg)
         except LoadError as exc:
             errors.append({"path": path, "error": exc.to_json()})
             if args.format == "text":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -167,3 +169,28 @@ def test_gate_target_text_and_exit_status():
     status, out, _ = cli("gate", path, "--target", "mistral")
     assert status == 1
     assert "error target_call_id [#1,#3]: mistral: call_id 'call_eu'" in out
+
+
+def test_tools_reads_standard_input():
+    # `-` is file descriptor 0 itself, so the command runs in a process of its own.
+    with open(REPO / SALES, "rb") as handle:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "inspector",
+                "tools",
+                "-",
+                "--target",
+                "mistral",
+                "--format",
+                "json",
+            ],
+            stdin=handle,
+            capture_output=True,
+            cwd=REPO,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    tools = json.loads(done.stdout)["tools"]
+    assert [t["source"]["path"] for t in tools] == ["<stdin>"] * 3
