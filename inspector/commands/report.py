@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, safe_text
 from inspector.commands.gate import load_tool_option
+from inspector.commands.tools import target_profile
 from inspector.core.diff import DiffResult, diff_transcripts
 from inspector.core.formats import load_path
 from inspector.core.gate import gate_transcript
@@ -25,8 +26,9 @@ from inspector.core.model import LoadError, Tool, Transcript
 from inspector.core.report.html import render_html
 from inspector.core.report.junit import render_junit
 from inspector.core.report.markdown import render_markdown
-from inspector.core.report.model import FindingLike, ReportInput, ReportSide, decide
+from inspector.core.report.model import ReportInput, ReportSide, decide
 from inspector.core.report.redact import Redactor, RedactPatternError
+from inspector.core.targets import check_transcript
 
 #: Renderer per --format.
 RENDERERS: dict[str, Callable[[ReportInput, Redactor], str]] = {
@@ -44,8 +46,7 @@ class UsageError(Exception):
 
 
 # --------------------------------------------------------------------------------------------
-# Seams. Diff modes and target profiles are being built elsewhere; these two functions are the
-# only places that call them, and the only ones to replace when they land.
+# Seam: diff modes are being built elsewhere; this is the only place that calls the diff.
 
 
 def _diff(left: Transcript, right: Transcript, tools: Mapping[str, Tool], mode: str) -> DiffResult:
@@ -53,13 +54,6 @@ def _diff(left: Transcript, right: Transcript, tools: Mapping[str, Tool], mode: 
     if mode != "replay":
         raise UsageError(f"--mode {mode} is not available in this version (only replay)")
     return diff_transcripts(left, right, tools)
-
-
-def _target_findings(
-    transcript: Transcript, tools: Mapping[str, Tool], target: str
-) -> tuple[FindingLike, ...]:
-    """Findings of a target profile for one transcript; no profiles exist yet."""
-    raise UsageError(f"--target {target}: target profiles are not available in this version")
 
 
 # --------------------------------------------------------------------------------------------
@@ -81,7 +75,12 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("left", metavar="LEFT", help="a transcript (the original, for a diff)")
     parser.add_argument("right", metavar="RIGHT", nargs="?", help="the transcript to replay")
     parser.add_argument("--tools", metavar="FILE", help="tool schemas (override the transcripts')")
-    parser.add_argument("--target", metavar="P", help="also check against a target profile")
+    parser.add_argument(
+        "--target",
+        metavar="P",
+        type=target_profile,
+        help="also report what target provider P would reject or silently change",
+    )
     parser.add_argument("--mode", choices=MODES, help="diff mode for two files (default replay)")
     parser.add_argument(
         "--format",
@@ -179,15 +178,17 @@ def build_report(
     else:
         results = [gate_transcript(transcripts[0], tools)]
     sides = []
-    for path, transcript, result in zip(paths, transcripts, results, strict=True):
-        extra = _target_findings(transcript, tools, args.target) if args.target else ()
+    for path, result in zip(paths, results, strict=True):
+        extra = (
+            check_transcript(result.transcript, result.toolset, args.target) if args.target else ()
+        )
         sides.append(ReportSide(path, result, tuple(extra)))
     return ReportInput(
         sides=tuple(sides),
         decision=decide(sides, diff),
         diff=diff,
         tools=args.tools,
-        target=args.target,
+        target=args.target.name if args.target else None,
         mode=(args.mode or "replay") if diff is not None else None,
     )
 

@@ -117,13 +117,19 @@ def test_bad_redact_pattern_names_it() -> None:
     [
         (["--mode", "compare", *SAFE_PAIR], "--mode compare is not available"),
         (["--mode", "replay", *ARTICLE], "--mode applies to two files"),
-        (["--target", "bedrock", *ARTICLE], "target profiles are not available"),
+        (["--target", "nonesuch", *ARTICLE], "bedrock"),
         (["--no-redact", "--redact", "x", *ARTICLE], "contradict"),
     ],
 )
 def test_usage_errors(args: list[str], message: str) -> None:
     status, out, err = run_report(*args)
     assert status == 2 and out == "" and message in err
+
+
+def test_target_findings_are_reported_and_count() -> None:
+    status, out, _ = run_report(*ARTICLE, "--target", "mistral", "--format", "markdown")
+    assert status == 1
+    assert "target: `mistral`" in out and "`target_call_id`" in out
 
 
 def test_mode_replay_is_the_default_and_accepted() -> None:
