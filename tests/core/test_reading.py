@@ -251,7 +251,8 @@ def test_dev_urandom_ends_at_once() -> None:
 
 
 def test_random_bytes_are_refused_with_the_offset(tmp_path: Path) -> None:
-    noise = bytes(b % 255 + 1 for b in os.urandom(4096))  # no NUL: refused as invalid UTF-8
+    # No NUL and no line break: continuation bytes with no lead byte, invalid UTF-8 at once.
+    noise = bytes(0x80 | (b & 0x3F) for b in os.urandom(4096))
     path = tmp_path / "noise.jsonl"
     path.write_bytes(b'{"type": "message"}\n' + noise)
     with pytest.raises(LoadError, match="binary data, not a transcript") as info:
