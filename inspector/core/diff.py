@@ -64,6 +64,7 @@ Change codes (severity; "error" is exactly what blocks replay):
 from __future__ import annotations
 
 import difflib
+import heapq
 import json
 from bisect import bisect_left
 from collections import Counter
@@ -531,6 +532,9 @@ class _Side:
     keys: list[bytes]
     call_ids: list[Any]
     calls: list[tuple[int, str, str]]  # (index, type, call_id) of calls and outputs
+    # Compare mode asks these many times; replay mode never does, so they are computed lazily.
+    _typed: dict[str, list[int]] | None = None
+    _answers: dict[int, int] | None = None
 
     @classmethod
     def of(cls, items: Sequence[Item]) -> _Side:
@@ -546,6 +550,36 @@ class _Side:
                 if _is_call_type(kind) and isinstance(call_id, str):
                     calls.append((index, kind, call_id))
         return cls(raws, keys, call_ids, calls)
+
+    def typed(self, kind: str) -> list[int]:
+        """Indexes of the items whose raw `type` is `kind` (function_call or its output)."""
+        if self._typed is None:
+            found: dict[str, list[int]] = {t: [] for t in CALL_TYPES}
+            for index, raw in enumerate(self.raws):
+                if type(raw) is dict:
+                    item_type = raw.get("type")
+                    if _is_call_type(item_type):
+                        found[item_type].append(index)
+            self._typed = found
+        return self._typed[kind]
+
+    def answers(self) -> dict[int, int]:
+        """For each function_call_output: the latest earlier function_call with its call_id."""
+        if self._answers is None:
+            latest: dict[str, int] = {}
+            answers: dict[int, int] = {}
+            calls = self.typed("function_call")
+            outputs = self.typed("function_call_output")
+            for index in heapq.merge(calls, outputs):
+                call_id = self.call_ids[index]
+                if not isinstance(call_id, str):
+                    continue
+                if self.raws[index]["type"] == "function_call":
+                    latest[call_id] = index
+                elif call_id in latest:
+                    answers[index] = latest[call_id]
+            self._answers = answers
+        return self._answers
 
 
 def _longest_chain(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -595,11 +629,6 @@ def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
     return pairs
 
 
-def _kind_of(raw: Any) -> Any:
-    # The raw `type` only: shorthand items (no type) are messages or references, never calls.
-    return raw.get("type") if isinstance(raw, dict) else None
-
-
 #: Text part types whose `text` is the whole message in every format.
 _TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 #: Part fields that carry no text: ignored when empty (annotations, citations, logprobs) or
@@ -641,12 +670,35 @@ def _output_key(raw: Any) -> Hashable:
     return ("text", text) if text is not None else ("value", canonical_json(output))
 
 
+def _numbers_by_value(value: Any) -> Any:
+    """The value with integral floats as integers, so that 1 and 1.0 give one key."""
+    # Recursion is bounded: parsed arguments nest at most as deep as the strict parser allows.
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, list):
+        return [_numbers_by_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _numbers_by_value(v) for k, v in value.items()}
+    return value
+
+
 def _arguments_key(value: Any) -> Hashable:
     """Arguments as compared in compare mode: parsed JSON when they parse, else the raw value."""
     if isinstance(value, str):
         try:
-            return canonical_json(parse_arguments(value))
-        except ArgumentsError:
+            # A key only steers pairing (changes use the strict parser), so orjson's speed
+            # wins; it refuses what it cannot read exactly (integers beyond 64 bits).
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            try:
+                parsed = parse_arguments(value)
+            except ArgumentsError:
+                return ("text", value)
+        try:
+            if any(mark in value for mark in ".eE"):  # only then can a float be integral
+                parsed = _numbers_by_value(parsed)
+            return canonical_json(parsed)
+        except RecursionError:
             return ("text", value)
     return ("value", canonical_json(value))
 
@@ -662,37 +714,42 @@ def _calls_by_name(left: _Side, right: _Side) -> list[tuple[int, int]]:
 
     Three keys, most specific first: (name, parsed arguments, what the call's output says),
     (name, parsed arguments), name. Each anchors in order, as content anchors do, and the gaps
-    go to the next key; the last pairs the runs difflib finds equal. What is left (a parallel
-    batch that came back in another order) pairs key by key, k-th with k-th. The output in
-    the first key tells two identical calls of one batch apart when their results differ.
+    go to the next key; the last pairs the runs difflib finds equal. The order inside a
+    parallel batch (a run of consecutive calls) means nothing, so each batch is first put in
+    the order of its keys on both sides: a batch that came back in another order then aligns
+    like any other. The output in the first key tells two identical calls of one batch apart
+    when their results differ. Calls left unpaired go to the alignment of all items.
     """
-    la = [i for i, raw in enumerate(left.raws) if _kind_of(raw) == "function_call"]
-    rb = [j for j, raw in enumerate(right.raws) if _kind_of(raw) == "function_call"]
+    la, rb = left.typed("function_call"), right.typed("function_call")
     if not la or not rb:
         return []
     lkeys, rkeys = _call_keys(left, la), _call_keys(right, rb)
+    la, rb = _batches_in_key_order(la, lkeys[0]), _batches_in_key_order(rb, rkeys[0])
     leaf = _equal_runs(lkeys[-1], rkeys[-1])
     for ka, kb in reversed(list(zip(lkeys[1:], rkeys[1:], strict=True))):
         leaf = _patience_leaf(ka, kb, leaf)
     found: list[IndexPair] = []
     _patience(la, rb, lkeys[0], rkeys[0], leaf, found)
-    pairs = [(i, j) for i, j in found if i is not None and j is not None]
-    paired_left = {i for i, _ in pairs}
-    paired_right = {j for _, j in pairs}
-    rest_left = [i for i in la if i not in paired_left]
-    rest_right = [j for j in rb if j not in paired_right]
-    for ka, kb in zip(lkeys, rkeys, strict=True):
-        taken = _pair_in_turn(rest_left, rest_right, ka, kb, pairs)
-        rest_left = [i for i in rest_left if i not in taken]
-        taken_right = set(taken.values())
-        rest_right = [j for j in rest_right if j not in taken_right]
-    return pairs
+    return [(i, j) for i, j in found if i is not None and j is not None]
+
+
+def _batches_in_key_order(calls: list[int], keys: Mapping[int, Hashable]) -> list[int]:
+    """The calls with each run of consecutive indexes (a parallel batch) sorted by key."""
+    batch = 0
+    order: list[tuple[int, str, int]] = []
+    for position, index in enumerate(calls):
+        if position and index != calls[position - 1] + 1:
+            batch += 1
+        # repr: keys mix strings, bytes and None, which do not compare with each other.
+        order.append((batch, repr(keys[index]), index))
+    order.sort()
+    return [index for _, _, index in order]
 
 
 def _call_keys(side: _Side, calls: Sequence[int]) -> list[dict[int, Hashable]]:
     """The keys calls pair on, most specific first (see `_calls_by_name`)."""
     says: dict[int, Hashable] = {}
-    for output, call in _answered_calls(side).items():
+    for output, call in side.answers().items():
         says.setdefault(call, _output_key(side.raws[output]))
     names = {i: _hashable(side.raws[i].get("name")) for i in calls}
     arguments = {i: (names[i], _arguments_key(side.raws[i].get("arguments"))) for i in calls}
@@ -708,26 +765,6 @@ def _patience_leaf(ka: Mapping[int, Hashable], kb: Mapping[int, Hashable], inner
             _patience(a, b, ka, kb, inner, out)
 
     return leaf
-
-
-def _pair_in_turn(
-    a: Sequence[int],
-    b: Sequence[int],
-    ka: Mapping[int, Hashable],
-    kb: Mapping[int, Hashable],
-    out: list[tuple[int, int]],
-) -> dict[int, int]:
-    """Pair the k-th item of a key in `a` with the k-th of that key in `b`; return a → b."""
-    slots: dict[Hashable, list[int]] = {}
-    for j in reversed(b):
-        slots.setdefault(kb[j], []).append(j)
-    taken: dict[int, int] = {}
-    for i in a:
-        waiting = slots.get(ka[i])
-        if waiting:
-            taken[i] = waiting.pop()
-            out.append((i, taken[i]))
-    return taken
 
 
 def _equal_runs(ka: Mapping[int, Hashable], kb: Mapping[int, Hashable]) -> Leaf:
@@ -754,48 +791,40 @@ def _equal_runs(ka: Mapping[int, Hashable], kb: Mapping[int, Hashable]) -> Leaf:
 def _outputs_by_call(
     left: _Side, right: _Side, calls: Sequence[tuple[int, int]]
 ) -> list[tuple[int, int]]:
-    """Pair function_call_outputs in compare mode.
+    """Pair function_call_outputs in compare mode, by the calls they answer (not by call_id).
 
-    In turn: the output of the paired call when the two outputs say the same; outputs whose
-    content occurs equally often on both sides (k-th with k-th, whatever their call_ids: the
-    content is the evidence, and a disagreement with the calls becomes call_id_mismatch); then
-    the output of the paired call whatever it says. The rest is left to content alignment.
+    In turn: the output of the paired call when the two outputs say the same; among outputs
+    of paired calls, content that occurs equally often on both sides (k-th with k-th: the
+    content is the evidence, and when it disagrees with the calls that is call_id_mismatch);
+    then the output of the paired call whatever it says. The rest is left to alignment.
     """
-    renamed: dict[str, str] = {}
-    for i, j in calls:
-        lcall, rcall = left.call_ids[i], right.call_ids[j]
-        if isinstance(lcall, str) and isinstance(rcall, str):
-            renamed.setdefault(lcall, rcall)
-    lo = [i for i, raw in enumerate(left.raws) if _kind_of(raw) == "function_call_output"]
-    ro = [j for j, raw in enumerate(right.raws) if _kind_of(raw) == "function_call_output"]
+    lo, ro = left.typed("function_call_output"), right.typed("function_call_output")
     if not lo or not ro:
         return []
+    partner = dict(calls)
+    paired_right = set(partner.values())
+    left_answers, right_answers = left.answers(), right.answers()
     lkey = {i: _output_key(left.raws[i]) for i in lo}
     rkey = {j: _output_key(right.raws[j]) for j in ro}
-    by_call_id: dict[str, list[int]] = {}
+    outputs_of: dict[int, list[int]] = {}
     for j in ro:
-        call_id = right.call_ids[j]
-        if isinstance(call_id, str):
-            by_call_id.setdefault(call_id, []).append(j)
-    first_free: dict[str, int] = {}
+        call = right_answers.get(j)
+        if call is not None:
+            outputs_of.setdefault(call, []).append(j)
     used: set[int] = set()
     pairs: list[tuple[int, int]] = []
 
     def answer(i: int, same_content: bool) -> int | None:
-        call_id = left.call_ids[i]
-        target = renamed.get(call_id) if isinstance(call_id, str) else None
-        candidates = by_call_id.get(target, ()) if target is not None else ()
-        # A call replayed in every request of a log has as many outputs: they are taken
-        # mostly in order, so the scan starts after the taken ones.
-        start = first_free.get(target, 0) if target is not None else 0
-        while start < len(candidates) and candidates[start] in used:
-            start += 1
-        if target is not None:
-            first_free[target] = start
-        for j in candidates[start:]:
+        call = left_answers.get(i)
+        target = partner.get(call) if call is not None else None
+        for j in outputs_of.get(target, ()) if target is not None else ():
             if j not in used and (not same_content or rkey[j] == lkey[i]):
                 return j
         return None
+
+    def take(i: int, j: int) -> None:
+        used.add(j)
+        pairs.append((i, j))
 
     rest = []
     for i in lo:
@@ -803,28 +832,39 @@ def _outputs_by_call(
         if j is None:
             rest.append(i)
         else:
-            used.add(j)
-            pairs.append((i, j))
-    left_counts = Counter(lkey[i] for i in rest)
-    right_counts = Counter(rkey[j] for j in ro if j not in used)
+            take(i, j)
+    # Only outputs of paired calls: an output whose call has no partner has nothing to
+    # disagree with, and pairing it by content across the transcript would only mislead.
+    moved_left = [i for i in rest if partner.get(left_answers.get(i, -1)) is not None]
+    moved_right = [j for j in ro if j not in used and right_answers.get(j) in paired_right]
+    left_counts = Counter(lkey[i] for i in moved_left)
+    right_counts = Counter(rkey[j] for j in moved_right)
     slots: dict[Hashable, list[int]] = {}
-    for j in reversed(ro):
-        if j not in used and left_counts[rkey[j]] == right_counts[rkey[j]]:
+    for j in reversed(moved_right):
+        if left_counts[rkey[j]] == right_counts[rkey[j]]:
             slots.setdefault(rkey[j], []).append(j)
-    unanswered = []
-    for i in rest:
+    for i in moved_left:
         waiting = slots.get(lkey[i])
         if waiting:
-            j = waiting.pop()
-            used.add(j)
-            pairs.append((i, j))
-        else:
-            unanswered.append(i)
-    for i in unanswered:
-        j = answer(i, False)
-        if j is not None:
-            used.add(j)
-            pairs.append((i, j))
+            take(i, waiting.pop())
+    taken = {i for i, _ in pairs}
+    for i in rest:
+        if i not in taken and (j := answer(i, False)) is not None:
+            take(i, j)
+            taken.add(i)
+    # Last, a right output that answers no call (it comes before its call, say) still meets
+    # the output of the call its call_id names, so the mismatch is told about that pair.
+    orphans: dict[str, list[int]] = {}
+    for j in reversed(ro):
+        call_id = right.call_ids[j]
+        if j not in used and j not in right_answers and isinstance(call_id, str):
+            orphans.setdefault(call_id, []).append(j)
+    for i in rest:
+        call = partner.get(left_answers.get(i, -1))
+        call_id = right.call_ids[call] if call is not None else None
+        waiting = orphans.get(call_id) if isinstance(call_id, str) else None
+        if waiting and i not in taken:
+            take(i, waiting.pop())
     return pairs
 
 
@@ -1272,22 +1312,6 @@ def _reasons(
 # Compare mode: call_id consistency and format-neutral verdicts
 
 
-def _answered_calls(side: _Side) -> dict[int, int]:
-    """For each function_call_output: the latest earlier function_call with its call_id."""
-    latest: dict[str, int] = {}
-    answers: dict[int, int] = {}
-    for index, raw in enumerate(side.raws):
-        call_id = side.call_ids[index]
-        if not isinstance(call_id, str):
-            continue
-        kind = _kind_of(raw)
-        if kind == "function_call":
-            latest[call_id] = index
-        elif kind == "function_call_output" and call_id in latest:
-            answers[index] = latest[call_id]
-    return answers
-
-
 class _CallIds:
     """Compare mode's check that call_ids were renamed consistently.
 
@@ -1309,8 +1333,10 @@ class _CallIds:
         self.left, self.right, self.litems, self.ritems = left, right, litems, ritems
         self.right_of = {i: j for i, j in index_pairs if i is not None and j is not None}
         self.left_of = {j: i for i, j in self.right_of.items()}
-        self.left_answers = _answered_calls(left)
-        self.right_answers = _answered_calls(right)
+        self.left_answers = left.answers()
+        self.right_answers = right.answers()
+        self.left_outputs = frozenset(left.typed("function_call_output"))
+        self.right_outputs = frozenset(right.typed("function_call_output"))
         # left call_id -> right call_id -> first left item, and the reverse, over calls and
         # outputs alike: a call whose output went to another call is not renamed one-to-one.
         self.forward: dict[str, dict[str, int]] = {}
@@ -1325,8 +1351,8 @@ class _CallIds:
 
     def _output(self, i: int, j: int) -> bool | None:
         """True when both items are outputs, False when one is, None when neither is."""
-        left_out = _kind_of(self.left.raws[i]) == "function_call_output"
-        right_out = _kind_of(self.right.raws[j]) == "function_call_output"
+        left_out = i in self.left_outputs
+        right_out = j in self.right_outputs
         if left_out and right_out:
             return True
         return False if left_out or right_out else None
@@ -1334,12 +1360,12 @@ class _CallIds:
     def change(self, i: int, j: int) -> tuple[Change, str | None] | None:
         """The call_id change of a pair (None when there is none) and, for a mismatch, why."""
         lraw, rraw = self.left.raws[i], self.right.raws[j]
-        if not isinstance(lraw, dict) or not isinstance(rraw, dict):
+        if type(lraw) is not dict or type(rraw) is not dict:
             return None
-        if not ("call_id" in lraw and "call_id" in rraw) and (
-            not ("call_id" in lraw or "call_id" in rraw)
-            or not same_json(effective_type(lraw), effective_type(rraw))
-        ):
+        on_left, on_right = "call_id" in lraw, "call_id" in rraw
+        if not (on_left or on_right):
+            return None
+        if not (on_left and on_right) and not same_json(effective_type(lraw), effective_type(rraw)):
             return None  # as for every field: one-sided after a type change follows from it
         lcall, rcall = lraw.get("call_id"), rraw.get("call_id")
         both_outputs = self._output(i, j)
@@ -1363,11 +1389,14 @@ class _CallIds:
     def _output_problem(self, i: int, j: int, lcall: Any, rcall: Any) -> str | None:
         left_call = self.left_answers.get(i)
         right_call = self.right_answers.get(j)
-        label = _label(self.litems[i])
-        there = f"its counterpart right #{j} (call_id {rcall!r})"
         if left_call is not None and right_call is not None:
             if self.right_of.get(left_call) == right_call:
                 return None
+        elif left_call is None and right_call is None and same_json(lcall, rcall):
+            return None
+        label = _label(self.litems[i])
+        there = f"its counterpart right #{j} (call_id {rcall!r})"
+        if left_call is not None and right_call is not None:
             partner = self.left_of.get(right_call)
             tail = (
                 f", the counterpart of #{partner}"
@@ -1379,8 +1408,6 @@ class _CallIds:
                 f"right {item_label(self.ritems[right_call])}{tail}"
             )
         if left_call is None and right_call is None:
-            if same_json(lcall, rcall):
-                return None
             return (
                 f"{label} follows no function_call on either side and {there} has another "
                 "call_id: the renaming cannot be checked"
