@@ -90,9 +90,7 @@ def golden_name(name: str, mode: str, suffix: str) -> str:
     return f"{name}.{suffix}" if mode == "replay" else f"{name}.{mode}.{suffix}"
 
 
-@pytest.mark.parametrize(
-    ("name", "mode", "status"), GOLDEN, ids=[f"{g[0]}-{g[1]}" for g in GOLDEN]
-)
+@pytest.mark.parametrize(("name", "mode", "status"), GOLDEN, ids=[f"{g[0]}-{g[1]}" for g in GOLDEN])
 def test_golden_json(name, mode, status):
     args = PAIRS[name]
     mode_args = [] if mode == "replay" else ["--mode", mode]
@@ -232,3 +230,71 @@ def test_module_entry_point_runs_diff():
     )
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["reasons"][0].startswith("#5 function_call search_web")
+
+
+# --------------------------------------------------------------------------------------------
+# Modes
+
+
+def test_text_shows_the_mode():
+    _, replayed, _ = diff(*PROVIDERS)
+    assert replayed.splitlines()[2] == (
+        "mode:  replay (RIGHT is what you plan to replay in place of LEFT; call_ids must match)"
+    )
+    _, compared, _ = diff(*PROVIDERS, "--mode", "compare")
+    assert compared.splitlines()[2].startswith("mode:  compare (two providers' runs of one session")
+
+
+def test_unknown_mode_is_bad_usage():
+    code, out, err = diff(*PROVIDERS, "--mode", "merge")
+    assert (code, out) == (2, "")
+    assert "invalid choice: 'merge'" in err
+
+
+def test_exit_status_follows_the_mode():
+    # Consistently renamed call_ids: unsafe to replay as is, equivalent as a comparison.
+    args = PAIRS["renamed-call-ids"]
+    assert diff(*args)[0] == 1
+    assert diff(*args, "--mode", "replay")[0] == 1
+    assert diff(*args, "--mode", "compare")[0] == 0
+    assert diff(*PAIRS["inconsistent-renaming"], "--mode", "compare")[0] == 1
+
+
+def test_chat_completions_file_against_itself():
+    chat = "samples/chat-completions.json"
+    code, out, _ = diff(chat, chat)
+    assert code == 1
+    assert out.splitlines()[-1].startswith(
+        "  - right side: samples/chat-completions.json:1: the file is a Chat Completions record"
+    )
+    assert "  error   foreign_envelope  right side: samples/chat-completions.json:1:" in out
+    code, out, _ = diff(chat, chat, "--mode", "compare")
+    assert code == 0
+    assert out.splitlines()[-2:] == [
+        "replay: SAFE (no change blocks replay)",
+        "  note: No differences, but 3 of 3 items block a replay",
+    ]
+
+
+def test_json_mode_document_changes_and_verdict():
+    _, out, _ = diff(*PAIRS["format-change"], "--mode", "compare", "--format", "json")
+    document = json.loads(out)
+    assert document["mode"] == "compare" and document["replay_safe"] is True
+    assert document["document_changes"] == [
+        {
+            "code": "format_changed",
+            "severity": "info",
+            "left": "chat_completions",
+            "right": "anthropic",
+            "message": "the format changed from chat_completions to anthropic",
+            "left_items": [],
+            "right_items": [],
+        }
+    ]
+    assert document["verdict_summary"]["outcome"] == "blocked"
+    renamed = next(g for g in document["changes_by_code"] if g["code"] == "call_id_renamed")
+    assert (renamed["count"], renamed["severity"], renamed["pairs"]) == (
+        6,
+        "info",
+        [2, 3, 4, 5, 8, 9],
+    )
