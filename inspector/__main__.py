@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Skip tearing down hundreds of thousands of objects one by one on the way out;
         # the output is flushed and the command has nothing else to release.
         os._exit(status)
-    from inspector.gui.app import main as gui_main
+    from inspector.gui.qt_app import main as gui_main
 
     return gui_main(args)
 

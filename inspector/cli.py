@@ -1,4 +1,4 @@
-"""Command line: `python -m inspector gate|diff|events …`."""
+"""Command line: `python -m inspector gate|diff|events|report|tools …`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from inspector import __version__
 from inspector.commands.common import EXIT_UNREADABLE
 from inspector.core.model import paused_gc
 
-SUBCOMMANDS = ("gate", "diff", "events")
+SUBCOMMANDS = ("gate", "diff", "events", "report", "tools")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,12 +27,12 @@ class _UsageError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the parser with every subcommand registered."""
-    from inspector.commands import diff, events, gate
+    from inspector.commands import diff, events, gate, report, tools
 
     parser = _Parser(prog="inspector", description="Check Open Responses transcripts for replay.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for module in (gate, diff, events):
+    for module in (gate, diff, events, report, tools):
         module.add_parser(sub)
     return parser
 

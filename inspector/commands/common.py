@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import orjson
+
+from inspector.core.report import Streamed
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -38,27 +41,57 @@ def safe_text(value: Any) -> str:
     return _UNSAFE.sub(_escape_char, text)
 
 
-def write_json(document: Any, out: TextIO) -> None:
-    """Write one JSON document (orjson when it can; the standard library for the rest)."""
+def _encode(value: Any, level: int) -> bytes:
+    """One value as indented JSON bytes, its inner lines indented to sit at `level`."""
     try:
-        data = orjson.dumps(document, option=orjson.OPT_INDENT_2, default=str)
+        data = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str)
     except (orjson.JSONEncodeError, TypeError):
         # Integers beyond 64 bits and lone surrogates from the input: orjson refuses them, the
         # standard library writes them exactly (surrogates as \u escapes).
-        text = json.dumps(document, ensure_ascii=False, indent=2, default=str)
+        text = json.dumps(value, ensure_ascii=False, indent=2, default=str)
         try:
-            text.encode("utf-8")
+            data = text.encode("utf-8")
         except UnicodeEncodeError:
-            text = json.dumps(document, ensure_ascii=True, indent=2, default=str)
-        out.write(text + "\n")
-        return
+            data = json.dumps(value, ensure_ascii=True, indent=2, default=str).encode("ascii")
+    return data.replace(b"\n", b"\n" + b"  " * level) if level else data
+
+
+def _has_streamed(value: Any) -> bool:
+    return isinstance(value, Streamed) or (
+        type(value) is dict
+        and any(isinstance(v, Streamed | dict) and _has_streamed(v) for v in value.values())
+    )
+
+
+def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
+    inner = b"  " * (level + 1)
+    if isinstance(value, Streamed):
+        opened = False
+        for element in value.elements:
+            write((b",\n" if opened else b"[\n") + inner)
+            opened = True
+            _write(element, level + 1, write)
+        write(b"\n" + b"  " * level + b"]" if opened else b"[]")
+    elif _has_streamed(value):
+        for number, (key, item) in enumerate(value.items()):
+            write((b",\n" if number else b"{\n") + inner + _encode(str(key), 0) + b": ")
+            _write(item, level + 1, write)
+        write(b"\n" + b"  " * level + b"}" if value else b"{}")
+    else:
+        write(_encode(value, level))
+
+
+def write_json(document: Any, out: TextIO) -> None:
+    """Write one JSON document indented by two spaces; `Streamed` arrays are written lazily."""
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
         out.flush()
-        buffer.write(data + b"\n")
+        _write(document, 0, buffer.write)
+        buffer.write(b"\n")
         buffer.flush()
     else:
-        out.write(data.decode("utf-8") + "\n")
+        _write(document, 0, lambda data: out.write(data.decode("utf-8")))
+        out.write("\n")
 
 
 class Style:

@@ -47,9 +47,10 @@ from inspector.core.diff import (
     Pair,
     diff_transcripts,
 )
-from inspector.core.gate import GateResult, Severity, Verdict
-from inspector.core.load import load_path
-from inspector.core.model import LoadError, Transcript
+from inspector.core.formats import load_path
+from inspector.core.gate import GateResult, Verdict
+from inspector.core.jsonio import STDIN, display_name
+from inspector.core.model import LoadError, Severity, Transcript
 
 #: One marker per pair: identical, info-only, changed, blocking, one side only.
 MARKERS = {"same": "=", "info": "~", "changed": "!", "blocking": "X", "left": "<", "right": ">"}
@@ -209,10 +210,14 @@ def _load(path: str) -> Transcript | LoadError:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Diff two transcript files and print the report; return the exit status."""
+    if args.left == args.right == STDIN:
+        err.write("inspector diff: error: only one of LEFT and RIGHT can be - (standard input)\n")
+        return EXIT_UNREADABLE
     tools = load_tool_option(args.tools, err)
     if tools is None:
         return EXIT_UNREADABLE
     loaded = {"left": _load(args.left), "right": _load(args.right)}
+    args.left, args.right = display_name(args.left), display_name(args.right)  # `-` → <stdin>
     errors = {side: value for side, value in loaded.items() if isinstance(value, LoadError)}
     if errors:
         if args.format == "json":

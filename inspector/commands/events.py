@@ -14,30 +14,16 @@ from inspector.commands.common import (
     safe_text,
     write_json,
 )
-from inspector.core.foreign_streams import (
-    assemble_anthropic_message,
-    assemble_chat_completion,
-    detect_stream_dialect,
-)
-from inspector.core.load import read_bytes
+from inspector.core.formats import load_stream_path
+from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError
 from inspector.core.report import error_document
-from inspector.core.stream import (
-    OutputItem,
-    ResponseResult,
-    StreamEvent,
-    StreamResult,
-    events_from_bytes,
-    reduce_stream,
-)
+from inspector.core.stream import OutputItem, ResponseResult, StreamResult
 
 SEVERITY_SGR = {"error": "31;1", "warning": "33", "info": "2"}
 STATUS_SGR = {"completed": "32", "incomplete": "33", "failed": "31", "none": "31;1"}
 
 _CLIP = 60
-
-#: How each foreign dialect is named in messages.
-DIALECT_NAMES = {"chat_completions": "Chat Completions", "anthropic": "Anthropic Messages"}
 
 
 def add_parser(sub: Any) -> None:
@@ -63,32 +49,24 @@ def add_parser(sub: Any) -> None:
 
 def run(args: Any, out: TextIO, err: TextIO) -> int:
     """Check one stream file and report; return the exit status."""
-    path: str = args.file
+    path = display_name(args.file)  # `-` is shown as <stdin>
     as_json = args.format == "json"
     try:
-        events = events_from_bytes(read_bytes(path))
-        dialect = detect_stream_dialect(events)
-        if dialect == "chat_completions":
-            assembled = assemble_chat_completion(events)
-        elif dialect == "anthropic":
-            assembled = assemble_anthropic_message(events)
+        # The same decode and reduction `gate` and the window use: one reading of a stream.
+        stream = load_stream_path(args.file, strict=args.strict).stream
     except LoadError as exc:
-        if exc.path is None:
-            exc.path = path
         if as_json:
             write_json(error_document(path, exc), out)
         else:
             err.write(f"inspector: {safe_text(str(exc))}\n")
         return EXIT_UNREADABLE
-    if dialect != "open_responses":
-        _report_foreign(path, dialect, events, assembled, args.strict, as_json, out)
-        return EXIT_FINDINGS
-    result = reduce_stream(events, strict=args.strict)
-    if as_json:
-        write_json({"path": path, "dialect": dialect, **result.to_json()}, out)
+    if stream.dialect != "open_responses":
+        _report_foreign(path, stream, as_json, out)
+    elif as_json:
+        write_json({"path": path, "dialect": stream.dialect, **stream.to_json()}, out)
     else:
-        out.write("\n".join(render_text(path, result, Style.for_stream(out))) + "\n")
-    return EXIT_FINDINGS if result.blocking else EXIT_CLEAN
+        out.write("\n".join(render_text(path, stream, Style.for_stream(out))) + "\n")
+    return EXIT_FINDINGS if stream.blocking else EXIT_CLEAN
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,47 +202,26 @@ def _json_clip(value: Any) -> str:
 # Streams of other APIs
 
 
-def _report_foreign(
-    path: str,
-    dialect: str,
-    events: list[StreamEvent],
-    assembled: dict[str, Any],
-    strict: bool,
-    as_json: bool,
-    out: TextIO,
-) -> None:
-    first = events[0] if events else None
-    message = (
-        f"this is a {DIALECT_NAMES[dialect]} stream, not Open Responses: a foreign envelope "
-        "blocks replay "
-        "(convert the record before replaying it to an Open Responses provider)"
-    )
+def _report_foreign(path: str, stream: StreamResult, as_json: bool, out: TextIO) -> None:
+    assembled = stream.assembled
     if as_json:
         write_json(
             {
                 "path": path,
-                "dialect": dialect,
-                "status": "foreign",
-                "strict": strict,
-                "events": len(events),
-                "violations": [
-                    {
-                        "code": "foreign_stream",
-                        "severity": "error",
-                        "event_index": first.index if first else None,
-                        "sequence_number": None,
-                        "line": first.line if first else None,
-                        "message": message,
-                    }
-                ],
+                "dialect": stream.dialect,
+                "status": stream.status,
+                "strict": stream.strict,
+                "events": stream.events,
+                "violations": [v.to_json() for v in stream.violations],
                 "responses": [],
                 "assembled": assembled,
             },
             out,
         )
         return
-    lines = [f"{safe_text(path)}: {message}", f"  {len(events)} events"]
-    if dialect == "chat_completions":
+    message = stream.violations[0].message
+    lines = [f"{safe_text(path)}: {message}", f"  {stream.events} events"]
+    if stream.dialect == "chat_completions":
         lines.extend(_chat_lines(assembled))
     else:
         lines.extend(_anthropic_lines(assembled))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from inspector.commands.common import (
@@ -13,11 +14,14 @@ from inspector.commands.common import (
     safe_text,
     write_json,
 )
-from inspector.core.gate import PASSING, GateResult, Severity, Verdict, gate_transcript
-from inspector.core.load import load_path, load_tools
-from inspector.core.model import LoadError, Tool
-from inspector.core.report import error_document, gate_document
+from inspector.commands.tools import target_profile
+from inspector.core.formats import load_path, load_tools
+from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
+from inspector.core.jsonio import display_name
+from inspector.core.model import LoadError, Severity, Tool
+from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
+from inspector.core.targets import with_target_findings
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
 VERDICT_SGR = {
@@ -69,6 +73,12 @@ def add_parser(sub: Any) -> None:
         "--strict", action="store_true", help="warning findings also make the exit status 1"
     )
     parser.add_argument(
+        "--target",
+        type=target_profile,
+        metavar="P",
+        help="also report what target provider P would reject or silently change",
+    )
+    parser.add_argument(
         "--item-budget",
         type=_seconds,
         default=DEFAULT_BUDGET,
@@ -87,14 +97,6 @@ def load_tool_option(path: str | None, err: TextIO) -> dict[str, Tool] | None:
     except LoadError as exc:
         err.write(f"inspector: {safe_text(str(exc))}\n")
         return None
-
-
-def stream_blocks(stream: Any, strict: bool) -> bool:
-    """Whether a stream's violations block (errors; warnings too when strict)."""
-    if stream is None:
-        return False
-    levels = {"error", "warning"} if strict else {"error"}
-    return any(str(v.severity) in levels for v in stream.violations)
 
 
 def _cell(value: Any) -> str:
@@ -154,29 +156,40 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if tools is None:
         return EXIT_UNREADABLE
     style = Style.for_stream(out)
-    documents: list[dict[str, Any]] = []
-    unreadable = blocking = False
-    for number, path in enumerate(args.files):
-        try:
-            transcript = load_path(path)
-        except LoadError as exc:
-            unreadable = True
-            documents.append(error_document(path, exc))
-            if args.format == "text":
-                err.write(f"inspector: {safe_text(str(exc))}\n")
-            continue
-        result = gate_transcript(transcript, tools, budget=args.item_budget)
-        stream = transcript.stream
-        if result.blocking(args.fail_on, args.strict) or stream_blocks(stream, args.strict):
-            blocking = True
-        if args.format == "json":
-            documents.append(gate_document(path, result))
-        else:
+    state = {"unreadable": False, "blocking": False}
+
+    def reports() -> Iterator[tuple[str, GateResult | LoadError]]:
+        # One file at a time: its report is written before the next is read.
+        for arg in args.files:
+            path = display_name(arg)  # `-` is shown as <stdin>
+            try:
+                transcript = load_path(arg, strict=args.strict)
+            except LoadError as exc:
+                state["unreadable"] = True
+                yield path, exc
+                continue
+            result = gate_transcript(transcript, tools, budget=args.item_budget)
+            if args.target is not None:
+                result = with_target_findings(result, args.target)
+            if decide(result, fail_on=args.fail_on, strict=args.strict).blocks:
+                state["blocking"] = True
+            yield path, result
+
+    if args.format == "json":
+        # Streamed: each file's rows are written as they are made, never held whole.
+        documents = (
+            error_document(path, r) if isinstance(r, LoadError) else gate_document(path, r)
+            for path, r in reports()
+        )
+        write_json({"files": Streamed(documents)}, out)
+    else:
+        for number, (path, r) in enumerate(reports()):
+            if isinstance(r, LoadError):
+                err.write(f"inspector: {safe_text(str(r))}\n")
+                continue
             if number:
                 out.write("\n")
-            out.write("\n".join(render_text(path, result, style)) + "\n")
-    if args.format == "json":
-        write_json({"files": documents}, out)
-    if unreadable:
+            out.write("\n".join(render_text(path, r, style)) + "\n")
+    if state["unreadable"]:
         return EXIT_UNREADABLE
-    return EXIT_FINDINGS if blocking else EXIT_CLEAN
+    return EXIT_FINDINGS if state["blocking"] else EXIT_CLEAN

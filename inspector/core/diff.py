@@ -76,20 +76,20 @@ from typing import Any
 import orjson
 
 from inspector.core.gate import (
-    PASSING,
-    ArgumentsError,
     GateResult,
-    Severity,
     Verdict,
+    decide,
     gate_item,
     gate_transcript,
     item_label,
-    parse_arguments,
 )
+from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
+    ArgumentsError,
     Envelope,
     Item,
+    Severity,
     Tool,
     Transcript,
     effective_type,
@@ -233,11 +233,13 @@ class DiffVerdict:
     differences: int
     #: Whether nothing but informational changes (renamed ids, formats, layout) differ.
     equivalent: bool
-    #: Right items that block a replay by the right side's own gate (verdict or error finding).
+    #: Right items whose own verdict blocks a replay (the gate's decision for the right file).
     blocked_items: int
     right_items: int
     #: Codes of the right side's error findings, in order, each once.
     blocking_findings: tuple[str, ...]
+    #: Why the right file blocks by itself (`gate.decide`), empty when it does not.
+    right_reasons: tuple[str, ...]
     headline: str
 
     def to_json(self) -> dict[str, Any]:
@@ -251,6 +253,7 @@ class DiffVerdict:
             "blocked_items": self.blocked_items,
             "right_items": self.right_items,
             "blocking_findings": list(self.blocking_findings),
+            "right_reasons": list(self.right_reasons),
         }
 
 
@@ -346,21 +349,17 @@ class DiffResult:
         return counts
 
     def verdict_summary(self) -> DiffVerdict:
-        """The status line's facts: "Replay safe" only when neither diff nor right side blocks."""
+        """The status line's facts: "Replay safe" only when neither diff nor right side blocks.
+
+        What blocks on the right is the gate's own decision for that file (`gate.decide`), so
+        the status line and `gate RIGHT` cannot disagree.
+        """
         differences = sum(1 for p in self.pairs if p.changed) + sum(
             1 for d in self.document_changes if d.severity != INFO
         )
         informational = any(p.changes for p in self.pairs) or bool(self.document_changes)
-        blocked: set[int] = {
-            n for n, v in enumerate(self.right.verdicts) if v.verdict not in PASSING
-        }
-        findings: list[str] = []
-        for finding in self.right.findings:
-            if finding.severity == ERROR:
-                blocked.update(finding.items)
-                if finding.code not in findings:
-                    findings.append(finding.code)
-        total = len(self.right.transcript.items)
+        right = decide(self.right)
+        findings = tuple(dict.fromkeys(f.code for f in self.right.findings if f.severity == ERROR))
         if not self.replay_safe:
             outcome = Outcome.UNSAFE
             more = f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
@@ -373,13 +372,9 @@ class DiffResult:
                 agree = "equivalent (informational changes only)"
             else:
                 agree = "no differences"
-            if blocked or self.right.blocking():
+            if right.blocks:
                 outcome = Outcome.BLOCKED
-                if blocked:
-                    why = f"{len(blocked)} of {_plural(total, 'item')} block a replay"
-                else:
-                    why = f"the right transcript blocks a replay ({', '.join(findings)})"
-                headline = f"{agree[0].upper()}{agree[1:]}, but {why}"
+                headline = f"{agree[0].upper()}{agree[1:]}, but {'; '.join(right.reasons)}"
             else:
                 outcome = Outcome.SAFE
                 headline = f"Replay safe: {agree}"
@@ -390,9 +385,10 @@ class DiffResult:
             reasons=self.reasons,
             differences=differences,
             equivalent=not differences,
-            blocked_items=len(blocked),
-            right_items=total,
-            blocking_findings=tuple(findings),
+            blocked_items=right.blocked_items,
+            right_items=right.items,
+            blocking_findings=findings,
+            right_reasons=right.reasons,
             headline=headline,
         )
 

@@ -7,15 +7,17 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
+from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
+    ArgumentsError,
     Envelope,
     Item,
+    Severity,
     Tool,
     Transcript,
     effective_type,
@@ -41,14 +43,6 @@ class Verdict(StrEnum):
 PASSING: frozenset[Verdict] = frozenset({Verdict.OK, Verdict.NOT_FUNCTION_CALL})
 
 
-class Severity(StrEnum):
-    """How much a finding matters for the exit status."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-
 @dataclass(frozen=True, slots=True)
 class ItemVerdict:
     """The gate's answer for one item, with a one-line reason and any schema errors."""
@@ -58,6 +52,8 @@ class ItemVerdict:
     errors: tuple[SchemaIssue, ...] = ()
     tool: str | None = None
     parsed: Any = None
+    #: Why `arguments` did not parse (verdict arguments_parse), with line and column.
+    parse_error: ArgumentsError | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,76 +102,16 @@ class GateResult:
         return {str(v): counts[v] for v in Verdict if counts[v]}
 
     def blocking(self, fail_on: Iterable[Verdict] | None = None, strict: bool = False) -> bool:
-        """Whether anything here blocks a replay (exit status 1)."""
-        failing = set(fail_on) if fail_on is not None else set(Verdict) - PASSING
-        if any(v.verdict in failing for v in self.verdicts):
-            return True
-        levels = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
-        return any(f.severity in levels for f in self.findings)
+        """Whether anything here blocks a replay (see `decide`)."""
+        return decide(self, fail_on=fail_on, strict=strict).blocks
 
-
-class ArgumentsError(ValueError):
-    """The arguments string is not strict JSON; carries line and column when known."""
-
-    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-
-    def describe(self) -> str:
-        """Return the message with its position."""
-        if self.line is None:
-            return self.message
-        return f"{self.message} at line {self.line} column {self.column}"
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> Any:
-    raise ArgumentsError(f"{name} is not valid JSON (RFC 8259 has no NaN or Infinity)")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
-
-
-def _parse_int(text: str) -> int:
-    # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit.
-    try:
-        return int(text)
-    except ValueError:
-        return int(Decimal(text))
-
-
-_STRICT_DECODER = json.JSONDecoder(
-    object_pairs_hook=_no_duplicates, parse_constant=_reject_constant, parse_int=_parse_int
-)
-
-
-def parse_arguments(text: str) -> Any:
-    """Parse an arguments string as strict JSON: no NaN/Infinity, no duplicate keys."""
-    try:
-        return _STRICT_DECODER.decode(text)
-    except ArgumentsError:
-        raise
-    except _DuplicateKey as exc:
-        raise ArgumentsError(
-            f"duplicate key {exc.args[0]!r} makes the arguments ambiguous"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise ArgumentsError(exc.msg, exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise ArgumentsError("arguments are nested too deeply to parse") from None
-    except ValueError as exc:
-        raise ArgumentsError(str(exc)) from None
+    def problems(self) -> list[int]:
+        """Items a person should look at: a blocking verdict, or named by an error or warning."""
+        flagged = {i for i, v in enumerate(self.verdicts) if v.verdict not in PASSING}
+        for finding in self.findings:
+            if finding.severity in (Severity.ERROR, Severity.WARNING):
+                flagged.update(finding.items)
+        return sorted(flagged)
 
 
 def _quote(value: Any, limit: int = 60) -> str:
@@ -208,11 +144,28 @@ def gate_item(
     if not isinstance(arguments, str):
         kind = "missing" if arguments is _ABSENT else f"a JSON {_json_kind(arguments)}"
         return ItemVerdict(Verdict.ARGUMENTS_TYPE, f"arguments is {kind}, not a string")
+    return arguments_verdict(arguments, raw.get("name"), tools, budget=budget, cancel=cancel)
+
+
+def arguments_verdict(
+    text: str,
+    name: Any,
+    tools: ToolSet,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    cancel: threading.Event | None = None,
+) -> ItemVerdict:
+    """Judge an `arguments` string for the named tool (rows 5–7 of the gate).
+
+    The Arguments panel calls this on every edit, so the panel and `gate` cannot disagree.
+    """
     try:
-        parsed = parse_arguments(arguments)
+        parsed = parse_arguments(text)
     except ArgumentsError as exc:
-        return ItemVerdict(Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}")
-    return check_arguments(raw.get("name"), parsed, tools, budget=budget, cancel=cancel)
+        return ItemVerdict(
+            Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}", parse_error=exc
+        )
+    return check_arguments(name, parsed, tools, budget=budget, cancel=cancel)
 
 
 _TYPE_VERDICTS: dict[str, ItemVerdict] = {}
@@ -703,3 +656,65 @@ __all__ = [
     "parse_arguments",
     "transcript_findings",
 ]
+
+
+# --------------------------------------------------------------------------------------------
+# The replay decision
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Whether a loaded file may be replayed: the one answer the CLI and the window both give."""
+
+    blocks: bool
+    blocked_items: int
+    items: int
+    findings: Mapping[str, int]
+    stream_violations: Mapping[str, int]
+    strict: bool
+    reasons: tuple[str, ...]
+
+    @property
+    def exit_status(self) -> int:
+        """The CLI's exit status for this file (0 clean, 1 blocked)."""
+        return 1 if self.blocks else 0
+
+    def headline(self) -> str:
+        """One line for a status bar: what blocks, or that nothing does."""
+        if not self.blocks:
+            return "nothing blocks a replay"
+        return "; ".join(self.reasons)
+
+
+def decide(
+    result: GateResult, *, fail_on: Iterable[Verdict] | None = None, strict: bool = False
+) -> Decision:
+    """Decide whether a gated file blocks a replay: item verdicts, findings, stream violations.
+
+    An item blocks by its verdict (every verdict but `ok` and `not_function_call`, or exactly
+    `fail_on` when given); a finding or stream violation blocks when it is an error, or a
+    warning under `strict`.
+    """
+    failing = set(fail_on) if fail_on is not None else set(Verdict) - PASSING
+    blocked_items = sum(1 for v in result.verdicts if v.verdict in failing)
+    levels = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+    findings = Counter(str(f.severity) for f in result.findings)
+    stream = result.transcript.stream
+    violations = Counter(str(v.severity) for v in stream.violations) if stream else Counter()
+    reasons: list[str] = []
+    if blocked_items:
+        reasons.append(f"{blocked_items} of {len(result.verdicts)} items block a replay")
+    for label, counts in (("finding", findings), ("stream violation", violations)):
+        for level in (Severity.ERROR, Severity.WARNING):
+            n = counts.get(str(level), 0)
+            if n and level in levels:
+                reasons.append(f"{n} {level} {label}{'s' if n != 1 else ''}")
+    return Decision(
+        blocks=bool(reasons),
+        blocked_items=blocked_items,
+        items=len(result.verdicts),
+        findings=MappingProxyType(dict(findings)),
+        stream_violations=MappingProxyType(dict(violations)),
+        strict=strict,
+        reasons=tuple(reasons),
+    )

@@ -57,6 +57,14 @@ class Envelope(StrEnum):
     ANTHROPIC = "anthropic"
 
 
+class Severity(StrEnum):
+    """How much a finding or violation matters for the replay decision."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
 class InspectorError(Exception):
     """Base of every error the project raises on purpose."""
 
@@ -101,6 +109,22 @@ class LoadError(InspectorError):
         if self.event_index is not None:
             data["event_index"] = self.event_index
         return data
+
+
+class ArgumentsError(InspectorError):
+    """An `arguments` string is not strict JSON; carries line and column when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def describe(self) -> str:
+        """Return the message with its position."""
+        if self.line is None:
+            return self.message
+        return f"{self.message} at line {self.line} column {self.column}"
 
 
 def escape_pointer_token(token: str | int) -> str:
@@ -244,6 +268,8 @@ class Tool:
     kind: str = "function"
     source: str = "transcript"
     origin: Origin | None = None
+    #: The definition's own `strict` flag (None when absent); target profiles read it.
+    strict: bool | None = None
 
     @property
     def has_schema(self) -> bool:
@@ -261,4 +287,6 @@ class Transcript:
     groups: tuple[Group, ...] = ()
     tools: Mapping[str, Tool] = field(default_factory=lambda: MappingProxyType({}))
     tool_choice: Any = None
+    #: For a recorded stream: the reduced result (a `StreamResult`) and its decoded events.
     stream: Any = None
+    events: tuple[Any, ...] = ()

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from inspector.core.load import classify, parse_json
+from inspector.core.formats import classify
+from inspector.core.jsonio import load_json
 from inspector.core.model import LoadError
 from inspector.gui.json_text import pretty
 
@@ -40,7 +41,7 @@ def _looks_like_schema(value: dict[str, Any]) -> bool:
 def route_paste(text: str) -> Pasted:
     """Decide where pasted text belongs (anything unparsable goes to the scratch loader)."""
     try:
-        value = parse_json(text.strip(), "<pasted>")
+        value = load_json(text.strip(), "<pasted>")
     except LoadError:
         # JSONL, an SSE recording, or broken JSON: the loader gives the precise error.
         return Pasted(PasteKind.TRANSCRIPT, text)

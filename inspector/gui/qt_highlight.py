@@ -27,12 +27,6 @@ class JsonHighlighter(QSyntaxHighlighter):
         self._formats: dict[_TokenType, QTextCharFormat] = {}
         self._style = get_style_by_name(style or qt_palette.syntax_style())
 
-    def set_style(self, name: str) -> None:
-        """Switch to another pygments style and re-highlight."""
-        self._style = get_style_by_name(name)
-        self._formats.clear()
-        self.rehighlight()
-
     def highlightBlock(self, text: str) -> None:
         """Lex the bounded start of one block and apply the cached format of each token."""
         if self.currentBlock().position() >= HIGHLIGHT_LIMIT:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
@@ -25,11 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
-from inspector.core.diff import DiffResult, diff_results
-from inspector.core.gate import GateResult, gate_transcript, make_toolset
-from inspector.core.load import load_bytes, load_tools, read_bytes
-from inspector.core.model import InspectorError, LoadError, Tool
-from inspector.core.stream import events_from_bytes
+from inspector.core.diff import DiffResult
+from inspector.core.gate import Decision, GateResult, make_toolset
+from inspector.core.model import LoadError
 from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
 from inspector.gui.paste import PasteKind, route_paste
@@ -37,16 +33,16 @@ from inspector.gui.qt_diff import DiffPanel
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
-from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, problem_items
+from inspector.gui.qt_pane import TranscriptPane, fill_column_menu
 from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
+from inspector.gui.qt_session import DIFF, SIDES, Session
 from inspector.gui.qt_settings import Settings
-from inspector.gui.qt_stream import StreamPanel, StreamView
+from inspector.gui.qt_stream import StreamPanel
 from inspector.gui.qt_text import ElidedLabel, menu_text, plain_label, tooltip, window_title
-from inspector.gui.qt_workers import Progress, TaskRunner
+from inspector.gui.qt_workers import Progress
 from inspector.resources import SamplePair, sample_pair
 
-SIDES = ("left", "right")
 #: Transcripts with more items than this are filtered on a worker thread.
 ASYNC_FILTER_ITEMS = 20_000
 #: Files larger than this are filtered on a worker whatever their item count (the filter
@@ -60,40 +56,11 @@ class Tab:
     ITEM, ARGUMENTS, DIFF, FINDINGS, STREAM, SCRATCH = range(6)
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """What a load produces off the GUI thread: the gated transcript, its verdict counts and
-    whether it blocks a replay (both walk every item, so they are computed there too), and, for
-    streams, the decoded events."""
-
-    path: str
-    result: GateResult
-    stream: StreamView | None
-    summary: dict[str, int]
-    blocking: bool
-    size: int = 0
-
-    @classmethod
-    def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
-        """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
-        return cls(path, result, stream, result.summary(), result.blocking(), size)
-
-
-def load_and_gate(
-    path: str, tools: dict[str, Tool], progress: Progress, cancel: threading.Event | None = None
-) -> Loaded:
-    """Read, load and gate one file (runs in a worker thread); `cancel` stops the gating."""
-    progress(f"Reading {os.path.basename(path)}…")
-    data = read_bytes(path)
-    progress(f"Parsing {os.path.basename(path)} ({len(data):,} bytes)…")
-    transcript = load_bytes(data, path)
-    progress(f"Gating {len(transcript.items):,} items…")
-    result = gate_transcript(transcript, tools, cancel=cancel)
-    stream = None
-    if transcript.stream is not None:
-        progress("Decoding the event timeline…")
-        stream = StreamView(path, transcript.stream, events_from_bytes(data))
-    return Loaded.of(path, result, stream, len(data))
+def decision_words(decision: Decision) -> str:
+    """The status bar's words for one file's replay decision (the core decides, never the GUI)."""
+    if decision.blocks:
+        return f"blocks a replay — {decision.headline()}"
+    return decision.headline()
 
 
 class MainWindow(QMainWindow):
@@ -108,13 +75,10 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.settings = settings
-        self.runner = TaskRunner(self, synchronous=synchronous)
-        self.runner.progress.connect(self._progress)
+        self.session = Session(self, synchronous=synchronous)
+        # One runner for the session's jobs and the panels' checks and filters.
+        self.runner = self.session.runner
         self.samples = sample_pair() if samples is True else (samples or None)
-        self.loaded: dict[str, Loaded | None] = {side: None for side in SIDES}
-        self.extra_tools: dict[str, Tool] = {}
-        self.tool_files: list[str] = []
-        self.alignment: Alignment | None = None
         self.aligned = settings.aligned()
         self.current_side = "left"
         self._linking = False
@@ -132,6 +96,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         for side, pane in self.panes.items():
             self._connect_pane(side, pane)
+        self._connect_session()
         self._restore_settings()
         self._update_status()
         self._update_actions()
@@ -167,7 +132,7 @@ class MainWindow(QMainWindow):
         self.diff_panel = DiffPanel(self.tabs)
         self.findings_panel = FindingsPanel(self.tabs)
         self.stream_panel = StreamPanel(self.tabs)
-        self.scratch_panel = ScratchPanel(self.known_tools, self.tabs, self.runner)
+        self.scratch_panel = ScratchPanel(self.session.known_tools, self.tabs, self.runner)
         self.tabs.addTab(self.item_panel, "Item")
         self.tabs.addTab(self.arguments_panel, "Arguments")
         self.tabs.addTab(self.diff_panel, "Diff")
@@ -386,6 +351,20 @@ class MainWindow(QMainWindow):
         pane.tree.expanded.connect(lambda index: self._sync_expand(side, index, True))
         pane.tree.collapsed.connect(lambda index: self._sync_expand(side, index, False))
 
+    def _connect_session(self) -> None:
+        session = self.session
+        session.loading.connect(self._loading)
+        session.progress.connect(lambda side, stage: self.panes[side].set_stage(stage))
+        session.loaded.connect(self._show_loaded)
+        session.failed.connect(self._load_failed)
+        session.swapped.connect(self._swapped)
+        session.diffed.connect(self._show_alignment)
+        session.diff_failed.connect(
+            lambda error: self.statusBar().showMessage(f"Cannot compare: {error}", 8000)
+        )
+        session.busy.connect(self._busy)
+        session.tools_changed.connect(self._update_status)
+
     # ---- settings -------------------------------------------------------------------------
 
     def _restore_settings(self) -> None:
@@ -431,8 +410,8 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.arguments_panel.stop()
         self.scratch_panel.stop()
-        for channel in (*SIDES, "diff", "tools", "filter"):
-            self.runner.cancel(channel, notify=False)
+        self.session.stop()
+        self.runner.cancel("filter", notify=False)
         super().closeEvent(event)
 
     # ---- files ----------------------------------------------------------------------------
@@ -451,19 +430,11 @@ class MainWindow(QMainWindow):
 
     def open_file(self, side: str, path: str) -> None:
         """Load and gate a file off the GUI thread and show it on one side."""
-        path = os.path.abspath(path)
+        self.session.open(side, path)
+
+    def _loading(self, side: str, path: str) -> None:
         self.settings.add_recent_file(path)
-        pane = self.panes[side]
-        pane.show_loading(path)
-        tools = dict(self.extra_tools)
-        cancel = threading.Event()
-        self.runner.start(
-            side,
-            lambda progress: load_and_gate(path, tools, progress, cancel),
-            lambda loaded: self.show_loaded(side, loaded),
-            lambda error: self._load_failed(side, path, error),
-            cancel=cancel,
-        )
+        self.panes[side].show_loading(path)
 
     def open_pair(self, left: str | None, right: str | None) -> None:
         """Open files on both sides (either may be None)."""
@@ -481,13 +452,11 @@ class MainWindow(QMainWindow):
 
     def reload(self) -> None:
         """Read both files again from disk."""
-        for side, pane in self.panes.items():
-            if pane.path:
-                self.open_file(side, pane.path)
+        self.session.reload()
 
     def cancel_load(self, side: str) -> None:
         """Drop one side's running load; the pane goes back to what it showed."""
-        self.runner.cancel(side)
+        self.session.cancel(side)
         self.panes[side].restore_page()
         self.statusBar().showMessage("Load cancelled", 4000)
 
@@ -497,57 +466,41 @@ class MainWindow(QMainWindow):
         else:
             self.open_file(side, paths[0])
 
-    def _progress(self, channel: str, stage: str) -> None:
-        if channel in self.panes:
-            self.panes[channel].set_stage(stage)
+    def _busy(self, channel: str, _running: bool) -> None:
+        if channel == DIFF:  # the status line says "comparing…" while it runs
+            self._update_status()
 
-    def show_loaded(self, side: str, loaded: Loaded) -> None:
-        """Show a finished load on one side (the worker's result arrives here)."""
+    def _show_loaded(self, side: str) -> None:
+        loaded = self.session.files[side]
+        assert loaded is not None
         pane = self.panes[side]
         # A reload or re-gate of the same file keeps the item the user was looking at.
         keep = pane.current_item() if pane.path == loaded.path else None
-        self.loaded[side] = loaded
         pane.show_result(loaded.path, loaded.result, loaded.summary)
         self._after_results_changed()
         count = len(loaded.result.transcript.items)
         if pane.current_item() is None and count:
             pane.select_item(keep if keep is not None and keep < count else 0)
 
-    def _load_failed(self, side: str, path: str, error: InspectorError) -> None:
-        self.loaded[side] = None
-        load_error = error if isinstance(error, LoadError) else LoadError(str(error), path=path)
-        self.panes[side].show_error(path, load_error)
+    def _load_failed(self, side: str, path: str, error: LoadError) -> None:
+        self.panes[side].show_error(path, error)
         self.statusBar().showMessage(f"Cannot open {os.path.basename(path)}", 5000)
         self._after_results_changed()
 
     def _after_results_changed(self) -> None:
         self.findings_panel.set_results({s: r for s, r in self.results.items() if r is not None})
-        self.stream_panel.set_streams(self.streams)
+        self.stream_panel.set_streams(self.session.streams)
         self.scratch_panel.regate()
         names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
         self.setWindowTitle(
             window_title(" ↔ ".join(names)) + " — Replay Inspector" if names else "Replay Inspector"
         )
-        self._start_diff()
-        self._update_status()
-        self._update_actions()
+        self._show_alignment()  # the session dropped the diff: a new one comes with `diffed`
 
-    def _start_diff(self) -> None:
-        left, right = self.results["left"], self.results["right"]
-        self._set_alignment(None)
-        if left is None or right is None:
-            self.runner.cancel("diff", notify=False)
-            return
-        self.runner.start(
-            "diff",
-            lambda progress: Alignment(diff_results(left, right)),
-            self._set_alignment,
-            lambda error: self.statusBar().showMessage(f"Cannot compare: {error}", 8000),
-        )
-
-    def _set_alignment(self, alignment: Alignment | None) -> None:
+    def _show_alignment(self) -> None:
+        """Attach the session's diff (or none) to both panes, keeping each pane's item."""
+        alignment = self.alignment
         current = {side: pane.current_item() for side, pane in self.panes.items()}
-        self.alignment = alignment
         for side, pane in self.panes.items():
             pane.model.set_alignment(alignment, side, self.aligned)
         self.refilter()
@@ -556,6 +509,11 @@ class MainWindow(QMainWindow):
                 pane.select_item(current[side], notify=False)
         if self.current_side in SIDES:  # a scratch item in the detail tabs stays there
             item = current[self.current_side]
+            if alignment is not None and item is not None:
+                # A diff that lands after the selection links the other pane to it now.
+                other = "right" if self.current_side == "left" else "left"
+                counterpart = alignment.counterpart(self.current_side, item)
+                self.panes[other].select_item(counterpart, notify=False)
             self._show_details(self.current_side, -1 if item is None else item, "")
         self._update_status()
         self._update_actions()
@@ -574,61 +532,25 @@ class MainWindow(QMainWindow):
     def load_tool_file(self, path: str, *, regate: bool = True) -> bool:
         """Add the tools of a file (they win over the transcripts' own); re-gate both sides."""
         try:
-            tools = load_tools(path)
+            self.session.add_tool_file(path)
         except LoadError as exc:
             if not self.runner.synchronous:  # no modal box while rendering a screenshot
                 self._message("Cannot load tools", f"{exc.location()}: {exc.message}", warning=True)
             self.statusBar().showMessage(f"Cannot load tools: {exc}", 8000)
             return False
-        self.extra_tools.update(tools)
-        if path not in self.tool_files:
-            self.tool_files.append(path)
-        self._update_status()
         if regate:
-            self.regate()
+            self.session.regate()
         return True
-
-    def regate(self) -> None:
-        """Gate the loaded transcripts again with the current extra tools (off the GUI thread)."""
-        tools = dict(self.extra_tools)
-        for side, loaded in self.loaded.items():
-            if loaded is None:
-                continue
-            cancel = threading.Event()
-
-            def work(
-                progress: Progress, old: Loaded = loaded, cancel: threading.Event = cancel
-            ) -> Loaded:
-                progress(f"Gating {len(old.result.transcript.items):,} items…")
-                result = gate_transcript(old.result.transcript, tools, cancel=cancel)
-                return Loaded.of(old.path, result, old.stream, old.size)
-
-            self.runner.start(
-                side,
-                work,
-                lambda new, side=side: self.show_loaded(side, new),
-                lambda error, side=side, path=loaded.path: self._load_failed(side, path, error),
-                cancel=cancel,
-            )
 
     @property
     def results(self) -> dict[str, GateResult | None]:
         """Each side's gated transcript (None where nothing is loaded)."""
-        return {side: (x.result if x is not None else None) for side, x in self.loaded.items()}
+        return self.session.results
 
     @property
-    def streams(self) -> dict[str, StreamView]:
-        """The sides that are recorded streams, with their events."""
-        return {s: x.stream for s, x in self.loaded.items() if x is not None and x.stream}
-
-    def known_tools(self) -> dict[str, Tool]:
-        """Every tool known: both transcripts' own, then the loaded tool files (which win)."""
-        tools: dict[str, Tool] = {}
-        for result in self.results.values():
-            if result is not None:
-                tools.update(result.transcript.tools)
-        tools.update(self.extra_tools)
-        return tools
+    def alignment(self) -> Alignment | None:
+        """The diff of the two sides, with its display order (None until both are compared)."""
+        return self.session.alignment
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -661,17 +583,16 @@ class MainWindow(QMainWindow):
 
     def swap_sides(self) -> None:
         """Swap the left and right transcripts."""
-        left, right = self.loaded["left"], self.loaded["right"]
-        lpath, rpath = self.left.path, self.right.path
-        for side, loaded, path in (("left", right, rpath), ("right", left, lpath)):
-            self.loaded[side] = loaded
-            pane = self.panes[side]
+        self.session.swap()
+
+    def _swapped(self) -> None:
+        for side, pane in self.panes.items():
+            loaded = self.session.files[side]
             if loaded is not None:
                 pane.show_result(loaded.path, loaded.result, loaded.summary)
-            elif path is not None:
-                self.open_file(side, path)
-            else:
+            elif self.session.paths[side] is None:
                 pane.show_empty()
+            # else: the session reads that side's unreadable file again and says how it went
         self._after_results_changed()
 
     # ---- selection and linking ------------------------------------------------------------
@@ -711,7 +632,7 @@ class MainWindow(QMainWindow):
             self.diff_panel.show_pair(self.alignment, self.alignment.pair_of(source, item))
         elif source in SIDES:
             self.diff_panel.show_pair(None, None)
-        if source in self.streams:
+        if source in self.session.streams:
             self.stream_panel.show_side(source)
 
     def select(self, side: str, item: int) -> bool:
@@ -763,7 +684,7 @@ class MainWindow(QMainWindow):
         result = self.results[side]
         if result is None:
             return
-        problems = problem_items(result)
+        problems = result.problems()
         if not problems:
             self.statusBar().showMessage("No item blocks a replay on this side", 4000)
             return
@@ -810,7 +731,7 @@ class MainWindow(QMainWindow):
             return
         self.aligned = on
         self.aligned_action.setChecked(on)
-        self._set_alignment(self.alignment)
+        self._show_alignment()
 
     def refilter(self) -> None:
         """Apply each pane's filter; in aligned mode a pair shows when either side matches.
@@ -830,7 +751,7 @@ class MainWindow(QMainWindow):
                 return
             self._apply_filter(rows)
 
-        sizes = {side: (x.size if x is not None else 0) for side, x in self.loaded.items()}
+        sizes = {side: (x.size if x is not None else 0) for side, x in self.session.files.items()}
         large = any(
             job is not None
             and (
@@ -907,7 +828,7 @@ class MainWindow(QMainWindow):
             self.scratch_panel.set_text(pasted.text)
             self.tabs.setCurrentIndex(Tab.SCRATCH)
         elif pasted.kind == PasteKind.ARGUMENTS:
-            toolset, _overridden = make_toolset(None, self.known_tools())
+            toolset, _overridden = make_toolset(None, self.session.known_tools())
             self.arguments_panel.set_bare_arguments(pasted.text, toolset)
             self.tabs.setCurrentIndex(Tab.ARGUMENTS)
         else:
@@ -934,7 +855,12 @@ class MainWindow(QMainWindow):
 
     def _update_status(self) -> None:
         alignment = self.alignment
-        loaded = {s: x for s, x in self.loaded.items() if x is not None}
+        loaded = {s: x for s, x in self.session.files.items() if x is not None}
+        # Each file's replay answer is the core's decision, worded once for label and tooltip.
+        answers = [
+            f"{os.path.basename(x.path or side)}: {decision_words(x.decision)}"
+            for side, x in loaded.items()
+        ]
         if alignment is not None:
             diff: DiffResult = alignment.diff
             if diff.replay_safe:
@@ -945,20 +871,19 @@ class MainWindow(QMainWindow):
                 text = "Replay UNSAFE: " + "; ".join(diff.reasons)
             changed = len(alignment.changed)
             text += f"   ({changed} changed pair{'s' if changed != 1 else ''})"
-            self.decision_label.setToolTip(tooltip("\n".join(diff.reasons) or text))
+            self.decision_label.setToolTip(
+                tooltip("\n".join([*(diff.reasons or [text]), "", *answers]))
+            )
         elif loaded:
-            blocked = any(x.blocking for x in loaded.values())
+            blocked = any(x.decision.blocks for x in loaded.values())
             icon = qt_palette.severity_swatch("error" if blocked else "info").icon
-            parts = []
-            for side, x in loaded.items():
-                name = os.path.basename(x.path or side)
-                counts = ", ".join(f"{k} {v}" for k, v in x.summary.items())
-                word = "blocks a replay" if x.blocking else "nothing blocks a replay"
-                parts.append(f"{name}: {word} ({counts})")
-            text = "   ".join(parts)
+            text = "   ".join(
+                f"{answer} ({', '.join(f'{k} {v}' for k, v in x.summary.items())})"
+                for answer, x in zip(answers, loaded.values(), strict=True)
+            )
             if len(loaded) == 1:
                 text += "   — open a second transcript to compare"
-            elif self.runner.busy("diff"):
+            elif self.session.comparing():
                 text += "   — comparing…"
             self.decision_label.setToolTip(tooltip(text))
         else:
@@ -967,10 +892,11 @@ class MainWindow(QMainWindow):
             self.decision_label.setToolTip("")
         self.decision_icon.setPixmap(qt_palette.pixmap(icon, 16) if icon is not None else QPixmap())
         self.decision_label.setText(text)
-        if self.tool_files:
-            names = ", ".join(os.path.basename(p) for p in self.tool_files)
+        tool_files = self.session.tool_files
+        if tool_files:
+            names = ", ".join(os.path.basename(p) for p in tool_files)
             self.tools_label.setText(f"tools: {names}")
-            self.tools_label.setToolTip(tooltip("\n".join(self.tool_files)))
+            self.tools_label.setToolTip(tooltip("\n".join(tool_files)))
         else:
             self.tools_label.setText("")
 

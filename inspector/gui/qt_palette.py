@@ -167,17 +167,6 @@ def pixmap(qicon: QIcon, size: int = 16) -> QPixmap:
     return qicon.pixmap(QSize(size, size))
 
 
-def swatch_pixmap(colour: QColor, size: int = 12) -> QPixmap:
-    """Return a small square filled with a colour (for the legend)."""
-    pm = QPixmap(size, size)
-    pm.fill(colour)
-    painter = QPainter(pm)
-    painter.setPen(colour.darker(140))
-    painter.drawRect(0, 0, size - 1, size - 1)
-    painter.end()
-    return pm
-
-
 def dark_palette() -> QPalette:
     """Build the forced dark QPalette from the palette file."""
     spec = palette_data()["dark_palette"]

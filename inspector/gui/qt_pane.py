@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.gate import PASSING, GateResult, Verdict
+from inspector.core.gate import GateResult, Verdict
 from inspector.core.model import LoadError
 from inspector.gui import qt_palette
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
@@ -477,11 +477,6 @@ class TranscriptPane(QFrame):
         item = index.data(IndexRole)
         return None if item is None else int(item)
 
-    def current_pointer(self) -> str:
-        """The JSON Pointer of the current row inside its item ('' on an item row)."""
-        index = self.tree.currentIndex()
-        return (index.data(PointerRole) or "") if index.isValid() else ""
-
     def select_item(self, item: int | None, *, notify: bool = True) -> bool:
         """Make an item's row current and selected, scrolled into view; False if not shown."""
         selection = self.tree.selectionModel()
@@ -577,15 +572,6 @@ def add_copy_menu(tree: QTreeView) -> None:
 
 def _to_clipboard(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
-
-
-def problem_items(result: GateResult) -> list[int]:
-    """Items that block a replay by their verdict or are named by an error/warning finding."""
-    flagged = {i for i, v in enumerate(result.verdicts) if v.verdict not in PASSING}
-    for finding in result.findings:
-        if finding.severity in ("error", "warning"):
-            flagged.update(finding.items)
-    return sorted(flagged)
 
 
 def fill_column_menu(menu: QMenu, headers: Sequence[QHeaderView]) -> None:

@@ -25,15 +25,14 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.gate import (
-    ArgumentsError,
     ItemVerdict,
     ToolSet,
     Verdict,
+    arguments_verdict,
     check_arguments,
-    parse_arguments,
 )
-from inspector.core.load import parse_json
-from inspector.core.model import LoadError, Tool
+from inspector.core.jsonio import load_json, parse_arguments
+from inspector.core.model import ArgumentsError, LoadError, Tool
 from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue
 from inspector.gui import qt_palette
 from inspector.gui.json_text import STRING_LIMIT, display, elide, locate, pretty, preview
@@ -64,33 +63,17 @@ class _Value:
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What one check found (made on a worker thread from core values only)."""
-
-    verdict: Verdict
-    detail: str
-    issues: tuple[SchemaIssue, ...] = ()
-    parse_error: ArgumentsError | None = None
-
-
 def check(
     source: str | _Value,
     name: str | None,
     toolset: ToolSet,
     budget: float,
     cancel: threading.Event,
-) -> Outcome:
-    """Parse arguments text (or take a value) and check it against the named tool."""
+) -> ItemVerdict:
+    """Judge arguments text (or an already parsed value) for the named tool, as `gate` does."""
     if isinstance(source, str):
-        try:
-            parsed = parse_arguments(source)
-        except ArgumentsError as exc:
-            return Outcome(Verdict.ARGUMENTS_PARSE, exc.describe(), parse_error=exc)
-    else:
-        parsed = source.value
-    result = check_arguments(name, parsed, toolset, budget=budget, cancel=cancel)
-    return Outcome(result.verdict, result.detail, result.errors)
+        return arguments_verdict(source, name, toolset, budget=budget, cancel=cancel)
+    return check_arguments(name, source.value, toolset, budget=budget, cancel=cancel)
 
 
 def _section(text: str, parent: QWidget) -> QWidget:
@@ -118,7 +101,6 @@ class ArgumentsPanel(QWidget):
         self._original = ""
         self._toolset = ToolSet()
         self._logged: ItemVerdict | None = None
-        self._schema_override: Tool | None = None
         self._setting = False
         self.verdict: Verdict | None = None
         self.issues: tuple[SchemaIssue, ...] = ()
@@ -218,7 +200,6 @@ class ArgumentsPanel(QWidget):
         self._raw = raw
         self._logged = logged
         self._toolset = toolset
-        self._schema_override = None
         self._fixed = None
         arguments = raw.get("arguments") if isinstance(raw, dict) else None
         if isinstance(arguments, str):
@@ -257,7 +238,6 @@ class ArgumentsPanel(QWidget):
         self._raw = None
         self._logged = None
         self._toolset = toolset
-        self._schema_override = None
         self._fixed = None
         self.raw_view.setText("")
         self._fill_tools(current or None)
@@ -313,7 +293,6 @@ class ArgumentsPanel(QWidget):
         tool = self._toolset.tools.get(name) if name is not None else None
         self._setting = True
         try:
-            self._schema_override = None
             if tool is None:
                 self.schema_view.set_text("")
                 self.schema_source.setText(
@@ -401,7 +380,7 @@ class ArgumentsPanel(QWidget):
         if tool is not None and text == pretty(tool.parameters):
             return self._toolset, None
         try:
-            schema = parse_json(text, "schema box")
+            schema = load_json(text, "schema box")
         except LoadError as exc:
             return self._toolset, f"the schema box is not JSON ({exc.location()}: {exc.message})"
         tools = dict(self._toolset.tools)
@@ -452,7 +431,7 @@ class ArgumentsPanel(QWidget):
             self.banner.show_verdict(None, "validating…")
             self.errors.set_records([])
 
-    def _checked(self, outcome: Outcome) -> None:
+    def _checked(self, outcome: ItemVerdict) -> None:
         self._busy_timer.stop()
         exc = outcome.parse_error
         if exc is not None:
@@ -468,12 +447,12 @@ class ArgumentsPanel(QWidget):
                 (issue.path or "/", issue.keyword, issue.message, issue.schema_path),
                 payload=issue,
             )
-            for issue in outcome.issues
+            for issue in outcome.errors
         ]
-        self._show(outcome.verdict, outcome.detail, outcome.issues, rows)
+        self._show(outcome.verdict, outcome.detail, outcome.errors, rows)
         brush = qt_palette.verdict_swatch(outcome.verdict).background
-        if brush is not None and outcome.issues:
-            spans = [self._span(issue.path) for issue in outcome.issues]
+        if brush is not None and outcome.errors:
+            spans = [self._span(issue.path) for issue in outcome.errors]
             self.editor.mark_spans("errors", [s for s in spans if s is not None], brush)
 
     def _span(self, pointer: str) -> tuple[int, int] | None:

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from inspector.core.formats import load_text
 from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.load import load_text
 from inspector.core.model import LoadError, Tool
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.gui.qt_banner import VerdictBanner

@@ -3,7 +3,7 @@
 Qt writes the INI store itself, atomically: QSettings saves through a QSaveFile (a temporary
 file renamed over the old one) under a QLockFile (`<name>.lock`), so a crash or a second
 instance never leaves a half-written store. The application's only other file output, the
---screenshot PNG, goes through a QSaveFile as well (app.save_png); input files are only read.
+--screenshot PNG, goes through a QSaveFile as well (qt_app.save_png); input files are only read.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.core.diff import diff_results
+from inspector.core.formats import load_path
 from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.load import load_path
 from inspector.core.model import Transcript
 
 SIZES = (25_000, 50_000, 100_000)

@@ -150,7 +150,7 @@ def _peak_rss_bytes() -> float:
 
 def child_large(path: str) -> dict[str, float]:
     """Load + gate the large file, hand it to the window, time until its pane is painted."""
-    from inspector.gui.qt_main_window import load_and_gate
+    from inspector.gui.qt_session import load_and_gate
 
     with tempfile.TemporaryDirectory() as scratch:
         window = _shown_window(scratch)
@@ -158,7 +158,7 @@ def child_large(path: str) -> dict[str, float]:
         loaded = load_and_gate(path, {}, lambda _stage: None)
         load_s = time.perf_counter() - started
         started = time.perf_counter()
-        window.show_loaded("left", loaded)
+        window.session.set_loaded("left", loaded)
         window.left.tree.viewport().grab()  # paints the visible rows
         first_paint_s = time.perf_counter() - started
         started = time.perf_counter()
@@ -188,7 +188,7 @@ def child_cold(kind: str) -> None:
 
     app = QApplication([])
     if kind.startswith("app"):
-        from inspector.gui.app import _application
+        from inspector.gui.qt_app import _application
         from inspector.gui.qt_main_window import MainWindow
         from inspector.gui.qt_settings import Settings
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import orjson
 
-from inspector.core.sse import decode_sse
 from inspector.core.stream import StreamEvent, events_from_sse, reduce_stream
+from inspector.core.stream.sse import decode_sse
 
 SIZES = (25_000, 50_000, 100_000, 200_000)
 RUNS = 5

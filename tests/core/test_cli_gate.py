@@ -52,7 +52,7 @@ def test_json_shape():
         "path": "/region",
         "schema_path": "/properties/region/enum",
         "keyword": "enum",
-        "message": "'global' is not one of ['apac', 'emea', 'amer']",
+        "message": '"global" is not one of "apac", "emea" or "amer"',
     }
     assert entry["summary"] == {
         "namespaced": 1,

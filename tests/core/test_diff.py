@@ -20,8 +20,8 @@ from inspector.core.diff import (
     display_order,
     json_changes,
 )
+from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import gate_transcript
-from inspector.core.load import load_path, load_tools
 from inspector.core.model import Item, Origin, Transcript
 from tests.conftest import SAMPLES
 

@@ -26,8 +26,8 @@ from inspector.core.diff import (
     diff_transcripts,
     plain_text,
 )
-from inspector.core.gate import gate_transcript
-from inspector.core.load import load_bytes, load_path, load_tools
+from inspector.core.formats import load_bytes, load_path, load_tools
+from inspector.core.gate import decide, gate_transcript
 from inspector.core.model import Envelope, InspectorError, Item, Origin, Transcript
 from tests.conftest import SAMPLES
 from tests.core.test_properties import documents
@@ -402,9 +402,12 @@ def test_chat_completions_against_anthropic_is_equivalent_in_compare_mode():
     verdict = result.verdict_summary()
     # Equivalent, but an Anthropic record replayed as Open Responses has the wrong envelope.
     assert verdict.outcome is Outcome.BLOCKED and verdict.equivalent
+    # What blocks on the right is the gate's own decision for that file.
     assert verdict.headline == (
-        "Equivalent (informational changes only), but 10 of 10 items block a replay"
+        "Equivalent (informational changes only), but 3 of 10 items block a replay; "
+        "4 error findings"
     )
+    assert verdict.right_reasons == decide(result.right).reasons
     assert verdict.blocking_findings[0] == "anthropic_envelope"
 
 
@@ -454,7 +457,7 @@ def test_chat_completions_file_against_itself():
     verdict = compared.verdict_summary()
     assert verdict.outcome is Outcome.BLOCKED
     assert verdict.outcome.severity == "warning"
-    assert verdict.headline == "No differences, but 3 of 3 items block a replay"
+    assert verdict.headline == "No differences, but 1 of 3 items block a replay; 2 error findings"
 
 
 def test_foreign_envelope_on_the_left_only_does_not_block_a_replay():
@@ -586,8 +589,9 @@ def test_verdict_summary_when_a_finding_without_items_blocks():
     failed = load_path(SAMPLES / "findings" / "response-failed.json")
     verdict = diff_transcripts(failed, failed).verdict_summary()
     assert verdict.outcome is Outcome.BLOCKED
-    assert verdict.headline.startswith("No differences, but the right transcript blocks a replay")
-    assert "response_failed" in verdict.blocking_findings
+    assert verdict.headline == "No differences, but 1 error finding"
+    assert verdict.blocking_findings == ("response_failed",)
+    assert verdict.blocked_items == 0
 
 
 def test_changes_by_code_groups_every_change_and_reason():

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.core.gate import Severity, gate_transcript
-from inspector.core.load import load_path, load_tools
+from inspector.core.formats import load_path, load_tools
+from inspector.core.gate import gate_transcript
+from inspector.core.model import Severity
 
 
 def findings_of(path, tools=None):

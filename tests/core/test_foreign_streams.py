@@ -10,11 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.core.foreign_streams import (
-    assemble_anthropic_message,
-    assemble_chat_completion,
-    detect_stream_dialect,
-)
+from inspector.core.formats import detect_stream_dialect
+from inspector.core.formats.anthropic import assemble_stream as assemble_anthropic_message
+from inspector.core.formats.chat_completions import assemble_stream as assemble_chat_completion
 from inspector.core.model import LoadError
 from inspector.core.stream import StreamEvent, events_from_bytes
 

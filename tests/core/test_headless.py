@@ -20,7 +20,7 @@ def test_core_imports_without_qt():
         f"for name in {MODULES!r}:\n"
         "    __import__(name)\n"
         "import inspector.cli, inspector.commands.gate\n"
-        "from inspector.core.load import load_path\n"
+        "from inspector.core.formats import load_path\n"
         "from inspector.core.gate import gate_transcript\n"
         f"gate_transcript(load_path({str(CORE.parents[1] / 'samples/article/items.json')!r}))\n"
         "assert not any(m.startswith(('PySide6', 'shiboken6')) and sys.modules[m] is not None\n"

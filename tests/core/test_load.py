@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from inspector.core.load import element_lines, load_bytes, load_path, load_text, load_tools
+from inspector.core.formats import load_bytes, load_path, load_text, load_tools
+from inspector.core.jsonio import element_lines
 from inspector.core.model import Envelope, LoadError
 
 
@@ -231,7 +232,7 @@ def test_jsonl_bytes_path_handles_crlf_blank_lines_and_bad_bytes():
 
 
 def test_long_integer_across_a_scan_window_stays_exact():
-    from inspector.core.load import _WINDOW
+    from inspector.core.jsonio import _WINDOW
 
     filler = "x" * (_WINDOW - 63)
     text = json.dumps([{"type": "message", "role": "user", "content": filler, "n": 0}])

@@ -15,16 +15,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.core.diff import diff_results
-from inspector.core.gate import ArgumentsError, ToolSet, Verdict, gate_item, gate_transcript
-from inspector.core.load import load_bytes
-from inspector.core.model import InspectorError, Tool
-from inspector.core.sse import decode_sse
+from inspector.core.formats import load_bytes
+from inspector.core.gate import ToolSet, Verdict, gate_item, gate_transcript
+from inspector.core.model import ArgumentsError, InspectorError, Tool
 from inspector.core.stream import (
     SPEC_EVENT_TYPES,
     events_from_json_lines,
     events_from_sse,
     reduce_stream,
 )
+from inspector.core.stream.sse import decode_sse
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -139,7 +139,7 @@ def check_arguments_text(text: str) -> None:
         "arguments": text,
     }
     try:
-        from inspector.core.gate import parse_arguments
+        from inspector.core.jsonio import parse_arguments
 
         parse_arguments(text)
     except ArgumentsError:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.core.sse import SSEDecoder, SSEEvent, decode_sse
+from inspector.core.stream.sse import SSEDecoder, SSEEvent, decode_sse
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "samples" / "streams" / "text-deltas.sse"

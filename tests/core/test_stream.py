@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from inspector.core.jsonio import parse_event as parse_json
 from inspector.core.model import LoadError
-from inspector.core.sse import decode_sse
 from inspector.core.stream import (
     SPEC_EVENT_TYPES,
     VIOLATION_CODES,
@@ -20,10 +20,10 @@ from inspector.core.stream import (
     events_from_bytes,
     events_from_json_lines,
     events_from_sse,
-    parse_json,
     reduce_stream,
     stream_transcript,
 )
+from inspector.core.stream.sse import decode_sse
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / ".." / "shared" / "corpus"
@@ -370,7 +370,7 @@ def test_deep_nesting_is_refused_not_a_crash() -> None:
 
 def test_every_catalogue_event_type_has_a_handler() -> None:
     assert len(SPEC_EVENT_TYPES) == 24
-    from inspector.core.stream import _Reducer
+    from inspector.core.stream.reducer import _Reducer
 
     assert _Reducer(strict=False).handlers.keys() >= SPEC_EVENT_TYPES
 
@@ -869,6 +869,24 @@ def test_invalid_utf8() -> None:
     assert only(result, "invalid_utf8").event_index == 6
 
 
+def test_foreign_stream_is_one_error_with_its_record_assembled() -> None:
+    from inspector.core.formats import load_stream
+
+    chunk = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}}],
+    }
+    body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+    transcript = load_stream(body, "chat.sse")
+    stream = transcript.stream
+    assert stream.dialect == "chat_completions"
+    assert [(v.code, v.severity) for v in stream.violations] == [("foreign_stream", "error")]
+    assert stream.assembled["choices"][0]["message"]["content"] == "Hi"
+    assert len(transcript.events) == 2
+    assert [i.type for i in transcript.items] == ["message"]
+
+
 def test_every_violation_code_is_triggered_by_a_test() -> None:
     source = Path(__file__).read_text(encoding="utf-8")
     before = source.split("def test_every_violation_code")[0]
@@ -1080,7 +1098,7 @@ def test_real_recordings_reduce_with_the_judged_violations(path: Path) -> None:
     except LoadError:
         return  # the only exception allowed; none of the recordings should need it
     if name in FOREIGN:
-        from inspector.core.foreign_streams import detect_stream_dialect
+        from inspector.core.formats import detect_stream_dialect
 
         assert detect_stream_dialect(events) != "open_responses"
         return

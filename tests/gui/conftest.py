@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.load import load_path, load_tools
 from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
 from tests.conftest import SAMPLES

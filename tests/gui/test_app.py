@@ -8,7 +8,7 @@ import sys
 
 from PySide6.QtGui import QImage
 
-from inspector.gui import app
+from inspector.gui import qt_app
 from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
 from tests.conftest import REPO
@@ -28,7 +28,7 @@ def _distinct_colours(image: QImage, step: int = 7) -> int:
 def test_screenshot_in_process(tmp_path, qapp):
     before = [digest(p) for p in (PROVIDER_A, PROVIDER_B, SALES_TOOLS)]
     target = tmp_path / "shot.png"
-    code = app.main(
+    code = qt_app.main(
         [str(PROVIDER_A), str(PROVIDER_B), "--tools", str(SALES_TOOLS), "--screenshot", str(target)]
     )
     assert code == 0
@@ -51,17 +51,17 @@ def test_screenshot_dark_in_a_subprocess(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     image = QImage(str(target))
-    assert (image.width(), image.height()) == app.SCREENSHOT_SIZE
+    assert (image.width(), image.height()) == qt_app.SCREENSHOT_SIZE
     # The forced dark palette: the window background is dark.
     corner = image.pixelColor(image.width() // 2, image.height() - 40)
     assert corner.lightness() < 100
 
 
 def test_usage_errors_exit_2(capsys):
-    assert app.main(["--dark", "--light"]) == 2
-    assert app.main(["--size", "big", "--screenshot", "x.png"]) == 2
-    assert app.main(["a", "b", "c"]) == 2
-    assert app.main(["--version"]) == 0
+    assert qt_app.main(["--dark", "--light"]) == 2
+    assert qt_app.main(["--size", "big", "--screenshot", "x.png"]) == 2
+    assert qt_app.main(["a", "b", "c"]) == 2
+    assert qt_app.main(["--version"]) == 0
     assert "replay-inspector" in capsys.readouterr().out
 
 
@@ -74,7 +74,7 @@ def test_empty_window_offers_the_sample_pair(qtbot, tmp_path):
     window.left.sample_button.click()
     assert window.left.path == str(PROVIDER_A)
     assert window.right.path == str(PROVIDER_B)
-    assert window.tool_files == [str(SALES_TOOLS)]
+    assert window.session.tool_files == [str(SALES_TOOLS)]
     assert window.alignment is not None
 
 
@@ -86,7 +86,7 @@ def test_sample_link_hidden_without_samples(qtbot, tmp_path):
 
 
 def test_help_lists_the_options(capsys):
-    assert app.main(["--help"]) == 0
+    assert qt_app.main(["--help"]) == 0
     out = capsys.readouterr().out
     for option in ("--tools", "--screenshot", "--dark", "--light"):
         assert option in out

@@ -1,5 +1,6 @@
-"""A schema pattern that backtracks catastrophically: the Arguments tab checks on a worker under
-the core's time budget, says it is validating, stays responsive, and cancels superseded checks."""
+"""Hostile schema patterns: a catastrophic one ends at the core's backtrack limit, a slow check at
+its time budget, both with a `budget` error. The Arguments tab checks on a worker, says it is
+validating, stays responsive, and cancels superseded checks."""
 
 from __future__ import annotations
 
@@ -14,9 +15,13 @@ from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_workers import TaskRunner
 from tests.gui.conftest import TickGaps
 
-SCHEMA = {"properties": {"s": {"pattern": "^(a|aa)+$"}}}
+# The lookahead makes fancy-regex backtrack: 5000 a's overrun its limit at once, while 24 a's stay
+# below it at tens of milliseconds a string, so forty of them outlast the budget.
+PATTERN = "^(a|aa)+(?!b)$"
+SCHEMA = {"properties": {"s": {"pattern": PATTERN, "items": {"pattern": PATTERN}}}}
 HOSTILE = {"type": "function_call", "name": "t", "call_id": "c", "status": "completed"}
 HOSTILE["arguments"] = json.dumps({"s": "a" * 5000 + "!"})
+SLOW = {**HOSTILE, "arguments": json.dumps({"s": ["a" * 24 + "!"] * 40})}
 BUDGET = 0.6
 
 
@@ -57,19 +62,30 @@ def test_a_catastrophic_pattern_ends_in_the_budget_error_without_freezing(panel,
     with TickGaps() as gaps:
         panel.set_item(HOSTILE, None, _toolset())
         assert panel.validating and panel.verdict is None
+        qtbot.waitUntil(lambda: not panel.validating, timeout=5000)
+    assert gaps.longest < 0.5, f"the GUI thread stalled for {gaps.longest:.2f} s"
+    assert panel.verdict == Verdict.ARGUMENTS_SCHEMA
+    first = panel.errors.records()[0].cells
+    assert first[1] == "budget"
+    assert "backtrack limit" in first[2] and PATTERN in first[2]
+    assert panel.banner.verdict_text == "arguments_schema"
+
+
+def test_a_slow_check_says_it_is_validating_without_freezing(panel, qtbot):
+    with TickGaps() as gaps:
+        panel.set_item(SLOW, None, _toolset())
+        assert panel.validating and panel.verdict is None
         qtbot.waitUntil(lambda: panel.banner.detail.text() == "validating…", timeout=2000)
         qtbot.waitUntil(lambda: not panel.validating, timeout=BUDGET * 1000 + 5000)
     assert gaps.longest < 0.5, f"the GUI thread stalled for {gaps.longest:.2f} s"
     assert gaps.ticks > 10
     assert panel.verdict == Verdict.ARGUMENTS_SCHEMA
     first = panel.errors.records()[0].cells
-    assert first[1] == "budget"
-    assert "time budget" in first[2] and "^(a|aa)+$" in first[2]
-    assert panel.banner.verdict_text == "arguments_schema"
+    assert first[1] == "budget" and "time budget of 0.6 s" in first[2]
 
 
 def test_typing_a_new_value_cancels_the_running_check(panel, qtbot, recorded):
-    panel.set_item(HOSTILE, None, _toolset())
+    panel.set_item(SLOW, None, _toolset())
     assert len(recorded) == 1 and not recorded[0].is_set()
     with TickGaps() as gaps, qtbot.waitSignal(panel.checked, timeout=5000) as blocker:
         panel.editor.selectAll()
@@ -94,7 +110,7 @@ def test_quick_checks_do_not_flash_validating(panel, qtbot):
 def test_closing_the_window_cancels_a_running_check(make_window, qtbot, recorded):
     window = make_window(synchronous=False)
     window.arguments_panel.budget = BUDGET
-    window.arguments_panel.set_item(HOSTILE, None, _toolset())
+    window.arguments_panel.set_item(SLOW, None, _toolset())
     assert window.arguments_panel.validating
     window.close()
     assert recorded[0].is_set() and not window.arguments_panel.validating
@@ -107,6 +123,7 @@ def test_pasted_calls_to_a_catastrophic_tool_are_gated_off_the_gui_thread(make_w
         {**HOSTILE, "call_id": f"c{n}", "arguments": json.dumps({"s": "a" * (5000 + n) + "!"})}
         for n in range(2)
     ]
+    calls.append({**SLOW, "call_id": "c2"})
     request = {
         "tools": [{"type": "function", "name": "t", "parameters": SCHEMA}],
         "input": calls,
@@ -116,9 +133,10 @@ def test_pasted_calls_to_a_catastrophic_tool_are_gated_off_the_gui_thread(make_w
         window.paste(json.dumps(request))
         assert scratch.gating
         qtbot.waitUntil(lambda: scratch.banner.detail.text() == "Gating…", timeout=2000)
-        qtbot.waitUntil(lambda: not scratch.gating, timeout=2 * BUDGET * 1000 + 5000)
+        qtbot.waitUntil(lambda: not scratch.gating, timeout=3 * BUDGET * 1000 + 5000)
     assert gaps.longest < 0.5, f"the GUI thread stalled for {gaps.longest:.2f} s"
     verdicts = scratch.result.verdicts
-    assert [v.verdict for v in verdicts] == [Verdict.ARGUMENTS_SCHEMA] * 2
+    assert [v.verdict for v in verdicts] == [Verdict.ARGUMENTS_SCHEMA] * 3
     assert all(v.errors[0].keyword == "budget" for v in verdicts)
-    assert "request: 2 items" in scratch.banner.detail.text()
+    assert "backtrack limit" in verdicts[0].detail and "time budget" in verdicts[2].detail
+    assert "request: 3 items" in scratch.banner.detail.text()

@@ -22,7 +22,7 @@ def test_fc_009_shows_the_enum_error_at_region(article_window):
     assert panel.raw_view.text() == '"{\\"region\\":\\"global\\"}"'  # the literal string
     first = panel.errors.records()[0].cells
     assert first[:2] == ("/region", "enum")
-    assert "'global' is not one of" in first[2]
+    assert '"global" is not one of' in first[2]
     assert first[3] == "/properties/region/enum"
 
 

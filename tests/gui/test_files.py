@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from inspector.gui import app, qt_main_window
+from inspector.gui import qt_app, qt_main_window
 from inspector.gui.qt_transcript_model import Column
 from inspector.gui.qt_workers import TaskRunner
 from tests.gui.conftest import PROVIDER_A, PROVIDER_B, SALES_TOOLS, digest
@@ -194,12 +194,12 @@ def test_input_files_are_byte_identical_after_a_session(make_window, qtbot, tmp_
 def test_a_failed_screenshot_leaves_the_earlier_file(qapp, tmp_path, monkeypatch):
     target = tmp_path / "shot.png"
     target.write_bytes(b"the earlier screenshot")
-    monkeypatch.setattr(app.QPixmap, "save", lambda *_args: False)
-    assert not app.save_png(app.QPixmap(10, 10), str(target))
+    monkeypatch.setattr(qt_app.QPixmap, "save", lambda *_args: False)
+    assert not qt_app.save_png(qt_app.QPixmap(10, 10), str(target))
     assert target.read_bytes() == b"the earlier screenshot"
     assert [p.name for p in tmp_path.iterdir()] == ["shot.png"]  # no temporary file left
     monkeypatch.undo()
-    assert app.save_png(app.QPixmap(10, 10), str(target))
+    assert qt_app.save_png(qt_app.QPixmap(10, 10), str(target))
     assert target.read_bytes().startswith(b"\x89PNG")
 
 
@@ -228,3 +228,12 @@ def test_reload_keeps_the_selected_item(pair_window):
     window.select("right", 6)
     window.reload_action.trigger()
     assert window.right.current_item() == 6
+
+
+def test_a_filter_stays_applied_to_a_reloaded_file(window):
+    window.open_file("left", str(PROVIDER_A))  # one side: no diff comes to refilter it
+    window.left.filter_edit.setText("verdict:ok")
+    window.refilter()
+    assert window.left.model.rowCount() == 3
+    window.reload_action.trigger()
+    assert window.left.model.rowCount() == 3

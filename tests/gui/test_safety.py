@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.gui import app
+from inspector.gui import qt_app
 from inspector.gui.qt_transcript_model import Column
 
 BOLD = "<b>x</b>"
@@ -90,11 +90,11 @@ def test_bug_dialog_shows_the_traceback_as_plain_text(qtbot, monkeypatch):
         shown.append(dialog.findChild(QPlainTextEdit, "traceback").toPlainText())
         return 0
 
-    monkeypatch.setattr(app.BugDialog, "exec", fake_exec)
+    monkeypatch.setattr(qt_app.BugDialog, "exec", fake_exec)
     try:
         raise RuntimeError(BOLD)
     except RuntimeError as exc:
-        app.excepthook(type(exc), exc, exc.__traceback__)
+        qt_app.excepthook(type(exc), exc, exc.__traceback__)
     assert len(shown) == 1
     assert f"RuntimeError: {BOLD}" in shown[0]
     assert "Traceback" in shown[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from inspector.core.load import load_path
+from inspector.core.formats import load_path
 from tests.conftest import SAMPLES
 
 GAP = SAMPLES / "streams" / "sequence-gap-duplicate.sse"

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.core.diff import diff_results
+from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import gate_transcript
-from inspector.core.load import load_path, load_tools
 from inspector.core.model import join_pointer
 from inspector.gui.alignment import Alignment
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows

@@ -9,8 +9,8 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QFont, QIcon
 
 from inspector.core.diff import diff_results
+from inspector.core.formats import load_path, load_text, load_tools
 from inspector.core.gate import Verdict, gate_transcript
-from inspector.core.load import load_path, load_text, load_tools
 from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
 from inspector.gui.qt_transcript_model import (

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from inspector.core.gate import GateResult
 from inspector.core.model import LoadError, Transcript
 
 
-def item_rows(result: GateResult) -> list[dict[str, Any]]:
-    """Return one JSON object per item: identity, verdict, detail, schema errors, source."""
-    rows = []
-    append = rows.append
+class Streamed:
+    """A JSON array to be written element by element as it is produced, never held whole."""
+
+    __slots__ = ("elements",)
+
+    def __init__(self, elements: Iterable[Any]) -> None:
+        self.elements = elements
+
+
+def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
+    """Yield one JSON object per item: identity, verdict, detail, schema errors, source."""
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
         raw = item.raw
         fields = raw if type(raw) is dict else {}
@@ -20,7 +28,7 @@ def item_rows(result: GateResult) -> list[dict[str, Any]]:
         source: dict[str, Any] = {"line": origin.line, "pointer": origin.pointer}
         if origin.event_index is not None:
             source["event_index"] = origin.event_index
-        append(
+        yield (
             {
                 "index": item.index,
                 "type": kind if type(kind) is str else item.type_label,
@@ -36,7 +44,6 @@ def item_rows(result: GateResult) -> list[dict[str, Any]]:
                 "envelope": item.envelope.value,
             }
         )
-    return rows
 
 
 def transcript_info(transcript: Transcript) -> dict[str, Any]:
@@ -63,7 +70,7 @@ def gate_document(path: str, result: GateResult) -> dict[str, Any]:
     document: dict[str, Any] = {
         "path": path,
         "format": info["format"],
-        "items": item_rows(result),
+        "items": Streamed(item_rows(result)),
         "findings": [f.to_json() for f in result.findings],
         "summary": result.summary(),
         "groups": info["groups"],

@@ -1,0 +1,221 @@
+"""`inspector report LEFT [RIGHT]`: a report to share (HTML, Markdown or JUnit XML), redacted.
+
+One file is gated, two are diffed; the exit status is the one `gate` (one file) or `diff` (two
+files) would give: 0 clean, 1 something blocks the replay, 2 unreadable input or bad usage.
+Markdown and JUnit go to stdout unless `-o` is given; HTML needs `-o`. The output file is written
+atomically (a temporary file in the same folder, then os.replace) and never over an input file.
+Redaction is on unless `--no-redact` is given; `--redact REGEX` adds patterns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, safe_text
+from inspector.commands.gate import load_tool_option
+from inspector.commands.tools import target_profile
+from inspector.core.diff import DiffResult, diff_transcripts
+from inspector.core.formats import load_path
+from inspector.core.gate import gate_transcript
+from inspector.core.model import LoadError, Tool, Transcript
+from inspector.core.report.html import render_html
+from inspector.core.report.junit import render_junit
+from inspector.core.report.markdown import render_markdown
+from inspector.core.report.model import ReportInput, ReportSide, decide
+from inspector.core.report.redact import Redactor, RedactPatternError
+from inspector.core.targets import check_transcript
+
+#: Renderer per --format.
+RENDERERS: dict[str, Callable[[ReportInput, Redactor], str]] = {
+    "html": render_html,
+    "markdown": render_markdown,
+    "junit": render_junit,
+}
+#: --format when it is not given: from the -o suffix, else Markdown.
+SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".xml": "junit"}
+MODES = ("replay", "compare")
+
+
+class UsageError(Exception):
+    """A command line that cannot run as given (exit status 2, message on stderr)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Seam: diff modes are being built elsewhere; this is the only place that calls the diff.
+
+
+def _diff(left: Transcript, right: Transcript, tools: Mapping[str, Tool], mode: str) -> DiffResult:
+    """Diff two transcripts in a mode; only `replay` exists so far."""
+    if mode != "replay":
+        raise UsageError(f"--mode {mode} is not available in this version (only replay)")
+    return diff_transcripts(left, right, tools)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def add_parser(sub: Any) -> None:
+    """Register the report subcommand."""
+    parser = sub.add_parser(
+        "report",
+        help="write a report to share (HTML, Markdown or JUnit XML), secrets redacted",
+        description=(
+            "Gate one transcript, or diff two, and write a report to share: a self-contained "
+            "HTML page, a Markdown summary for a pull request, or JUnit XML for CI. Secrets "
+            "(API keys, tokens, private keys) are redacted unless --no-redact is given. Exit "
+            "status as gate (one file) or diff (two files): 0 clean, 1 blocking, 2 unreadable "
+            "or bad usage."
+        ),
+    )
+    parser.add_argument("left", metavar="LEFT", help="a transcript (the original, for a diff)")
+    parser.add_argument("right", metavar="RIGHT", nargs="?", help="the transcript to replay")
+    parser.add_argument("--tools", metavar="FILE", help="tool schemas (override the transcripts')")
+    parser.add_argument(
+        "--target",
+        metavar="P",
+        type=target_profile,
+        help="also report what target provider P would reject or silently change",
+    )
+    parser.add_argument("--mode", choices=MODES, help="diff mode for two files (default replay)")
+    parser.add_argument(
+        "--format",
+        choices=tuple(RENDERERS),
+        help="html, markdown or junit (default: from the -o suffix, else markdown)",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="OUT", help="write here (required for html; else stdout)"
+    )
+    parser.add_argument(
+        "--no-redact", action="store_true", help="keep secrets as they are (the report says so)"
+    )
+    parser.add_argument(
+        "--redact",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="also redact what this regular expression matches (repeatable)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.format:
+        return str(args.format)
+    if args.output:
+        return SUFFIX_FORMATS.get(Path(args.output).suffix.lower(), "markdown")
+    return "markdown"
+
+
+def _check_usage(args: argparse.Namespace, fmt: str) -> Redactor:
+    if fmt == "html" and not args.output:
+        raise UsageError("--format html needs -o OUT (an HTML page is not written to stdout)")
+    if args.mode and args.right is None:
+        raise UsageError("--mode applies to two files")
+    if args.no_redact and args.redact:
+        raise UsageError("--no-redact and --redact contradict each other")
+    if args.output:
+        inputs = [p for p in (args.left, args.right, args.tools) if p]
+        if any(_same_file(args.output, p) for p in inputs):
+            raise UsageError(f"-o {args.output} is an input file; it is never overwritten")
+    try:
+        return Redactor(args.redact, enabled=not args.no_redact)
+    except RedactPatternError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write text to path through a temporary file in the same folder and os.replace."""
+    target = Path(path)
+    folder = target.parent
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp creates the file private; a report is meant to be shared, as the umask allows.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _load(paths: Sequence[str], err: TextIO) -> list[Transcript] | None:
+    loaded, failed = [], False
+    for path in paths:
+        try:
+            loaded.append(load_path(path))
+        except LoadError as exc:
+            err.write(f"inspector: {safe_text(str(exc))}\n")
+            failed = True
+    return None if failed else loaded
+
+
+def build_report(
+    args: argparse.Namespace, transcripts: Sequence[Transcript], tools: Mapping[str, Tool]
+) -> ReportInput:
+    """Gate or diff the transcripts and gather everything the report shows."""
+    paths = [p for p in (args.left, args.right) if p is not None]
+    diff = None
+    if len(transcripts) == 2:
+        diff = _diff(transcripts[0], transcripts[1], tools, args.mode or "replay")
+        results = [diff.left, diff.right]
+    else:
+        results = [gate_transcript(transcripts[0], tools)]
+    sides = []
+    for path, result in zip(paths, results, strict=True):
+        extra = (
+            check_transcript(result.transcript, result.toolset, args.target) if args.target else ()
+        )
+        sides.append(ReportSide(path, result, tuple(extra)))
+    return ReportInput(
+        sides=tuple(sides),
+        decision=decide(sides, diff),
+        diff=diff,
+        tools=args.tools,
+        target=args.target.name if args.target else None,
+        mode=(args.mode or "replay") if diff is not None else None,
+    )
+
+
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Write the report; return the exit status of gate (one file) or diff (two)."""
+    fmt = _format(args)
+    try:
+        redactor = _check_usage(args, fmt)
+        tools = load_tool_option(args.tools, err)
+        if tools is None:
+            return EXIT_UNREADABLE
+        transcripts = _load([p for p in (args.left, args.right) if p is not None], err)
+        if transcripts is None:
+            return EXIT_UNREADABLE
+        report = build_report(args, transcripts, tools)
+    except UsageError as exc:
+        err.write(f"inspector report: error: {safe_text(str(exc))}\n")
+        return EXIT_UNREADABLE
+    text = RENDERERS[fmt](report, redactor)
+    if args.output:
+        try:
+            write_atomic(args.output, text)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            err.write(f"inspector: cannot write {safe_text(args.output)}: {safe_text(reason)}\n")
+            return EXIT_UNREADABLE
+    else:
+        out.write(text)
+    return EXIT_FINDINGS if report.decision.blocking else EXIT_CLEAN

@@ -1,0 +1,416 @@
+"""Input formats: detect what a file is and load it as a Transcript with the origin of every item.
+
+Each module of this package is one format, with `detect(obj) -> (score, kind) | None`,
+`load(builder, record, kind)` and `KINDS` (record kind → the transcript's format name); formats
+that have streams of their own add `detect_stream(events)` and `assemble_stream(events, path)`.
+Adding a format means adding a module and one entry in `FORMATS`. Detection is scored: every
+format scores a record and the best match takes it, so a record two formats could claim goes to
+the one it fits better.
+
+Framing is handled here, once for every format: one JSON document, JSON Lines (each line
+classified on its own), and recorded streams (SSE, or JSONL of event objects), which are decoded
+once and kept on the transcript.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from types import ModuleType
+from typing import Any
+
+import orjson
+
+from inspector.core.formats import anthropic, chat_completions, errors, open_responses
+from inspector.core.formats._records import (
+    CERTAIN,
+    EXPECTED,
+    Builder,
+    Record,
+    describe,
+    tools_from_list,
+)
+from inspector.core.jsonio import (
+    decode_text,
+    display_name,
+    element_lines,
+    first_non_space,
+    has_long_digits,
+    is_wide,
+    load_json,
+    read_bytes,
+    strip_utf8_bom,
+    utf8_error,
+)
+from inspector.core.model import LoadError, Origin, Tool, Transcript, join_pointer, paused_gc
+from inspector.core.stream import (
+    StreamEvent,
+    StreamResult,
+    Violation,
+    events_from_bytes,
+    reduce_stream,
+    stream_transcript,
+)
+
+#: The formats, in the order that breaks a tie in detection scores.
+FORMATS: tuple[ModuleType, ...] = (open_responses, chat_completions, anthropic, errors)
+#: Formats with streams of their own (others' events are reduced as Open Responses events).
+STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic)
+
+_FORMAT_OF_KIND: dict[str, str] = {k: v for m in FORMATS for k, v in m.KINDS.items()}
+_MODULE_OF_KIND: dict[str, ModuleType] = {k: m for m in FORMATS for k in m.KINDS}
+#: Below this size a JSON document's item lines are located exactly; above it, lazily skipped.
+LOCATE_LIMIT = 64 * 1024**2
+
+__all__ = [
+    "EXPECTED",
+    "FORMATS",
+    "classify",
+    "detect_stream_dialect",
+    "load_bytes",
+    "load_path",
+    "load_stream",
+    "load_stream_path",
+    "load_text",
+    "load_tools",
+    "tools_from_document",
+    "tools_from_list",
+    "transcript_from_record",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Detection and dispatch
+
+
+def classify(obj: Any) -> str:
+    """Name the kind of one JSON record (the best-scoring format's), or 'unknown'."""
+    best_score, best_kind = 0, "unknown"
+    for module in FORMATS:
+        found = module.detect(obj)
+        if found is None:
+            continue
+        score, kind = found
+        if score >= CERTAIN:
+            return kind
+        if score > best_score:
+            best_score, best_kind = score, kind
+    return best_kind
+
+
+def _add_record(b: Builder, record: Record, kind: str | None = None) -> str:
+    kind = kind or classify(record.obj)
+    module = _MODULE_OF_KIND.get(kind)
+    if module is None:
+        raise LoadError(
+            f"unrecognised record: found {describe(record.obj)}; expected {EXPECTED}",
+            path=b.path,
+            line=record.line,
+        )
+    module.load(b, record, kind)
+    return kind
+
+
+def _builder(path: str | None) -> Builder:
+    return Builder(path, _add_record)
+
+
+def transcript_from_record(
+    obj: Any, path: str | None = None, line: int | None = 1, fmt: str | None = None
+) -> Transcript:
+    """Build a transcript from one parsed record (request, response, chat or Anthropic message)."""
+    b = _builder(path)
+    kind = _add_record(b, Record(obj, line, ""))
+    return b.transcript(fmt or _FORMAT_OF_KIND[kind])
+
+
+# --------------------------------------------------------------------------------------------
+# Streams
+
+
+def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -> Transcript:
+    """Load a recorded stream (SSE, or JSONL of event objects): decoded once, kept on the result.
+
+    Open Responses streams are reduced by the checked reducer; another API's stream is
+    assembled into its final record, converted like that record, and reported as the foreign
+    envelope it is (one `foreign_stream` violation).
+    """
+    events = events_from_bytes(data, path)
+    if not events:
+        raise LoadError("the stream has no events", path=path)
+    fmt = "stream_jsonl" if events[0].framing == "jsonl" else "sse"
+    module = _stream_format(events)
+    if module is not None:
+        return _foreign_stream(module, events, path, fmt, strict)
+    result = reduce_stream(events, strict=strict)
+    return dataclasses.replace(stream_transcript(result, path, fmt), events=tuple(events))
+
+
+def _stream_format(events: Sequence[StreamEvent]) -> ModuleType | None:
+    """The format module of a foreign stream, or None for an Open Responses stream."""
+    return next((m for m in STREAM_FORMATS if m.detect_stream(events)), None)
+
+
+def detect_stream_dialect(events: Sequence[StreamEvent]) -> str:
+    """Name the API a stream speaks: `open_responses` or a foreign format's module name."""
+    module = _stream_format(events)
+    return "open_responses" if module is None else _format_name(module)
+
+
+def _format_name(module: ModuleType) -> str:
+    return module.__name__.rsplit(".", 1)[-1]
+
+
+def _foreign_stream(
+    module: ModuleType, events: Sequence[StreamEvent], path: str | None, fmt: str, strict: bool
+) -> Transcript:
+    record = module.assemble_stream(events, path)
+    transcript = transcript_from_record(record, path, events[0].line, fmt)
+    first = events[0]
+    message = (
+        f"this is a {module.LABEL} stream, not Open Responses: a foreign envelope blocks replay "
+        "(convert the record before replaying it to an Open Responses provider)"
+    )
+    stream = StreamResult(
+        responses=(),
+        status="foreign",
+        events=len(events),
+        violations=(Violation("foreign_stream", "error", first.index, None, first.line, message),),
+        strict=strict,
+        framing=first.framing,
+        dialect=_format_name(module),
+        assembled=record,
+    )
+    return dataclasses.replace(transcript, stream=stream, events=tuple(events))
+
+
+# --------------------------------------------------------------------------------------------
+# Whole files
+
+
+_SSE_FIELD = re.compile(r"(event|data|id|retry)\s*:|:")
+
+
+def _looks_like_sse(first_line: str) -> bool:
+    return _SSE_FIELD.match(first_line) is not None and not first_line.startswith(("{", "["))
+
+
+def load_text(
+    text: str, path: str | None = None, *, data: bytes | None = None, strict: bool = False
+) -> Transcript:
+    """Load a transcript from text (one JSON document, JSONL, or an SSE stream)."""
+    with paused_gc():
+        return _load_text(text, path, data, strict)
+
+
+def _utf8(text: str, data: bytes | None) -> bytes:
+    """The UTF-8 bytes of the text: the file's own bytes when they are UTF-8 already."""
+    if data is not None and not is_wide(data):
+        return data
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _load_text(text: str, path: str | None, data: bytes | None, strict: bool) -> Transcript:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    start = first_non_space(text)
+    if start is None:
+        raise LoadError(f"file is empty; expected {EXPECTED}", path=path)
+    end = text.find("\n", start)
+    first_line = text[start : end if end >= 0 else len(text)]
+    if _looks_like_sse(first_line):
+        return load_stream(_utf8(text, data), path, strict=strict)
+    utf8 = data is not None and not is_wide(data)
+    long_digits = has_long_digits(data if utf8 and data is not None else text)
+    document_error: LoadError | None = None
+    try:
+        document = load_json(text, path, long_digits=long_digits)
+    except LoadError as exc:
+        document_error = exc
+    else:
+        lines_of: Callable[[tuple[str | int, ...]], list[int]] | None = None
+        if len(text) <= LOCATE_LIMIT:
+
+            def lines_of(target: tuple[str | int, ...]) -> list[int]:
+                return element_lines(text, target)
+
+        first_number = text.count("\n", 0, start) + 1
+        kind = classify(document)
+        if kind == "stream_event":
+            return load_stream(_utf8(text, data), path, strict=strict)
+        b = _builder(path)
+        kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
+        return b.transcript(_FORMAT_OF_KIND[kind])
+    # Not one document: JSON Lines if the first line is a whole value by itself.
+    if end >= 0:
+        try:
+            first = load_json(first_line, path, text.count("\n", 0, start))
+        except LoadError:
+            pass
+        else:
+            if classify(first) == "stream_event":
+                return load_stream(_utf8(text, data), path, strict=strict)
+            return load_jsonl_lines(text.splitlines(), path, long_digits=long_digits)
+    assert document_error is not None
+    raise document_error
+
+
+def load_jsonl_lines(
+    lines: Iterable[str], path: str | None = None, *, long_digits: bool | None = None
+) -> Transcript:
+    """Load JSON Lines: each line an item, request, response, batch line or other record."""
+    if not isinstance(lines, list):
+        lines = list(lines)
+    if long_digits is None:
+        # One scan of the whole text is far cheaper than one per line.
+        long_digits = has_long_digits("\n".join(lines))
+    check = None if long_digits else False
+
+    def records() -> Iterator[tuple[int, Any]]:
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                yield number, load_json(line, path, number - 1, long_digits=check)
+
+    return _load_records(records(), path)
+
+
+def _load_records(records: Iterable[tuple[int, Any]], path: str | None) -> Transcript:
+    """Build a transcript from parsed JSONL records, given with their line numbers."""
+    b = _builder(path)
+    kinds: set[str] = set()
+    for number, obj in records:
+        kind = classify(obj)
+        if kind == "stream_event":
+            # The first record was not an event (a stream is detected by its first line).
+            raise LoadError(
+                "file mixes streaming events with other records; a stream must be on its own",
+                path=path,
+                line=number,
+            )
+        kinds.add(_add_record(b, Record(obj, number, ""), kind))
+    if not b.groups:
+        raise LoadError(f"file has no records; expected {EXPECTED}", path=path)
+    fmt = "batch" if kinds == {"batch"} else "jsonl"
+    return b.transcript(fmt)
+
+
+def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | None:
+    """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
+
+    Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
+    and its split lines at once.
+    """
+    start = len(data) - len(data.lstrip())
+    if start >= len(data) or data[start] not in b"{[":
+        return None
+    end = data.find(b"\n", start)
+    if end < 0 or not data[end:].strip():
+        return None  # one line: a single JSON document, read the ordinary way
+    try:
+        first = orjson.loads(data[start:end])
+    except orjson.JSONDecodeError:
+        return None  # the first line is not a whole value: a multi-line document (or broken)
+    if classify(first) == "stream_event":
+        return load_stream(data, path, strict=strict)
+    long_digits = has_long_digits(data)
+
+    def lines() -> Iterator[bytes]:
+        # One line at a time, rather than a list of every line beside the data itself.
+        position = 0
+        while position < len(data):
+            stop = data.find(b"\n", position)
+            if stop < 0:
+                stop = len(data)
+            yield data[position:stop]
+            position = stop + 1
+
+    def records() -> Iterator[tuple[int, Any]]:
+        for number, line in enumerate(lines(), start=1):
+            if not line.strip():
+                continue
+            if not long_digits:
+                try:
+                    yield number, orjson.loads(line)
+                    continue
+                except orjson.JSONDecodeError:
+                    pass
+            # The exact answer, or the exact error with its position, from the slow path.
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise utf8_error(line, exc, path, number) from None
+            yield number, load_json(text, path, number - 1, long_digits=long_digits)
+
+    return _load_records(records(), path)
+
+
+def load_bytes(data: bytes, path: str | None = None, *, strict: bool = False) -> Transcript:
+    """Load a transcript from the bytes of a file (`strict` applies to a stream's reducer)."""
+    body = strip_utf8_bom(data)
+    if not is_wide(body):
+        with paused_gc():
+            loaded = _jsonl_bytes(body, path, strict)
+        if loaded is not None:
+            return loaded
+    return load_text(decode_text(data, path), path, data=data, strict=strict)
+
+
+def load_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
+    """Load a transcript file (`-` is standard input, gzip is read through); never modifies it."""
+    return load_bytes(read_bytes(path), display_name(path), strict=strict)
+
+
+def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
+    """Load a file that must be a recorded stream; anything else is a LoadError."""
+    return load_stream(read_bytes(path), display_name(path), strict=strict)
+
+
+# --------------------------------------------------------------------------------------------
+# Tool files
+
+
+def load_tools(path: str | os.PathLike[str]) -> dict[str, Tool]:
+    """Load tool schemas from a tools array, a request body, or a {name: schema} object."""
+    name = display_name(path)
+    text = decode_text(read_bytes(path), name)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return tools_from_document(load_json(text, name), name)
+
+
+def tools_from_document(document: Any, source: str) -> dict[str, Tool]:
+    """Read tool schemas from a parsed tools document (see load_tools)."""
+    if isinstance(document, dict) and isinstance(document.get("tools"), list):
+        listed = document["tools"]
+        base = "/tools"
+    elif isinstance(document, list):
+        listed, base = document, ""
+    elif isinstance(document, dict) and (
+        document.get("type") == "function" or "input_schema" in document
+    ):
+        listed, base = [document], ""
+    elif isinstance(document, dict):
+        tools: dict[str, Tool] = {}
+        for key, schema in document.items():
+            if not isinstance(schema, dict | bool):
+                raise LoadError(
+                    f"tool {key!r}: a schema must be an object or a boolean, "
+                    f"not {describe(schema)}",
+                    path=source,
+                )
+            tools[key] = Tool(
+                key, schema, "function", source, Origin(source, None, join_pointer("", key))
+            )
+        return tools
+    else:
+        raise LoadError(
+            "expected a tools array, a request body with tools, or an object mapping tool "
+            f"names to JSON Schemas; found {describe(document)}",
+            path=source,
+        )
+    found = {t.name: t for t in tools_from_list(listed, source=source, file=source, pointer=base)}
+    if not found and listed:
+        raise LoadError("no function tools found in the tools list", path=source)
+    return found

@@ -1,0 +1,26 @@
+"""Provider HTTP error bodies (`{"error": {...}}`): a group with the error, no items."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.model import Origin
+
+KINDS = {"error": "error"}
+
+
+def detect(obj: Any) -> Detection | None:
+    """Score a parsed value as an error body, or None."""
+    if (
+        isinstance(obj, dict)
+        and isinstance(obj.get("error"), dict)
+        and not ({"output", "input", "type"} & obj.keys())
+    ):
+        return 75, "error"
+    return None
+
+
+def load(b: Builder, record: Record, kind: str) -> None:
+    """Add the error body as a group of its own."""
+    b.group("error", Origin(b.path, record.line, record.base), error=record.obj.get("error"))

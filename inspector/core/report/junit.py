@@ -1,0 +1,186 @@
+"""JUnit XML for CI: one test case per item, per finding, per stream violation and per pair.
+
+A blocked item fails with its detail as the message; a finding or violation of error severity
+fails; with two files, each pair is a test case too, failing when its changes block the replay.
+Built with xml.etree, which escapes; characters XML 1.0 forbids never reach it (`printable`
+writes them as visible escapes first). Suites follow the common JUnit schema that Jenkins,
+GitLab, GitHub actions and Azure read: testsuites > testsuite > testcase > failure.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from inspector.core.diff import DiffResult
+from inspector.core.report.model import (
+    Cleaner,
+    FindingLike,
+    ReportInput,
+    ReportSide,
+    describe_item,
+    extra_title,
+    finding_extras,
+    is_blocked,
+    items_text,
+    pair_kind,
+)
+from inspector.core.report.redact import Redactor
+
+#: Longest failure message attribute; the full text goes into the element's body.
+MESSAGE = 1_000
+
+
+class _Suites:
+    def __init__(self, report: ReportInput, redactor: Redactor) -> None:
+        self.report = report
+        self.redactor = redactor
+        self.clean = Cleaner(redactor)
+        self.root = ET.Element("testsuites", name="inspector report")
+
+    def suite(self, name: str, properties: dict[str, str]) -> ET.Element:
+        """A new test suite, stamped with the report's time, its properties first."""
+        suite = ET.SubElement(
+            self.root,
+            "testsuite",
+            name=name,
+            timestamp=self.report.generated.strftime("%Y-%m-%dT%H:%M:%S"),
+        )
+        props = ET.SubElement(suite, "properties")
+        for key, value in properties.items():
+            ET.SubElement(props, "property", name=key, value=value)
+        return suite
+
+    def case(
+        self, suite: ET.Element, classname: str, name: str, failure: tuple[str, str, str] | None
+    ) -> None:
+        """A test case (every string cleaned); failure is (type, message, body) when it fails."""
+        clean = self.clean
+        case = ET.SubElement(
+            suite, "testcase", classname=clean(classname), name=clean(name), time="0"
+        )
+        if failure is not None:
+            kind, message, body = failure
+            element = ET.SubElement(
+                case, "failure", type=clean(kind), message=clean(message, MESSAGE)
+            )
+            element.text = clean(body)
+
+    def items(self, side: ReportSide, classname: str, suite: ET.Element) -> None:
+        """One test case per item; a blocked verdict fails."""
+        for item, verdict in zip(side.items, side.result.verdicts, strict=True):
+            failure = None
+            if is_blocked(verdict.verdict):
+                lines = [verdict.detail]
+                for error in verdict.errors:
+                    line = f"{error.path or '/'}: {error.keyword}: {error.message}"
+                    if line != verdict.detail:
+                        lines.append(line)
+                failure = (verdict.verdict.value, verdict.detail, "\n".join(lines))
+            name = f"{describe_item(item)}: {verdict.verdict.value}"
+            self.case(suite, f"{classname}.items", name, failure)
+
+    def findings(self, findings: Sequence[FindingLike], classname: str, suite: ET.Element) -> None:
+        """One test case per finding; error severity fails."""
+        for finding in findings:
+            where = items_text(list(finding.items))
+            name = f"{finding.code} {where}".strip()
+            failure = None
+            if str(finding.severity) == "error":
+                extras = "".join(
+                    f"\n{k}: {self.clean.json(v)}" for k, v in finding_extras(finding).items()
+                )
+                failure = (str(finding.code), finding.message, f"{finding.message}{extras}")
+            self.case(suite, classname, f"{name} ({finding.severity})", failure)
+
+    def violations(self, side: ReportSide, classname: str, suite: ET.Element) -> None:
+        """One test case per stream violation; error severity fails."""
+        for v in side.violations():
+            where = f"event {v.event_index}" + (f" line {v.line}" if v.line is not None else "")
+            failure = (v.code, v.message, v.message) if str(v.severity) == "error" else None
+            self.case(suite, classname, f"{v.code} {where} ({v.severity})", failure)
+
+    def pairs(self, diff: DiffResult, suite: ET.Element) -> None:
+        """One test case per aligned pair; a blocking change fails."""
+        litems, ritems = diff.left.transcript.items, diff.right.transcript.items
+        for pair in diff.pairs:
+            left = describe_item(litems[pair.left]) if pair.left is not None else "-"
+            right = describe_item(ritems[pair.right]) if pair.right is not None else "-"
+            name = f"{left} | {right}: {pair_kind(pair)}"
+            failure = None
+            if pair.blocking:
+                lines = [
+                    f"{c.severity} {c.code} {c.pointer or '(item)'}: "
+                    f"{self.clean.json(c.left, 300)} -> {self.clean.json(c.right, 300)}"
+                    for c in pair.changes
+                ]
+                codes = ", ".join(c.code for c in pair.changes if c.severity == "error")
+                failure = ("replay_unsafe", f"blocks replay: {codes}", "\n".join(lines))
+            self.case(suite, "diff.pairs", name, failure)
+
+    def render(self) -> str:
+        report = self.report
+        for name, side in zip(report.side_names, report.sides, strict=True):
+            classname = f"{name}" if len(report.sides) == 2 else "gate"
+            properties = {"path": self.clean(side.path), "format": self.clean(side.format)}
+            suite = self.suite(f"{name}: {self.clean(side.path)}", properties)
+            self.items(side, classname, suite)
+            self.findings(side.result.findings, f"{classname}.findings", suite)
+            self.violations(side, f"{classname}.stream", suite)
+            if side.extra_findings or report.target:
+                title = self.clean(extra_title(report))
+                self.findings(side.extra_findings, f"{classname}.{title}", suite)
+        if report.diff is not None:
+            decision = report.decision
+            suite = self.suite(
+                "replay decision",
+                {"replay_safe": str(not decision.blocking).lower(), "mode": report.mode or ""},
+            )
+            self.pairs(report.diff, suite)
+        self.count()
+        # Last, once every string has passed the redactor: the counts are complete.
+        stamp = {
+            "generator": f"Replay Inspector {report.version}",
+            "decision": decision_text(report, self.clean),
+            "redaction": self.redactor.describe(),
+        }
+        for suite in self.root:
+            properties = suite.find("properties")
+            assert properties is not None
+            for key, value in stamp.items():
+                ET.SubElement(properties, "property", name=key, value=value)
+        ET.indent(self.root)
+        text = ET.tostring(self.root, encoding="unicode")
+        return f'<?xml version="1.0" encoding="UTF-8"?>\n{text}\n'
+
+    def count(self) -> None:
+        """Fill in the tests and failures counts of every suite and of the whole."""
+        total = failed = 0
+        for suite in self.root:
+            cases = suite.findall("testcase")
+            failures = sum(1 for c in cases if c.find("failure") is not None)
+            suite.set("tests", str(len(cases)))
+            suite.set("failures", str(failures))
+            suite.set("errors", "0")
+            suite.set("skipped", "0")
+            total += len(cases)
+            failed += failures
+        self.root.set("tests", str(total))
+        self.root.set("failures", str(failed))
+        self.root.set("errors", "0")
+
+
+def decision_text(report: ReportInput, clean: Cleaner) -> str:
+    """The decision and its reasons on one line."""
+    decision = report.decision
+    reasons = "; ".join(clean(r) for r in decision.reasons)
+    text = f"{decision.headline}: {reasons}" if reasons else decision.headline
+    return clean(text, MESSAGE * 4)
+
+
+def render_junit(report: ReportInput, redactor: Redactor) -> str:
+    """Return the report as JUnit XML."""
+    return _Suites(report, redactor).render()
+
+
+__all__ = ["render_junit"]

@@ -1,0 +1,31 @@
+"""Groq (OpenAI-compatible chat completions)."""
+
+_DOCS = "https://console.groq.com/docs/structured-outputs"
+
+PROFILE = {
+    "name": "groq",
+    "title": "Groq API",
+    "strict": {
+        "default": "loose",
+        "reason": "best-effort mode (strict: false) is the default; strict is opt-in",
+        "source": _DOCS,
+    },
+    "schema": [
+        {
+            "id": "groq.strict.closed_objects",
+            "check": "closed_objects",
+            "effect": "rejected",
+            "mode": "strict",
+            "reason": "strict mode needs `additionalProperties: false` on every object",
+            "source": _DOCS,
+        },
+        {
+            "id": "groq.strict.all_required",
+            "check": "all_required",
+            "effect": "rejected",
+            "mode": "strict",
+            "reason": "strict mode needs every field required",
+            "source": _DOCS,
+        },
+    ],
+}

@@ -1,0 +1,250 @@
+"""The window's state and its long work: each side's gated file, the extra tools, the diff, and
+the load / re-gate / diff jobs on worker threads, announced by signals (no widgets here)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from inspector.core.diff import diff_results
+from inspector.core.formats import load_bytes, load_tools
+from inspector.core.gate import Decision, GateResult, decide, gate_transcript
+from inspector.core.jsonio import read_bytes
+from inspector.core.model import InspectorError, LoadError, Tool
+from inspector.gui.alignment import Alignment
+from inspector.gui.qt_stream import StreamView
+from inspector.gui.qt_workers import Progress, TaskRunner
+
+SIDES = ("left", "right")
+#: The runner channel of the diff job (each side's load and re-gate runs on the side's name).
+DIFF = "diff"
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What a load produces off the GUI thread: the gated transcript, its verdict counts and the
+    core's replay decision (both walk every item, so they are computed there too), and, for
+    streams, the decoded events."""
+
+    path: str
+    result: GateResult
+    stream: StreamView | None
+    summary: dict[str, int]
+    decision: Decision
+    size: int = 0
+
+    @classmethod
+    def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
+        """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
+        return cls(path, result, stream, result.summary(), decide(result), size)
+
+
+def load_and_gate(
+    path: str, tools: dict[str, Tool], progress: Progress, cancel: threading.Event | None = None
+) -> Loaded:
+    """Read, load and gate one file (runs in a worker thread); `cancel` stops the gating."""
+    progress(f"Reading {os.path.basename(path)}…")
+    data = read_bytes(path)
+    progress(f"Parsing {os.path.basename(path)} ({len(data):,} bytes)…")
+    transcript = load_bytes(data, path)
+    progress(f"Gating {len(transcript.items):,} items…")
+    result = gate_transcript(transcript, tools, cancel=cancel)
+    stream = None
+    if transcript.stream is not None:
+        # The events decoded by the load, kept on the transcript: the Stream tab never re-reads.
+        stream = StreamView(path, transcript.stream, transcript.events)
+    return Loaded.of(path, result, stream, len(data))
+
+
+class Session(QObject):
+    """Both sides' loaded files, the tools they are gated with, their diff, and the jobs."""
+
+    #: side, path — a load started (the side shows it is busy).
+    loading = Signal(str, str)
+    #: side, stage — what a running load or re-gate is doing.
+    progress = Signal(str, str)
+    #: side — a gated file is ready on that side (a load or re-gate); the diff is dropped.
+    loaded = Signal(str)
+    #: side, path, LoadError — the file could not be read; the side holds nothing.
+    failed = Signal(str, str, object)
+    #: the sides were swapped (sides whose file was unreadable are read again).
+    swapped = Signal()
+    #: a new diff of the two sides is ready (`alignment`).
+    diffed = Signal()
+    #: InspectorError — the diff could not be computed.
+    diff_failed = Signal(object)
+    #: channel, running — a side's load or the diff started (True) or ended (False).
+    busy = Signal(str, bool)
+    #: the extra tools changed.
+    tools_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None, *, synchronous: bool = False) -> None:
+        super().__init__(parent)
+        self.runner = TaskRunner(self, synchronous=synchronous)
+        self.runner.progress.connect(self._progress)
+        self.runner.idle.connect(self._idle)
+        self.files: dict[str, Loaded | None] = {side: None for side in SIDES}
+        #: The file each side shows, readable or not (what a reload or swap reads again).
+        self.paths: dict[str, str | None] = {side: None for side in SIDES}
+        self.extra_tools: dict[str, Tool] = {}
+        self.tool_files: list[str] = []
+        self.alignment: Alignment | None = None
+
+    # ---- state ----------------------------------------------------------------------------
+
+    @property
+    def results(self) -> dict[str, GateResult | None]:
+        """Each side's gated transcript (None where nothing is loaded)."""
+        return {side: (x.result if x is not None else None) for side, x in self.files.items()}
+
+    @property
+    def streams(self) -> dict[str, StreamView]:
+        """The sides that are recorded streams, with their events."""
+        return {s: x.stream for s, x in self.files.items() if x is not None and x.stream}
+
+    def known_tools(self) -> dict[str, Tool]:
+        """Every tool known: both transcripts' own, then the loaded tool files (which win)."""
+        tools: dict[str, Tool] = {}
+        for result in self.results.values():
+            if result is not None:
+                tools.update(result.transcript.tools)
+        tools.update(self.extra_tools)
+        return tools
+
+    def comparing(self) -> bool:
+        """Whether a diff is being computed."""
+        return self.runner.busy(DIFF)
+
+    # ---- loads ----------------------------------------------------------------------------
+
+    def open(self, side: str, path: str) -> None:
+        """Load and gate a file off the GUI thread for one side (a newer load supersedes it)."""
+        path = os.path.abspath(path)
+        tools = dict(self.extra_tools)
+        self.loading.emit(side, path)
+        self._start_side(
+            side, path, lambda progress, cancel: load_and_gate(path, tools, progress, cancel)
+        )
+
+    def reload(self) -> None:
+        """Read every shown file again from disk."""
+        for side, path in self.paths.items():
+            if path:
+                self.open(side, path)
+
+    def regate(self) -> None:
+        """Gate the loaded transcripts again with the current extra tools."""
+        tools = dict(self.extra_tools)
+        for side, old in self.files.items():
+            if old is None:
+                continue
+
+            def work(progress: Progress, cancel: threading.Event, old: Loaded = old) -> Loaded:
+                progress(f"Gating {len(old.result.transcript.items):,} items…")
+                result = gate_transcript(old.result.transcript, tools, cancel=cancel)
+                return Loaded.of(old.path, result, old.stream, old.size)
+
+            self._start_side(side, old.path, work)
+
+    def cancel(self, side: str) -> None:
+        """Drop one side's running load; what the side held stays."""
+        self.runner.cancel(side)
+
+    def stop(self) -> None:
+        """Drop every running load and the diff (the window is closing)."""
+        for channel in (*SIDES, DIFF):
+            self.runner.cancel(channel, notify=False)
+
+    def _start_side(
+        self, side: str, path: str, work: Callable[[Progress, threading.Event], Loaded]
+    ) -> None:
+        cancel = threading.Event()
+        self.runner.start(
+            side,
+            lambda progress: work(progress, cancel),
+            lambda loaded: self.set_loaded(side, loaded),
+            lambda error: self._failed(side, path, error),
+            cancel=cancel,
+        )
+        self._announce(side)
+
+    def set_loaded(self, side: str, loaded: Loaded) -> None:
+        """Take a finished load for one side (the worker's result arrives here) and re-diff."""
+        self.files[side] = loaded
+        self.paths[side] = loaded.path
+        self._clear_diff()
+        self.loaded.emit(side)
+        self._start_diff()
+
+    def _failed(self, side: str, path: str, error: InspectorError) -> None:
+        self.files[side] = None
+        self.paths[side] = path
+        self._clear_diff()
+        load_error = error if isinstance(error, LoadError) else LoadError(str(error), path=path)
+        self.failed.emit(side, path, load_error)
+
+    def swap(self) -> None:
+        """Swap the sides; a side whose file was unreadable reads it again on the other side."""
+        self.files = {"left": self.files["right"], "right": self.files["left"]}
+        self.paths = {"left": self.paths["right"], "right": self.paths["left"]}
+        self._clear_diff()
+        self.swapped.emit()
+        self._start_diff()
+        for side, path in self.paths.items():
+            if self.files[side] is None and path is not None:
+                self.open(side, path)
+
+    # ---- tools ----------------------------------------------------------------------------
+
+    def add_tool_file(self, path: str) -> None:
+        """Add the tools of a file (they win over the transcripts' own); LoadError if unreadable.
+
+        The loaded sides keep their verdicts until `regate`.
+        """
+        self.extra_tools.update(load_tools(path))
+        if path not in self.tool_files:
+            self.tool_files.append(path)
+        self.tools_changed.emit()
+
+    # ---- diff -----------------------------------------------------------------------------
+
+    def _clear_diff(self) -> None:
+        # A side changed: the old diff no longer describes the sides, so it goes before anyone
+        # looks at the new side (whoever shows the change shows that there is no diff yet).
+        self.runner.cancel(DIFF)
+        self.alignment = None
+
+    def _start_diff(self) -> None:
+        left, right = self.files["left"], self.files["right"]
+        if left is None or right is None:
+            return
+        self.runner.start(
+            DIFF,
+            lambda _progress: Alignment(diff_results(left.result, right.result)),
+            self._diffed,
+            self.diff_failed.emit,
+        )
+        self._announce(DIFF)
+
+    def _diffed(self, alignment: Alignment) -> None:
+        self.alignment = alignment
+        self.diffed.emit()
+
+    # ---- runner ---------------------------------------------------------------------------
+
+    def _announce(self, channel: str) -> None:
+        # Work run in place (synchronous mode) is over by now: only running work is announced.
+        if self.runner.busy(channel):
+            self.busy.emit(channel, True)
+
+    def _progress(self, channel: str, stage: str) -> None:
+        if channel in SIDES:
+            self.progress.emit(channel, stage)
+
+    def _idle(self, channel: str) -> None:
+        if channel in (*SIDES, DIFF):
+            self.busy.emit(channel, False)

@@ -1,0 +1,272 @@
+"""The HTML report: self-contained, escaped, complete, and still usable at 10k items and beyond."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import inspector.core.report.html as html_report
+from inspector.core.gate import Verdict
+from tests.benchmarks import synthetic
+from tests.conftest import SAMPLES
+from tests.core.test_report_cli import ARTICLE, PAIR, run_report
+
+#: Tags that load, run or embed something; none may appear.
+FORBIDDEN_TAGS = {"script", "link", "iframe", "img", "object", "embed", "base", "form", "frame"}
+#: Attributes that point somewhere; only in-page fragments are allowed.
+URL_ATTRIBUTES = {"src", "href", "xlink:href", "action", "formaction", "data", "poster", "srcset"}
+
+#: Strings from a file that would be markup if written raw.
+INJECTIONS = [
+    "</td><script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "<!-- comment ]]> <![CDATA[ x ]]>",
+    "<style>body{background:url(https://evil.example/x)}</style>",
+    "<link rel=stylesheet href=//evil.example/a.css>",
+    "&lt;already escaped&gt; &amp;",
+]
+
+
+class Audit(HTMLParser):
+    """Collects what a page contains: tags, attributes, text, comments, style sheets."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.styles: list[str] = []
+        self.comments: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_style = tag == "style"
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        (self.styles if self._in_style else self.text).append(data)
+
+    def handle_comment(self, data: str) -> None:
+        self.comments.append(data)
+
+    def count(self, tag: str, **attrs: str | None) -> int:
+        """How many tags of a kind carry these attributes (None: present; class: one word)."""
+        found = 0
+        for name, have in self.tags:
+            if name != tag:
+                continue
+            ok = True
+            for key, want in attrs.items():
+                key = key.rstrip("_")
+                value = have.get(key) or ""
+                if want is None:
+                    ok &= key in have
+                elif key == "class":
+                    ok &= want in value.split()
+                else:
+                    ok &= value == want
+            found += ok
+        return found
+
+
+def audit(page: str) -> Audit:
+    """Parse a page and check it is self-contained and inert; return what it holds."""
+    parser = Audit()
+    parser.feed(page)
+    parser.close()
+    for tag, attrs in parser.tags:
+        assert tag not in FORBIDDEN_TAGS, tag
+        for name, value in attrs.items():
+            assert not name.startswith("on"), name
+            if name in URL_ATTRIBUTES:
+                assert value is not None and value.startswith("#"), (tag, name, value)
+            if name == "style":
+                assert "url(" not in (value or "")
+    style = "".join(parser.styles)
+    assert "url(" not in style and "@import" not in style
+    assert parser.comments == []
+    assert re.search(r"https?:|//", style) is None
+    csp = [a for t, a in parser.tags if t == "meta" and a.get("http-equiv")]
+    assert csp and "default-src 'none'" in (csp[0].get("content") or "")
+    return parser
+
+
+def render(tmp_path: Path, *args: str) -> tuple[int, str]:
+    """Write an HTML report; return the exit status and the page."""
+    target = tmp_path / "report.html"
+    status, _, err = run_report(*args, "--format", "html", "-o", str(target))
+    assert err == ""
+    return status, target.read_text(encoding="utf-8")
+
+
+def test_sample_pair(tmp_path: Path) -> None:
+    status, page = render(tmp_path, *PAIR)
+    assert status == 1
+    parsed = audit(page)
+    text = " ".join(parsed.text)
+    assert "Replay UNSAFE" in text
+    assert "provider-a.json" in text and "provider-b.json" in text
+    assert "request" in text  # the formats
+    assert "became provider-prefixed" in text  # a reason
+    # One row per aligned pair, with the verdict of both sides.
+    rows = [a for t, a in parsed.tags if t == "tr" and (a.get("class") or "").startswith("p-")]
+    assert len(rows) == 10
+    assert parsed.count("tr", class_="p-blocking") == 2
+    # Each changed pair expands to its changes; the three that block replay are open.
+    assert parsed.count("details") >= 5
+    assert parsed.count("details", open=None) == 3
+    assert "call_id_changed" in text
+    assert "Generated by Replay Inspector" in text
+    assert re.search(r"https?:", page) is None  # not even a namespace: inline SVG needs none
+
+
+def test_every_verdict_is_shown_with_icon_colour_and_word(tmp_path: Path) -> None:
+    status, page = render(
+        tmp_path,
+        str(SAMPLES / "findings" / "verdicts.json"),
+        "--tools",
+        str(SAMPLES / "findings" / "verdicts.tools.json"),
+    )
+    assert status == 1
+    parsed = audit(page)
+    text = " ".join(parsed.text)
+    for verdict in Verdict:
+        assert parsed.count("td", class_=f"v-{verdict.value}") >= 1, verdict
+        assert parsed.count("use", href=f"#i-v-{verdict.value}") >= 1, verdict
+        assert verdict.value in text
+        # Its colour, light and dark, is defined in the page.
+        assert len(re.findall(rf"\.v-{verdict.value}\{{color:#", page)) == 2
+    assert "@media (prefers-color-scheme:dark)" in page
+
+
+def test_every_icon_used_is_defined(tmp_path: Path) -> None:
+    _, page = render(tmp_path, *PAIR)
+    parsed = audit(page)
+    defined = {a["id"] for t, a in parsed.tags if t == "symbol"}
+    used = {(a.get("href") or "")[1:] for t, a in parsed.tags if t == "use"}
+    assert used and used <= defined
+
+
+def injection_items() -> list[dict[str, Any]]:
+    """Items whose every string is an attempt at markup."""
+    items: list[dict[str, Any]] = []
+    for number, text in enumerate(INJECTIONS):
+        items += [
+            {"type": "message", "role": text, "content": text},
+            {
+                "type": "function_call",
+                "call_id": f"c{number}{text}",
+                "name": text,
+                "arguments": json.dumps({"q": text}),
+                "status": "completed",
+            },
+            {"type": f"x:{text}", "id": text},
+            {"type": "function_call_output", "call_id": f"orphan {text}", "output": text},
+        ]
+    # A blocked call, so its name is in a row: control, bidi and surrogate characters.
+    items.append(
+        {"type": "function_call", "name": "\x1b[31m\x00\u202e\ud800 end", "arguments": "{}"}
+    )
+    return items
+
+
+def write_injections(folder: Path) -> Path:
+    """A transcript made of markup attempts (and a second one that differs from it)."""
+    path = folder / "inject.json"
+    text = json.dumps(injection_items(), ensure_ascii=True)
+    path.write_text(text, encoding="utf-8")
+    (folder / "inject-b.json").write_text(
+        json.dumps(injection_items()[2:], ensure_ascii=True).replace("alert", "prompt"),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("two", [False, True])
+def test_markup_from_a_file_stays_text(tmp_path: Path, two: bool) -> None:
+    path = write_injections(tmp_path)
+    args = [str(path), str(tmp_path / "inject-b.json")] if two else [str(path)]
+    _, page = render(tmp_path, *args)
+    parsed = audit(page)  # no script, no link, no comment, no outside URL, no handler
+    text = "".join(parsed.text)
+    for attempt in INJECTIONS:
+        assert attempt in text or attempt.replace("alert", "prompt") in text
+    assert "<!--" not in page and "<script" not in page
+    assert "\\x1b[31m\\x00\\u202e\\ud800 end" in text
+    assert "\x1b" not in page and "\u202e" not in page
+
+
+def test_single_file_lists_blocked_items_with_their_json(tmp_path: Path) -> None:
+    _, page = render(tmp_path, *ARTICLE)
+    parsed = audit(page)
+    text = " ".join(parsed.text)
+    assert "Blocks a replay" in text
+    assert parsed.count("pre", class_="json") == 2  # the two blocked items
+    assert '"region": "global"' not in text  # arguments are a string in the item
+    assert '\\"region\\":\\"global\\"' in text
+
+
+def test_stream_violations_are_listed(tmp_path: Path) -> None:
+    status, page = render(tmp_path, str(SAMPLES / "streams" / "sequence-gap-duplicate.sse"))
+    assert status == 1
+    text = " ".join(audit(page).text)
+    assert "Stream violations" in text
+    assert "sequence_gap" in text and "sequence_not_increasing" in text
+
+
+def test_beyond_the_row_limit_only_blocked_rows_are_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(html_report, "ROW_LIMIT", 5)
+    _, page = render(
+        tmp_path,
+        str(SAMPLES / "findings" / "verdicts.json"),
+        "--tools",
+        str(SAMPLES / "findings" / "verdicts.tools.json"),
+    )
+    parsed = audit(page)
+    text = " ".join(parsed.text)
+    assert "11 rows: more than 5" in text
+    # The 8 blocked items (0-7) are listed; the 3 others are summarised in one run.
+    assert parsed.count("td", class_="v") == 8
+    assert parsed.count("tr", class_="skip") == 1
+    assert "3 rows not shown (rows 8–10: not_function_call 2, ok 1)" in text
+
+
+def test_pairs_beyond_the_row_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(html_report, "ROW_LIMIT", 3)
+    _, page = render(tmp_path, *PAIR)
+    parsed = audit(page)
+    text = " ".join(parsed.text)
+    # Changed, one-sided and blocked pairs are listed; the rest are counted.
+    assert parsed.count("tr", class_="skip") >= 1
+    assert "rows not shown" in text
+    for kind in ("p-blocking", "p-left", "p-changed"):
+        assert parsed.count("tr", class_=kind) >= 1
+
+
+def test_ten_thousand_items(tmp_path: Path) -> None:
+    source = tmp_path / "items.jsonl"
+    synthetic.write_jsonl(source, 10_000)
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(synthetic.tools()), encoding="utf-8")
+    started = time.perf_counter()
+    status, page = render(tmp_path, str(source), "--tools", str(tools))
+    elapsed = time.perf_counter() - started
+    print(f"10k-item HTML report: {len(page) / 1e6:.1f} MB in {elapsed:.2f} s")
+    assert status == 1
+    assert len(page.encode("utf-8")) < 8_000_000
+    # Every item has its row (10k is under the limit): count the verdict cells.
+    assert page.count('<td class="v v-') == 10_000
+    audit(page)
