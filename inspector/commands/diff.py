@@ -1,12 +1,21 @@
 """`inspector diff LEFT RIGHT`: two providers' transcripts side by side, and the replay decision.
 
+`--mode replay` (the default): RIGHT is what you plan to replay in place of LEFT; call_ids must
+match and RIGHT must be an Open Responses envelope. `--mode compare`: two providers' runs of
+one session; calls align by order and name, and call_ids may be renamed consistently.
+
 Exit status: 0 when the right side may be replayed (no blocking change), 1 when a change
-blocks replay, 2 when a file (or --tools) cannot be read.
+blocks replay, 2 when a file (or --tools) cannot be read or the usage is wrong.
 
 JSON (`--format json`) is one document: {"left": path, "right": path, "pairs": [{"left": i or
 null, "right": j or null, "changes": [{"code", "pointer", "left", "right", "severity"}],
 "changed", "left_type", "right_type", "left_verdict", "right_verdict"}], "replay_safe": bool,
-"reasons": [str], "summary": {"same", "info", "changed", "only_left", "only_right"}}.
+"reasons": [str], "summary": {"same", "info", "changed", "only_left", "only_right"}, "mode":
+"replay" or "compare", "document_changes": [{"code", "severity", "left", "right", "message",
+"left_items", "right_items"}], "verdict_summary": {"outcome": "safe", "blocked" or "unsafe",
+"severity", "headline", "differences", "equivalent", "blocked_items", "right_items",
+"blocking_findings"}, "changes_by_code": [{"code", "severity", "count", "pairs", "reasons",
+"document"}]}.
 
 When a transcript cannot be read the JSON document is {"left": path, "right": path, "errors":
 {"left": {"message", "line", "column"}, "right": {…}}}, with an entry only for each side that
@@ -29,7 +38,15 @@ from inspector.commands.common import (
     write_json,
 )
 from inspector.commands.gate import SEVERITY_SGR, VERDICT_SGR, load_tool_option
-from inspector.core.diff import Change, DiffResult, Pair, diff_transcripts
+from inspector.core.diff import (
+    Change,
+    DiffMode,
+    DiffResult,
+    DocumentChange,
+    Outcome,
+    Pair,
+    diff_transcripts,
+)
 from inspector.core.formats import load_path
 from inspector.core.gate import GateResult, Verdict
 from inspector.core.jsonio import STDIN, display_name
@@ -58,6 +75,16 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("left", metavar="LEFT", help="the original provider's transcript")
     parser.add_argument("right", metavar="RIGHT", help="the transcript to replay")
     parser.add_argument("--tools", metavar="FILE", help="tool schemas (override the transcripts')")
+    parser.add_argument(
+        "--mode",
+        choices=[str(m) for m in DiffMode],
+        default=str(DiffMode.REPLAY),
+        help=(
+            "replay (default): RIGHT is what you plan to replay in place of LEFT, call_ids must "
+            "match; compare: two providers' runs of one session, calls align by order and name "
+            "and call_ids may be renamed consistently"
+        ),
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(run=run)
 
@@ -121,6 +148,13 @@ def change_line(change: Change, style: Style) -> str:
     return f"        {word} {change.code}  {where}  {_value(change.left)} → {_value(change.right)}"
 
 
+def document_line(change: DocumentChange, style: Style) -> str:
+    """Return the text line listing one document-level change."""
+    severity = Severity(change.severity)
+    word = style(severity.value.ljust(7), SEVERITY_SGR[severity])
+    return f"  {word} {change.code}  {safe_text(change.message)}"
+
+
 def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style) -> list[str]:
     """Return the side-by-side text report: one line per pair, changes beneath, the decision."""
     lines = []
@@ -133,6 +167,7 @@ def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style)
             f"{side} {style(safe_text(path), '1')}  "
             f"({transcript.format}, {len(transcript.items)} items)"
         )
+    lines.append(f"mode:  {style(str(diff.mode), '1')} ({diff.mode.description})")
     lines.append(LEGEND)
     rows = [(_cells(diff.left, p.left), _cells(diff.right, p.right), p) for p in diff.pairs]
     widths = [
@@ -145,6 +180,9 @@ def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style)
             f"{_side(right_cells, widths[1], style, right=True)}".rstrip()
         )
         lines.extend(change_line(change, style) for change in pair.changes)
+    if diff.document_changes:
+        lines.append("document:")
+        lines.extend(document_line(change, style) for change in diff.document_changes)
     counts = diff.summary()
     lines.append(
         f"pairs: {len(diff.pairs)}  (same {counts['same']}, info only {counts['info']}, "
@@ -153,6 +191,10 @@ def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style)
     )
     if diff.replay_safe:
         lines.append("replay: " + style("SAFE", "32;1") + " (no change blocks replay)")
+        verdict = diff.verdict_summary()
+        if verdict.outcome is Outcome.BLOCKED:
+            # The diff found nothing worse, yet the right side does not pass its own gate.
+            lines.append("  " + style("note: " + safe_text(verdict.headline), "33;1"))
     else:
         lines.append("replay: " + style("UNSAFE", "31;1"))
         lines.extend(f"  - {safe_text(reason)}" for reason in diff.reasons)
@@ -191,7 +233,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_UNREADABLE
     left, right = loaded["left"], loaded["right"]
     assert isinstance(left, Transcript) and isinstance(right, Transcript)
-    diff = diff_transcripts(left, right, tools)
+    diff = diff_transcripts(left, right, tools, mode=args.mode)
     if args.format == "json":
         write_json(diff.to_json(args.left, args.right), out)
     else:

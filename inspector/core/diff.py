@@ -1,11 +1,28 @@
 """Two providers' transcripts of one session side by side: aligned pairs, changes, replay decision.
 
+Two modes (`DiffMode`) say what the right side is:
+
+- replay (the default): the item list you plan to replay in place of the left one, the source
+  article's workflow. A call_id must match; a right side that is not an Open Responses envelope
+  (the gate's `*_envelope` findings) is a document-level `foreign_envelope` and blocks.
+- compare: another provider's run of the same session. Providers mint their own call_ids, so
+  calls align by order and name (then arguments), and outputs by the call they answer and their
+  content, never by call_id; a call_id change is `call_id_renamed` (info) when the renaming is
+  consistent, else `call_id_mismatch` (error). Format artefacts are not differences: message
+  text written as a string or as text parts (`content_reformatted`, `output_reformatted`,
+  info), and an item status that the record's format (Chat Completions, Anthropic) does not
+  carry (`status_not_recorded`, info; the verdicts compared are then those of a completed call).
+
+In both modes a different `Transcript.format` is a document-level `format_changed` (info).
+
 Alignment (`align_items`) runs in three passes, each near-linear:
 
-1. function_call with function_call and function_call_output with function_call_output pair
-   by `call_id` (the k-th occurrence on the left with the k-th on the right, for a call_id that
-   occurs equally often on both sides), so parallel calls that come back in another order pair
-   by call_id, not by position;
+1. replay mode: function_call with function_call and function_call_output with
+   function_call_output pair by `call_id` (the k-th occurrence on the left with the k-th on the
+   right, for a call_id that occurs equally often on both sides), so parallel calls that come
+   back in another order pair by call_id, not by position. Compare mode: function_calls pair
+   by order and name (same parsed arguments first; a reordered parallel batch still pairs),
+   and outputs by the call they answer and their content (`_compare_anchors`);
 2. the longest chain of those pairs that keeps both sides in order (a longest increasing
    subsequence) cuts the remaining items into segments between consecutive anchors;
 3. each segment is aligned patience-style: common prefix and suffix, then anchors on content
@@ -40,24 +57,37 @@ Change codes (severity; "error" is exactly what blocks replay):
 - only_left / only_right (pointer "", the whole item as value): error for a function_call or
   function_call_output, else warning.
 - item_changed (warning): an item that is not a JSON object differs.
+- compare mode only: call_id_renamed (info) and call_id_mismatch (error) instead of
+  call_id_changed; content_reformatted, output_reformatted, status_not_recorded (info).
 """
 
 from __future__ import annotations
 
 import difflib
+import heapq
 import json
 from bisect import bisect_left
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import orjson
 
-from inspector.core.gate import GateResult, Verdict, gate_transcript, item_label
+from inspector.core.gate import (
+    GateResult,
+    Verdict,
+    decide,
+    gate_item,
+    gate_transcript,
+    item_label,
+)
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
     ArgumentsError,
+    Envelope,
     Item,
     Severity,
     Tool,
@@ -127,6 +157,136 @@ class Pair:
         return any(c.pointer == "/type" for c in self.changes)
 
 
+class DiffMode(StrEnum):
+    """What the right side is: the planned replay of the left, or another run to compare."""
+
+    REPLAY = "replay"
+    COMPARE = "compare"
+
+    @property
+    def description(self) -> str:
+        """One line saying how the two sides are read."""
+        if self is DiffMode.COMPARE:
+            return (
+                "two providers' runs of one session; calls align by order and name, "
+                "call_ids may be renamed consistently"
+            )
+        return "RIGHT is what you plan to replay in place of LEFT; call_ids must match"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentChange:
+    """A difference between the two documents as a whole, with the items it concerns."""
+
+    code: str
+    severity: str
+    left: Any
+    right: Any
+    message: str
+    left_items: tuple[int, ...] = ()
+    right_items: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the CLI's JSON form."""
+        return {
+            "code": self.code,
+            "severity": str(self.severity),
+            "left": self.left,
+            "right": self.right,
+            "message": self.message,
+            "left_items": list(self.left_items),
+            "right_items": list(self.right_items),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One reason the switch is unsafe: its change code, its text, the pair (None: document)."""
+
+    code: str
+    text: str
+    pair: int | None
+
+
+class Outcome(StrEnum):
+    """The status line's answer: safe, safe but the right side blocks on its own, or unsafe."""
+
+    SAFE = "safe"
+    BLOCKED = "blocked"
+    UNSAFE = "unsafe"
+
+    @property
+    def severity(self) -> Severity:
+        """The severity a display gives this outcome (no colours in core)."""
+        return {"safe": INFO, "blocked": WARNING, "unsafe": ERROR}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class DiffVerdict:
+    """The facts a status line needs: the decision, its reasons, what blocks on the right."""
+
+    mode: DiffMode
+    outcome: Outcome
+    replay_safe: bool
+    reasons: tuple[str, ...]
+    #: Pairs with a change above info, and document changes above info.
+    differences: int
+    #: Whether nothing but informational changes (renamed ids, formats, layout) differ.
+    equivalent: bool
+    #: Right items whose own verdict blocks a replay (the gate's decision for the right file).
+    blocked_items: int
+    right_items: int
+    #: Codes of the right side's error findings, in order, each once.
+    blocking_findings: tuple[str, ...]
+    #: Why the right file blocks by itself (`gate.decide`), empty when it does not.
+    right_reasons: tuple[str, ...]
+    headline: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the CLI's JSON form."""
+        return {
+            "outcome": str(self.outcome),
+            "severity": str(self.outcome.severity),
+            "headline": self.headline,
+            "differences": self.differences,
+            "equivalent": self.equivalent,
+            "blocked_items": self.blocked_items,
+            "right_items": self.right_items,
+            "blocking_findings": list(self.blocking_findings),
+            "right_reasons": list(self.right_reasons),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CodeGroup:
+    """Every change, document change and reason of one code: counts and the pairs they are in."""
+
+    code: str
+    severity: str
+    count: int
+    pairs: tuple[int, ...]
+    reasons: tuple[str, ...]
+    document: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the CLI's JSON form."""
+        return {
+            "code": self.code,
+            "severity": str(self.severity),
+            "count": self.count,
+            "pairs": list(self.pairs),
+            "reasons": list(self.reasons),
+            "document": self.document,
+        }
+
+
+_SEVERITY_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 @dataclass(frozen=True, slots=True)
 class DiffResult:
     """Both gate results, the aligned pairs in display order, and the replay decision."""
@@ -136,6 +296,10 @@ class DiffResult:
     pairs: tuple[Pair, ...]
     replay_safe: bool
     reasons: tuple[str, ...]
+    mode: DiffMode = DiffMode.REPLAY
+    document_changes: tuple[DocumentChange, ...] = ()
+    #: The reasons with their codes and pairs (same order as `reasons`).
+    reason_details: tuple[Reason, ...] = ()
     _left_slot: tuple[int, ...] = field(init=False, repr=False, compare=False)
     _right_slot: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
@@ -163,6 +327,13 @@ class DiffResult:
         """Return the pair holding right item `index` (None when out of range)."""
         return self._pair_at(self._right_slot, index)
 
+    def pair_number(self, side: str, index: int) -> int | None:
+        """Return the position in `pairs` of the pair holding an item of one side."""
+        slots = self._left_slot if side == "left" else self._right_slot
+        if not 0 <= index < len(slots) or slots[index] < 0:
+            return None
+        return slots[index]
+
     def summary(self) -> dict[str, int]:
         """Count pairs: same, info (informational changes only), changed, only_left, only_right."""
         counts = {"same": 0, "info": 0, "changed": 0, "only_left": 0, "only_right": 0}
@@ -177,6 +348,95 @@ class DiffResult:
                 counts["info" if pair.changes else "same"] += 1
         return counts
 
+    def verdict_summary(self) -> DiffVerdict:
+        """The status line's facts: "Replay safe" only when neither diff nor right side blocks.
+
+        What blocks on the right is the gate's own decision for that file (`gate.decide`), so
+        the status line and `gate RIGHT` cannot disagree.
+        """
+        differences = sum(1 for p in self.pairs if p.changed) + sum(
+            1 for d in self.document_changes if d.severity != INFO
+        )
+        informational = any(p.changes for p in self.pairs) or bool(self.document_changes)
+        right = decide(self.right)
+        findings = tuple(dict.fromkeys(f.code for f in self.right.findings if f.severity == ERROR))
+        if not self.replay_safe:
+            outcome = Outcome.UNSAFE
+            more = f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
+            headline = f"Replay UNSAFE: {self.reasons[0]}{more}" if self.reasons else ""
+            headline = headline or "Replay UNSAFE"
+        else:
+            if differences:
+                agree = f"{_plural(differences, 'difference')}, none blocking"
+            elif informational:
+                agree = "equivalent (informational changes only)"
+            else:
+                agree = "no differences"
+            if right.blocks:
+                outcome = Outcome.BLOCKED
+                headline = f"{agree[0].upper()}{agree[1:]}, but {'; '.join(right.reasons)}"
+            else:
+                outcome = Outcome.SAFE
+                headline = f"Replay safe: {agree}"
+        return DiffVerdict(
+            mode=self.mode,
+            outcome=outcome,
+            replay_safe=self.replay_safe,
+            reasons=self.reasons,
+            differences=differences,
+            equivalent=not differences,
+            blocked_items=right.blocked_items,
+            right_items=right.items,
+            blocking_findings=findings,
+            right_reasons=right.reasons,
+            headline=headline,
+        )
+
+    def changes_by_code(self) -> tuple[CodeGroup, ...]:
+        """Every change, document change and reason grouped by code: errors first, then by code."""
+        severity: dict[str, str] = {}
+        counts: Counter[str] = Counter()
+        pairs: dict[str, dict[int, None]] = {}
+        document: set[str] = set()
+
+        def note(code: str, level: str, where: Iterable[int]) -> None:
+            counts[code] += 1
+            known = severity.get(code)
+            if known is None or _SEVERITY_RANK[Severity(level)] < _SEVERITY_RANK[Severity(known)]:
+                severity[code] = level
+            found = pairs.setdefault(code, {})
+            for number in where:
+                found.setdefault(number, None)
+
+        for number, pair in enumerate(self.pairs):
+            for change in pair.changes:
+                note(change.code, change.severity, (number,))
+        for change in self.document_changes:
+            document.add(change.code)
+            where = [
+                number
+                for side, items in (("left", change.left_items), ("right", change.right_items))
+                for index in items
+                if (number := self.pair_number(side, index)) is not None
+            ]
+            note(change.code, change.severity, where)
+        reasons: dict[str, list[str]] = {}
+        for reason in self.reason_details:
+            reasons.setdefault(reason.code, []).append(reason.text)
+        groups = [
+            CodeGroup(
+                code=code,
+                severity=str(severity[code]),
+                count=counts[code],
+                pairs=tuple(sorted(pairs[code])),
+                reasons=tuple(reasons.get(code, ())),
+                document=code in document,
+            )
+            for code in counts
+        ]
+        groups.sort(key=lambda g: (_SEVERITY_RANK[Severity(g.severity)], g.code))
+        return tuple(groups)
+
     def to_json(self, left_path: str, right_path: str) -> dict[str, Any]:
         """Return the CLI's JSON document (paths as given)."""
         return {
@@ -186,6 +446,10 @@ class DiffResult:
             "replay_safe": self.replay_safe,
             "reasons": list(self.reasons),
             "summary": self.summary(),
+            "mode": str(self.mode),
+            "document_changes": [c.to_json() for c in self.document_changes],
+            "verdict_summary": self.verdict_summary().to_json(),
+            "changes_by_code": [g.to_json() for g in self.changes_by_code()],
         }
 
     def _pair_json(self, pair: Pair) -> dict[str, Any]:
@@ -217,12 +481,17 @@ def content_key(raw: Any) -> bytes:
         raw = raw.copy()  # a C-level copy and two pops beat a comprehension 3:1 here
         raw.pop("id", None)
         raw.pop("call_id", None)
+    return canonical_json(raw)
+
+
+def canonical_json(value: Any) -> bytes:
+    """Return canonical bytes of a JSON value: keys sorted, no whitespace."""
     try:
-        return orjson.dumps(raw, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (orjson.JSONEncodeError, TypeError):
         # Integers beyond 64 bits need json. (orjson writes NaN as null, so the two share a
         # key; NaN is not JSON and reaches items only through the loader's lenient fallback.)
-        return json.dumps(raw, sort_keys=True, default=repr).encode()
+        return json.dumps(value, sort_keys=True, default=repr).encode()
 
 
 #: The alignment signature of an item: (type, role, name).
@@ -259,6 +528,9 @@ class _Side:
     keys: list[bytes]
     call_ids: list[Any]
     calls: list[tuple[int, str, str]]  # (index, type, call_id) of calls and outputs
+    # Compare mode asks these many times; replay mode never does, so they are computed lazily.
+    _typed: dict[str, list[int]] | None = None
+    _answers: dict[int, int] | None = None
 
     @classmethod
     def of(cls, items: Sequence[Item]) -> _Side:
@@ -274,6 +546,36 @@ class _Side:
                 if _is_call_type(kind) and isinstance(call_id, str):
                     calls.append((index, kind, call_id))
         return cls(raws, keys, call_ids, calls)
+
+    def typed(self, kind: str) -> list[int]:
+        """Indexes of the items whose raw `type` is `kind` (function_call or its output)."""
+        if self._typed is None:
+            found: dict[str, list[int]] = {t: [] for t in CALL_TYPES}
+            for index, raw in enumerate(self.raws):
+                if type(raw) is dict:
+                    item_type = raw.get("type")
+                    if _is_call_type(item_type):
+                        found[item_type].append(index)
+            self._typed = found
+        return self._typed[kind]
+
+    def answers(self) -> dict[int, int]:
+        """For each function_call_output: the latest earlier function_call with its call_id."""
+        if self._answers is None:
+            latest: dict[str, int] = {}
+            answers: dict[int, int] = {}
+            calls = self.typed("function_call")
+            outputs = self.typed("function_call_output")
+            for index in heapq.merge(calls, outputs):
+                call_id = self.call_ids[index]
+                if not isinstance(call_id, str):
+                    continue
+                if self.raws[index]["type"] == "function_call":
+                    latest[call_id] = index
+                elif call_id in latest:
+                    answers[index] = latest[call_id]
+            self._answers = answers
+        return self._answers
 
 
 def _longest_chain(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -320,6 +622,245 @@ def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
             taken = used.get(key, 0)
             pairs.append((index, candidates[taken]))
             used[key] = taken + 1
+    return pairs
+
+
+#: Text part types whose `text` is the whole message in every format.
+_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+#: Part fields that carry no text: ignored when empty (annotations, citations, logprobs) or
+#: always (Anthropic's cache_control, a caching hint).
+_EMPTY_PART_FIELDS = frozenset({"annotations", "citations", "logprobs"})
+
+
+def plain_text(value: Any) -> str | None:
+    """The text of content written as a string or as plain text parts; None for anything else.
+
+    Chat Completions writes `"content": "Hi"`, Anthropic `[{"type": "text", "text": "Hi"}]` and
+    Open Responses `[{"type": "output_text", "text": "Hi", "annotations": []}]`: one text.
+    """
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list) or not value:
+        return None
+    texts = []
+    for part in value:
+        if (
+            not isinstance(part, dict)
+            or not isinstance(part.get("type"), str)
+            or part["type"] not in _TEXT_PARTS
+            or not isinstance(part.get("text"), str)
+        ):
+            return None
+        for key, field_value in part.items():
+            if key in _EMPTY_PART_FIELDS and field_value not in (None, []):
+                return None
+            if key not in _EMPTY_PART_FIELDS and key not in ("type", "text", "cache_control"):
+                return None
+        texts.append(part["text"])
+    return "".join(texts)
+
+
+def _output_key(raw: Any) -> Hashable:
+    output = raw.get("output") if isinstance(raw, dict) else None
+    text = plain_text(output)
+    return ("text", text) if text is not None else ("value", canonical_json(output))
+
+
+def _numbers_by_value(value: Any) -> Any:
+    """The value with integral floats as integers, so that 1 and 1.0 give one key."""
+    # Recursion is bounded: parsed arguments nest at most as deep as the strict parser allows.
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, list):
+        return [_numbers_by_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _numbers_by_value(v) for k, v in value.items()}
+    return value
+
+
+def _arguments_key(value: Any) -> Hashable:
+    """Arguments as compared in compare mode: parsed JSON when they parse, else the raw value."""
+    if isinstance(value, str):
+        try:
+            # A key only steers pairing (changes use the strict parser), so orjson's speed
+            # wins; it refuses what it cannot read exactly (integers beyond 64 bits).
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            try:
+                parsed = parse_arguments(value)
+            except ArgumentsError:
+                return ("text", value)
+        try:
+            if any(mark in value for mark in ".eE"):  # only then can a float be integral
+                parsed = _numbers_by_value(parsed)
+            return canonical_json(parsed)
+        except RecursionError:
+            return ("text", value)
+    return ("value", canonical_json(value))
+
+
+def _compare_anchors(left: _Side, right: _Side) -> list[tuple[int, int]]:
+    """Pairs of compare mode found before content alignment: calls, then their outputs."""
+    calls = _calls_by_name(left, right)
+    return sorted(calls + _outputs_by_call(left, right, calls))
+
+
+def _calls_by_name(left: _Side, right: _Side) -> list[tuple[int, int]]:
+    """Pair function_calls by order and name, never by call_id.
+
+    Three keys, most specific first: (name, parsed arguments, what the call's output says),
+    (name, parsed arguments), name. Each anchors in order, as content anchors do, and the gaps
+    go to the next key; the last pairs the runs difflib finds equal. The order inside a
+    parallel batch (a run of consecutive calls) means nothing, so each batch is first put in
+    the order of its keys on both sides: a batch that came back in another order then aligns
+    like any other. The output in the first key tells two identical calls of one batch apart
+    when their results differ. Calls left unpaired go to the alignment of all items.
+    """
+    la, rb = left.typed("function_call"), right.typed("function_call")
+    if not la or not rb:
+        return []
+    lkeys, rkeys = _call_keys(left, la), _call_keys(right, rb)
+    la, rb = _batches_in_key_order(la, lkeys[0]), _batches_in_key_order(rb, rkeys[0])
+    leaf = _equal_runs(lkeys[-1], rkeys[-1])
+    for ka, kb in reversed(list(zip(lkeys[1:], rkeys[1:], strict=True))):
+        leaf = _patience_leaf(ka, kb, leaf)
+    found: list[IndexPair] = []
+    _patience(la, rb, lkeys[0], rkeys[0], leaf, found)
+    return [(i, j) for i, j in found if i is not None and j is not None]
+
+
+def _batches_in_key_order(calls: list[int], keys: Mapping[int, Hashable]) -> list[int]:
+    """The calls with each run of consecutive indexes (a parallel batch) sorted by key."""
+    batch = 0
+    order: list[tuple[int, str, int]] = []
+    for position, index in enumerate(calls):
+        if position and index != calls[position - 1] + 1:
+            batch += 1
+        # repr: keys mix strings, bytes and None, which do not compare with each other.
+        order.append((batch, repr(keys[index]), index))
+    order.sort()
+    return [index for _, _, index in order]
+
+
+def _call_keys(side: _Side, calls: Sequence[int]) -> list[dict[int, Hashable]]:
+    """The keys calls pair on, most specific first (see `_calls_by_name`)."""
+    says: dict[int, Hashable] = {}
+    for output, call in side.answers().items():
+        says.setdefault(call, _output_key(side.raws[output]))
+    names = {i: _hashable(side.raws[i].get("name")) for i in calls}
+    arguments = {i: (names[i], _arguments_key(side.raws[i].get("arguments"))) for i in calls}
+    outputs = {i: (*arguments[i], says.get(i)) for i in calls}
+    return [outputs, arguments, names]
+
+
+def _patience_leaf(ka: Mapping[int, Hashable], kb: Mapping[int, Hashable], inner: Leaf) -> Leaf:
+    """A leaf that aligns a gap patience-style on other keys, handing its gaps to `inner`."""
+
+    def leaf(a: list[int], b: list[int], out: list[IndexPair]) -> None:
+        if a and b:
+            _patience(a, b, ka, kb, inner, out)
+
+    return leaf
+
+
+def _equal_runs(ka: Mapping[int, Hashable], kb: Mapping[int, Hashable]) -> Leaf:
+    """A leaf that pairs only the runs difflib finds equal; the rest stays unpaired."""
+
+    def leaf(a: list[int], b: list[int], out: list[IndexPair]) -> None:
+        if not a or not b or len(a) * len(b) > DIFFLIB_LIMIT:
+            return
+        matcher = difflib.SequenceMatcher(
+            None, [ka[i] for i in a], [kb[j] for j in b], autojunk=False
+        )
+        for block in matcher.get_matching_blocks():
+            out.extend(
+                zip(
+                    a[block.a : block.a + block.size],
+                    b[block.b : block.b + block.size],
+                    strict=True,
+                )
+            )
+
+    return leaf
+
+
+def _outputs_by_call(
+    left: _Side, right: _Side, calls: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Pair function_call_outputs in compare mode, by the calls they answer (not by call_id).
+
+    In turn: the output of the paired call when the two outputs say the same; among outputs
+    of paired calls, content that occurs equally often on both sides (k-th with k-th: the
+    content is the evidence, and when it disagrees with the calls that is call_id_mismatch);
+    then the output of the paired call whatever it says. The rest is left to alignment.
+    """
+    lo, ro = left.typed("function_call_output"), right.typed("function_call_output")
+    if not lo or not ro:
+        return []
+    partner = dict(calls)
+    paired_right = set(partner.values())
+    left_answers, right_answers = left.answers(), right.answers()
+    lkey = {i: _output_key(left.raws[i]) for i in lo}
+    rkey = {j: _output_key(right.raws[j]) for j in ro}
+    outputs_of: dict[int, list[int]] = {}
+    for j in ro:
+        call = right_answers.get(j)
+        if call is not None:
+            outputs_of.setdefault(call, []).append(j)
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+
+    def answer(i: int, same_content: bool) -> int | None:
+        call = left_answers.get(i)
+        target = partner.get(call) if call is not None else None
+        for j in outputs_of.get(target, ()) if target is not None else ():
+            if j not in used and (not same_content or rkey[j] == lkey[i]):
+                return j
+        return None
+
+    def take(i: int, j: int) -> None:
+        used.add(j)
+        pairs.append((i, j))
+
+    rest = []
+    for i in lo:
+        j = answer(i, True)
+        if j is None:
+            rest.append(i)
+        else:
+            take(i, j)
+    # Only outputs of paired calls: an output whose call has no partner has nothing to
+    # disagree with, and pairing it by content across the transcript would only mislead.
+    moved_left = [i for i in rest if partner.get(left_answers.get(i, -1)) is not None]
+    moved_right = [j for j in ro if j not in used and right_answers.get(j) in paired_right]
+    left_counts = Counter(lkey[i] for i in moved_left)
+    right_counts = Counter(rkey[j] for j in moved_right)
+    slots: dict[Hashable, list[int]] = {}
+    for j in reversed(moved_right):
+        if left_counts[rkey[j]] == right_counts[rkey[j]]:
+            slots.setdefault(rkey[j], []).append(j)
+    for i in moved_left:
+        waiting = slots.get(lkey[i])
+        if waiting:
+            take(i, waiting.pop())
+    taken = {i for i, _ in pairs}
+    for i in rest:
+        if i not in taken and (j := answer(i, False)) is not None:
+            take(i, j)
+            taken.add(i)
+    # Last, a right output that answers no call (it comes before its call, say) still meets
+    # the output of the call its call_id names, so the mismatch is told about that pair.
+    orphans: dict[str, list[int]] = {}
+    for j in reversed(ro):
+        call_id = right.call_ids[j]
+        if j not in used and j not in right_answers and isinstance(call_id, str):
+            orphans.setdefault(call_id, []).append(j)
+    for i in rest:
+        call = partner.get(left_answers.get(i, -1))
+        call_id = right.call_ids[call] if call is not None else None
+        waiting = orphans.get(call_id) if isinstance(call_id, str) else None
+        if waiting and i not in taken:
+            take(i, waiting.pop())
     return pairs
 
 
@@ -437,13 +978,18 @@ def _difflib(sa: Mapping[int, Sig], sb: Mapping[int, Sig]) -> Leaf:
     return leaf
 
 
-def align_items(left: Sequence[Item], right: Sequence[Item]) -> list[IndexPair]:
+def align_items(
+    left: Sequence[Item], right: Sequence[Item], *, mode: DiffMode | str = DiffMode.REPLAY
+) -> list[IndexPair]:
     """Pair the items of two transcripts (see the module docstring); display order, each once."""
-    return _align(_Side.of(left), _Side.of(right))
+    return _align(_Side.of(left), _Side.of(right), DiffMode(mode))
 
 
-def _align(left: _Side, right: _Side) -> list[IndexPair]:
-    call_pairs = _call_pairs(left, right)
+def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[IndexPair]:
+    if mode is DiffMode.COMPARE:
+        call_pairs = _compare_anchors(left, right)
+    else:
+        call_pairs = _call_pairs(left, right)
     out: list[IndexPair] = list(call_pairs)
     paired_left = {i for i, _ in call_pairs}
     paired_right = {j for _, j in call_pairs}
@@ -607,14 +1153,46 @@ _FIELD_CODES = (
 _OWN_CODE = frozenset({"type", "arguments", "output", "content"} | {f for f, _, _ in _FIELD_CODES})
 
 
+def _status_not_recorded(item: Item) -> bool:
+    """Whether an item has no status because its record's format carries none."""
+    raw = item.raw
+    return (
+        item.envelope != Envelope.OPEN_RESPONSES and isinstance(raw, dict) and "status" not in raw
+    )
+
+
+def _text_or_changes(
+    code: str, pointer: str, left: Any, right: Any, compare: bool, per_pointer: bool
+) -> list[Change]:
+    """Changes of a text-bearing field; in compare mode the same text in another shape is info."""
+    if same_json(left, right):
+        return []
+    if compare:
+        text = plain_text(left)
+        if text is not None and text == plain_text(right):
+            reformatted = code.replace("_changed", "_reformatted")
+            return [Change(reformatted, pointer, left, right, INFO)]
+    if per_pointer:
+        return json_changes(code, pointer, left, right, WARNING)
+    return [Change(code, pointer, left, right, WARNING)]
+
+
 def pair_changes(
-    left: Item, right: Item, left_verdict: Verdict, right_verdict: Verdict
+    left: Item,
+    right: Item,
+    left_verdict: Verdict,
+    right_verdict: Verdict,
+    *,
+    mode: DiffMode | str = DiffMode.REPLAY,
 ) -> tuple[Change, ...]:
     """Every change between two aligned items, `id` ignored.
 
     When the type differs, fields present on only one side follow from the type change and
-    are not listed; fields both items carry are still compared.
+    are not listed; fields both items carry are still compared. In compare mode the call_id is
+    left to the consistency check of the whole diff and format artefacts are info (see the
+    module docstring); the verdicts given should then be the format-neutral ones.
     """
+    compare = DiffMode(mode) is DiffMode.COMPARE
     out: list[Change] = []
     same_type = same_json(left.type, right.type)
     if not same_type:
@@ -630,21 +1208,24 @@ def pair_changes(
             return key in lraw or key in rraw
         return key in lraw and key in rraw
 
+    unrecorded = compare and (_status_not_recorded(left) or _status_not_recorded(right))
     for key, code, severity in _FIELD_CODES:
-        if compared(key) and not same_json(lraw.get(key), rraw.get(key)):
-            out.append(Change(code, "/" + key, lraw.get(key), rraw.get(key), severity))
+        if not compared(key) or (compare and key == "call_id"):
+            continue
+        if same_json(lraw.get(key), rraw.get(key)):
+            continue
+        if key == "status" and unrecorded:
+            code, severity = "status_not_recorded", INFO
+        out.append(Change(code, "/" + key, lraw.get(key), rraw.get(key), severity))
     if compared("arguments"):
         out.extend(arguments_changes(lraw.get("arguments"), rraw.get("arguments")))
-    if compared("output") and not same_json(lraw.get("output"), rraw.get("output")):
-        out.append(
-            Change("output_changed", "/output", lraw.get("output"), rraw.get("output"), WARNING)
-        )
-    if compared("content"):
-        out.extend(
-            json_changes(
-                "content_changed", "/content", lraw.get("content"), rraw.get("content"), WARNING
+    for key, per_pointer in (("output", False), ("content", True)):
+        if compared(key):
+            out.extend(
+                _text_or_changes(
+                    f"{key}_changed", "/" + key, lraw.get(key), rraw.get(key), compare, per_pointer
+                )
             )
-        )
     keys = [*lraw, *(k for k in rraw if k not in lraw)]
     for key in keys:
         if key in _OWN_CODE or key in VOLATILE_FIELDS or not compared(key):
@@ -682,98 +1263,357 @@ def _label(item: Item, side: str = "") -> str:
 _TYPE_REASONS = {"became_namespaced", "became_non_portable"}
 
 
-def _reasons(pair: Pair, left: Sequence[Item], right: Sequence[Item]) -> Iterator[str]:
+def _reasons(
+    pair: Pair, left: Sequence[Item], right: Sequence[Item], note: str | None = None
+) -> Iterator[tuple[str, str]]:
+    """(code, text) of every blocking change of a pair; `note` explains a call_id_mismatch."""
     if pair.left is None or pair.right is None:
         for change in pair.changes:
             if change.severity != ERROR:
                 continue
             if change.code == "only_left" and pair.left is not None:
-                yield f"{_label(left[pair.left])} exists only on the left"
+                yield change.code, f"{_label(left[pair.left])} exists only on the left"
             elif change.code == "only_right" and pair.right is not None:
-                yield f"{_label(right[pair.right], 'right ')} exists only on the right"
+                yield change.code, f"{_label(right[pair.right], 'right ')} exists only on the right"
         return
     label = _label(left[pair.left])
     where = f"(right #{pair.right})"
     for change in pair.changes:
         if change.severity != ERROR:
             continue
-        if change.code == "became_namespaced":
-            yield f"{label} became provider-prefixed {right[pair.right].type_label} {where}"
-        elif change.code == "became_non_portable":
+        code = change.code
+        if code == "became_namespaced":
+            yield code, f"{label} became provider-prefixed {right[pair.right].type_label} {where}"
+        elif code == "became_non_portable":
             yield (
-                f"{label} became {right[pair.right].type_label}, which is outside the Open "
-                f"Responses core and has no provider prefix {where}"
+                code,
+                (
+                    f"{label} became {right[pair.right].type_label}, which is outside the Open "
+                    f"Responses core and has no provider prefix {where}"
+                ),
             )
-        elif change.code == "call_id_changed":
-            yield f"{label} call_id changed from {change.left!r} to {change.right!r} {where}"
-        elif change.code == "verdict_changed" and not (pair.codes & _TYPE_REASONS):
+        elif code == "call_id_changed":
+            yield code, f"{label} call_id changed from {change.left!r} to {change.right!r} {where}"
+        elif code == "call_id_mismatch":
+            yield code, note or f"{label} call_id {change.left!r} does not match {where}"
+        elif code == "verdict_changed" and not (pair.codes & _TYPE_REASONS):
             # After a type change the verdict change is its consequence, already a reason.
-            yield f"{label} is {change.left} on the left but {change.right} on the right {where}"
+            yield (
+                code,
+                f"{label} is {change.left} on the left but {change.right} on the right {where}",
+            )
 
 
-def diff_results(left: GateResult, right: GateResult) -> DiffResult:
+# --------------------------------------------------------------------------------------------
+# Compare mode: call_id consistency and format-neutral verdicts
+
+
+class _CallIds:
+    """Compare mode's check that call_ids were renamed consistently.
+
+    Consistent means one-to-one over the pairs (a left call_id becomes one right call_id, on
+    calls and outputs alike), and every output pair answers a pair of calls (each output
+    follows its own side's call, and those two calls are paired). The output that disagrees
+    carries call_id_mismatch with a reason naming both calls; a call whose renaming another
+    pair contradicts carries it too, with a reason naming that pair.
+    """
+
+    def __init__(
+        self,
+        index_pairs: Sequence[IndexPair],
+        left: _Side,
+        right: _Side,
+        litems: Sequence[Item],
+        ritems: Sequence[Item],
+    ) -> None:
+        self.left, self.right, self.litems, self.ritems = left, right, litems, ritems
+        self.right_of = {i: j for i, j in index_pairs if i is not None and j is not None}
+        self.left_of = {j: i for i, j in self.right_of.items()}
+        self.left_answers = left.answers()
+        self.right_answers = right.answers()
+        self.left_outputs = frozenset(left.typed("function_call_output"))
+        self.right_outputs = frozenset(right.typed("function_call_output"))
+        # left call_id -> right call_id -> first left item, and the reverse, over calls and
+        # outputs alike: a call whose output went to another call is not renamed one-to-one.
+        self.forward: dict[str, dict[str, int]] = {}
+        self.backward: dict[str, dict[str, int]] = {}
+        for i, j in self.right_of.items():
+            if self._output(i, j) is False:
+                continue
+            lcall, rcall = left.call_ids[i], right.call_ids[j]
+            if isinstance(lcall, str) and isinstance(rcall, str):
+                self.forward.setdefault(lcall, {}).setdefault(rcall, i)
+                self.backward.setdefault(rcall, {}).setdefault(lcall, i)
+
+    def _output(self, i: int, j: int) -> bool | None:
+        """True when both items are outputs, False when one is, None when neither is."""
+        left_out = i in self.left_outputs
+        right_out = j in self.right_outputs
+        if left_out and right_out:
+            return True
+        return False if left_out or right_out else None
+
+    def change(self, i: int, j: int) -> tuple[Change, str | None] | None:
+        """The call_id change of a pair (None when there is none) and, for a mismatch, why."""
+        lraw, rraw = self.left.raws[i], self.right.raws[j]
+        if type(lraw) is not dict or type(rraw) is not dict:
+            return None
+        on_left, on_right = "call_id" in lraw, "call_id" in rraw
+        if not (on_left or on_right):
+            return None
+        if not (on_left and on_right) and not same_json(effective_type(lraw), effective_type(rraw)):
+            return None  # as for every field: one-sided after a type change follows from it
+        lcall, rcall = lraw.get("call_id"), rraw.get("call_id")
+        both_outputs = self._output(i, j)
+        if both_outputs:
+            problem = self._output_problem(i, j, lcall, rcall)
+        elif same_json(lcall, rcall):
+            return None
+        elif both_outputs is False:
+            problem = (
+                f"{_label(self.litems[i])} pairs with right {_label(self.ritems[j])}: a call "
+                "and an output are not a renaming of each other"
+            )
+        else:
+            problem = self._renaming_problem(i, j, lcall, rcall)
+        if problem is not None:
+            return Change("call_id_mismatch", "/call_id", lcall, rcall, ERROR), problem
+        if same_json(lcall, rcall):
+            return None
+        return Change("call_id_renamed", "/call_id", lcall, rcall, INFO), None
+
+    def _output_problem(self, i: int, j: int, lcall: Any, rcall: Any) -> str | None:
+        left_call = self.left_answers.get(i)
+        right_call = self.right_answers.get(j)
+        if left_call is not None and right_call is not None:
+            if self.right_of.get(left_call) == right_call:
+                return None
+        elif left_call is None and right_call is None and same_json(lcall, rcall):
+            return None
+        label = _label(self.litems[i])
+        there = f"its counterpart right #{j} (call_id {rcall!r})"
+        if left_call is not None and right_call is not None:
+            partner = self.left_of.get(right_call)
+            tail = (
+                f", the counterpart of #{partner}"
+                if partner is not None
+                else ", which has no counterpart on the left"
+            )
+            return (
+                f"{label} answers {item_label(self.litems[left_call])}, but {there} answers "
+                f"right {item_label(self.ritems[right_call])}{tail}"
+            )
+        if left_call is None and right_call is None:
+            return (
+                f"{label} follows no function_call on either side and {there} has another "
+                "call_id: the renaming cannot be checked"
+            )
+        if right_call is None:
+            assert left_call is not None
+            return (
+                f"{label} answers {item_label(self.litems[left_call])}, but {there} follows no "
+                "function_call with that call_id on the right"
+            )
+        return (
+            f"{label} follows no function_call with that call_id on the left, but {there} "
+            f"answers right {item_label(self.ritems[right_call])}"
+        )
+
+    def _renaming_problem(self, i: int, j: int, lcall: Any, rcall: Any) -> str | None:
+        label = f"{_label(self.litems[i])} call_id {lcall!r} became {rcall!r} (right #{j})"
+        if not isinstance(lcall, str) or not isinstance(rcall, str):
+            return f"{label}: a call_id that is not a string cannot be answered"
+        for other, at in self.forward[lcall].items():
+            if other != rcall:
+                return (
+                    f"{label}, but at #{at} ({self.litems[at].type_label}) the same call_id "
+                    f"became {other!r} (right #{self.right_of[at]})"
+                )
+        for other, at in self.backward[rcall].items():
+            if other != lcall:
+                return (
+                    f"{label}, but {rcall!r} also stands for {other!r} at #{at} "
+                    f"({self.litems[at].type_label}, right #{self.right_of[at]})"
+                )
+        return None
+
+
+def _format_neutral_verdicts(result: GateResult) -> list[Verdict]:
+    """The verdicts, with a call the format records no status for judged as completed."""
+    verdicts = [v.verdict for v in result.verdicts]
+    memo: dict[tuple[str, str], Verdict] = {}
+    for item in result.transcript.items:
+        if verdicts[item.index] != Verdict.STATUS or not _status_not_recorded(item):
+            continue
+        raw = item.raw
+        name, arguments = raw.get("name"), raw.get("arguments")
+        key = (name, arguments) if isinstance(name, str) and isinstance(arguments, str) else None
+        verdict = memo.get(key) if key is not None else None
+        if verdict is None:
+            verdict = gate_item({**raw, "status": "completed"}, result.toolset).verdict
+            if key is not None:
+                memo[key] = verdict
+        verdicts[item.index] = verdict
+    return verdicts
+
+
+# --------------------------------------------------------------------------------------------
+# Document changes and the whole diff
+
+
+def _format_name(transcript: Transcript) -> str:
+    """The format, with the envelopes of its records when the name does not say them."""
+    envelopes = " + ".join(dict.fromkeys(str(g.envelope) for g in transcript.groups))
+    envelopes = envelopes or str(Envelope.OPEN_RESPONSES)
+    return (
+        transcript.format
+        if transcript.format == envelopes
+        else f"{transcript.format} ({envelopes})"
+    )
+
+
+def document_changes(
+    left: GateResult, right: GateResult, mode: DiffMode | str = DiffMode.REPLAY
+) -> list[DocumentChange]:
+    """Differences of the documents as a whole: their format and, in replay mode, the envelope.
+
+    A right side the gate reports as another API's envelope (its `*_envelope` findings, code
+    `<envelope>_envelope`) cannot be replayed as Open Responses: `foreign_envelope`, an error.
+    """
+    out: list[DocumentChange] = []
+    left_format, right_format = left.transcript.format, right.transcript.format
+    if left_format != right_format:
+        message = (
+            f"the format changed from {_format_name(left.transcript)} to "
+            f"{_format_name(right.transcript)}"
+        )
+        out.append(DocumentChange("format_changed", INFO, left_format, right_format, message))
+    if DiffMode(mode) is DiffMode.REPLAY:
+        envelopes: dict[str, list[Any]] = {}
+        for finding in right.findings:
+            if finding.code.endswith("_envelope"):
+                envelopes.setdefault(finding.code, []).append(finding)
+        for code, findings in envelopes.items():
+            more = f" (+{_plural(len(findings) - 1, 'more record')})" if len(findings) > 1 else ""
+            out.append(
+                DocumentChange(
+                    "foreign_envelope",
+                    ERROR,
+                    None,
+                    code.removesuffix("_envelope"),
+                    f"right side: {findings[0].message}{more}",
+                    right_items=tuple(sorted({i for f in findings for i in f.items})),
+                )
+            )
+    return out
+
+
+def diff_results(
+    left: GateResult, right: GateResult, *, mode: DiffMode | str = DiffMode.REPLAY
+) -> DiffResult:
     """Align two gated transcripts, list the changes of every pair and decide on replay."""
+    mode = DiffMode(mode)
     with paused_gc():
-        return _diff_results(left, right)
+        return _diff_results(left, right, mode)
 
 
-def _diff_results(left: GateResult, right: GateResult) -> DiffResult:
+def _diff_results(left: GateResult, right: GateResult, mode: DiffMode) -> DiffResult:
+    compare = mode is DiffMode.COMPARE
     litems, ritems = left.transcript.items, right.transcript.items
     lside, rside = _Side.of(litems), _Side.of(ritems)
     lkeys, rkeys = lside.keys, rside.keys
-    lverdicts = [v.verdict for v in left.verdicts]
-    rverdicts = [v.verdict for v in right.verdicts]
+    if compare:
+        lverdicts, rverdicts = _format_neutral_verdicts(left), _format_neutral_verdicts(right)
+    else:
+        lverdicts = [v.verdict for v in left.verdicts]
+        rverdicts = [v.verdict for v in right.verdicts]
+    index_pairs = _align(lside, rside, mode)
+    call_ids = _CallIds(index_pairs, lside, rside, litems, ritems) if compare else None
     pairs: list[Pair] = []
-    for i, j in _align(lside, rside):
+    notes: dict[int, str] = {}
+    for i, j in index_pairs:
         if j is None:
             assert i is not None
             pairs.append(Pair(i, None, (one_side_change(litems[i], "left"),)))
-        elif i is None:
+            continue
+        if i is None:
             pairs.append(Pair(None, j, (one_side_change(ritems[j], "right"),)))
+            continue
+        lcall, rcall = lside.call_ids[i], rside.call_ids[j]
+        if (
+            lkeys[i] == rkeys[j]
+            and (compare or (type(lcall) is type(rcall) and lcall == rcall))
+            and lverdicts[i] == rverdicts[j]
+        ):
+            # The common case, decided on bytes: nothing but the id (and in compare mode the
+            # call_id, checked below) differs.
+            changes: tuple[Change, ...] = ()
         else:
-            lcall, rcall = lside.call_ids[i], rside.call_ids[j]
-            if (
-                lkeys[i] == rkeys[j]
-                and type(lcall) is type(rcall)
-                and lcall == rcall
-                and lverdicts[i] == rverdicts[j]
-            ):
-                # The common case, decided on bytes: nothing but the id differs.
-                pairs.append(Pair(i, j, ()))
-            else:
-                changes = pair_changes(litems[i], ritems[j], lverdicts[i], rverdicts[j])
-                pairs.append(Pair(i, j, changes))
-    reasons = tuple(
-        r
-        for pair in pairs
+            changes = pair_changes(litems[i], ritems[j], lverdicts[i], rverdicts[j], mode=mode)
+        if call_ids is not None and (found := call_ids.change(i, j)) is not None:
+            change, note = found
+            at = 1 if changes and changes[0].pointer == "/type" else 0
+            changes = (*changes[:at], change, *changes[at:])
+            if note is not None:
+                notes[len(pairs)] = note
+        pairs.append(Pair(i, j, changes))
+    documents = document_changes(left, right, mode)
+    details = [Reason(d.code, d.message, None) for d in documents if d.severity == ERROR] + [
+        Reason(code, text, number)
+        for number, pair in enumerate(pairs)
         if pair.changes and pair.blocking
-        for r in _reasons(pair, litems, ritems)
+        for code, text in _reasons(pair, litems, ritems, notes.get(number))
+    ]
+    reasons = tuple(r.text for r in details)
+    return DiffResult(
+        left,
+        right,
+        tuple(pairs),
+        not reasons,
+        reasons,
+        mode=mode,
+        document_changes=tuple(documents),
+        reason_details=tuple(details),
     )
-    return DiffResult(left, right, tuple(pairs), not reasons, reasons)
 
 
 def diff_transcripts(
-    left: Transcript, right: Transcript, extra_tools: Mapping[str, Tool] | None = None
+    left: Transcript,
+    right: Transcript,
+    extra_tools: Mapping[str, Tool] | None = None,
+    *,
+    mode: DiffMode | str = DiffMode.REPLAY,
 ) -> DiffResult:
     """Gate both transcripts (with the same extra tools) and diff the results."""
-    return diff_results(gate_transcript(left, extra_tools), gate_transcript(right, extra_tools))
+    return diff_results(
+        gate_transcript(left, extra_tools), gate_transcript(right, extra_tools), mode=mode
+    )
 
 
 __all__ = [
     "CALL_TYPES",
     "VOLATILE_FIELDS",
     "Change",
+    "CodeGroup",
+    "DiffMode",
     "DiffResult",
+    "DiffVerdict",
+    "DocumentChange",
+    "Outcome",
     "Pair",
+    "Reason",
     "align_items",
     "arguments_changes",
+    "canonical_json",
     "content_key",
     "diff_results",
     "diff_transcripts",
     "display_order",
+    "document_changes",
     "json_changes",
     "one_side_change",
     "pair_changes",
+    "plain_text",
     "same_json",
     "signature",
     "type_change",

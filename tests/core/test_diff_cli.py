@@ -41,46 +41,75 @@ def check_golden(name: str, text: str) -> None:
     assert text == path.read_text(encoding="utf-8")
 
 
-GOLDEN = [
-    ("providers", PROVIDERS, 1),
-    (
-        "reordered-parallel",
-        ["samples/diff/reordered-parallel/left.json", "samples/diff/reordered-parallel/right.json"],
-        0,
-    ),
-    (
-        "reformatted-arguments",
-        [
-            "samples/diff/reformatted-arguments/left.json",
-            "samples/diff/reformatted-arguments/right.json",
-        ],
-        0,
-    ),
-    (
+def pair(name: str, *extra: str, left: str = "left.json", right: str = "right.json") -> list[str]:
+    """The arguments naming a sample pair under samples/diff/."""
+    return [f"samples/diff/{name}/{left}", f"samples/diff/{name}/{right}", *extra]
+
+
+PAIRS = {
+    "providers": PROVIDERS,
+    "reordered-parallel": pair("reordered-parallel"),
+    "reformatted-arguments": pair("reformatted-arguments"),
+    "extra-call": pair(
         "extra-call",
-        [
-            "samples/diff/extra-call/left.jsonl",
-            "samples/diff/extra-call/right.jsonl",
-            "--tools",
-            "samples/tools/sales-tools.json",
-        ],
-        1,
+        "--tools",
+        "samples/tools/sales-tools.json",
+        left="left.jsonl",
+        right="right.jsonl",
     ),
-    (
-        "regressions",
-        ["samples/diff/regressions/left.json", "samples/diff/regressions/right.json"],
-        1,
-    ),
+    "regressions": pair("regressions"),
+    "format-change": pair("format-change"),
+    "format-change-responses": pair("format-change", right="responses.json"),
+    "renamed-call-ids": pair("renamed-call-ids"),
+    "inconsistent-renaming": pair("inconsistent-renaming"),
+}
+
+#: (pair, mode, exit status); replay goldens are `<pair>.json`, compare ones `<pair>.compare.json`.
+GOLDEN = [
+    ("providers", "replay", 1),
+    ("reordered-parallel", "replay", 0),
+    ("reformatted-arguments", "replay", 0),
+    ("extra-call", "replay", 1),
+    ("regressions", "replay", 1),
+    ("format-change", "replay", 1),
+    ("renamed-call-ids", "replay", 1),
+    ("inconsistent-renaming", "replay", 1),
+    ("providers", "compare", 1),
+    ("reordered-parallel", "compare", 0),
+    ("reformatted-arguments", "compare", 0),
+    ("extra-call", "compare", 1),
+    ("regressions", "compare", 1),
+    ("format-change", "compare", 0),
+    ("format-change-responses", "compare", 0),
+    ("renamed-call-ids", "compare", 0),
+    ("inconsistent-renaming", "compare", 1),
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "status"), GOLDEN, ids=[g[0] for g in GOLDEN])
-def test_golden_json(name, args, status):
-    code, out, err = diff(*args, "--format", "json")
+def golden_name(name: str, mode: str, suffix: str) -> str:
+    return f"{name}.{suffix}" if mode == "replay" else f"{name}.{mode}.{suffix}"
+
+
+@pytest.mark.parametrize(("name", "mode", "status"), GOLDEN, ids=[f"{g[0]}-{g[1]}" for g in GOLDEN])
+def test_golden_json(name, mode, status):
+    args = PAIRS[name]
+    mode_args = [] if mode == "replay" else ["--mode", mode]
+    code, out, err = diff(*args, *mode_args, "--format", "json")
     assert (code, err) == (status, "")
     document = json.loads(out)
     assert (document["left"], document["right"]) == (args[0], args[1])
-    check_golden(f"{name}.json", out)
+    assert document["mode"] == mode
+    check_golden(golden_name(name, mode, "json"), out)
+
+
+@pytest.mark.parametrize(
+    ("name", "mode", "status"),
+    [("format-change", "compare", 0), ("inconsistent-renaming", "compare", 1)],
+)
+def test_golden_text_compare(name, mode, status):
+    code, out, err = diff(*PAIRS[name], "--mode", mode)
+    assert (code, err) == (status, "")
+    check_golden(golden_name(name, mode, "txt"), out)
 
 
 def test_golden_text_providers():
@@ -126,7 +155,7 @@ def test_text_marks_pairs_and_lists_changes():
 
 
 def test_safe_pair_exits_zero_and_says_so():
-    code, out, _ = diff(*GOLDEN[1][1])
+    code, out, _ = diff(*PAIRS["reordered-parallel"])
     assert code == 0
     assert "replay: SAFE" in out
 
@@ -201,3 +230,71 @@ def test_module_entry_point_runs_diff():
     )
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["reasons"][0].startswith("#5 function_call search_web")
+
+
+# --------------------------------------------------------------------------------------------
+# Modes
+
+
+def test_text_shows_the_mode():
+    _, replayed, _ = diff(*PROVIDERS)
+    assert replayed.splitlines()[2] == (
+        "mode:  replay (RIGHT is what you plan to replay in place of LEFT; call_ids must match)"
+    )
+    _, compared, _ = diff(*PROVIDERS, "--mode", "compare")
+    assert compared.splitlines()[2].startswith("mode:  compare (two providers' runs of one session")
+
+
+def test_unknown_mode_is_bad_usage():
+    code, out, err = diff(*PROVIDERS, "--mode", "merge")
+    assert (code, out) == (2, "")
+    assert "invalid choice: 'merge'" in err
+
+
+def test_exit_status_follows_the_mode():
+    # Consistently renamed call_ids: unsafe to replay as is, equivalent as a comparison.
+    args = PAIRS["renamed-call-ids"]
+    assert diff(*args)[0] == 1
+    assert diff(*args, "--mode", "replay")[0] == 1
+    assert diff(*args, "--mode", "compare")[0] == 0
+    assert diff(*PAIRS["inconsistent-renaming"], "--mode", "compare")[0] == 1
+
+
+def test_chat_completions_file_against_itself():
+    chat = "samples/chat-completions.json"
+    code, out, _ = diff(chat, chat)
+    assert code == 1
+    assert out.splitlines()[-1].startswith(
+        "  - right side: samples/chat-completions.json:1: the file is a Chat Completions record"
+    )
+    assert "  error   foreign_envelope  right side: samples/chat-completions.json:1:" in out
+    code, out, _ = diff(chat, chat, "--mode", "compare")
+    assert code == 0
+    assert out.splitlines()[-2:] == [
+        "replay: SAFE (no change blocks replay)",
+        "  note: No differences, but 1 of 3 items block a replay; 2 error findings",
+    ]
+
+
+def test_json_mode_document_changes_and_verdict():
+    _, out, _ = diff(*PAIRS["format-change"], "--mode", "compare", "--format", "json")
+    document = json.loads(out)
+    assert document["mode"] == "compare" and document["replay_safe"] is True
+    assert document["document_changes"] == [
+        {
+            "code": "format_changed",
+            "severity": "info",
+            "left": "chat_completions",
+            "right": "anthropic",
+            "message": "the format changed from chat_completions to anthropic",
+            "left_items": [],
+            "right_items": [],
+        }
+    ]
+    assert document["verdict_summary"]["outcome"] == "blocked"
+    renamed = next(g for g in document["changes_by_code"] if g["code"] == "call_id_renamed")
+    assert (renamed["count"], renamed["severity"], renamed["pairs"]) == (
+        6,
+        "info",
+        [2, 3, 4, 5, 8, 9],
+    )
