@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, safe_text
 from inspector.commands.gate import load_tool_option
 from inspector.commands.tools import target_profile
-from inspector.core.diff import DiffResult, diff_transcripts
+from inspector.core.diff import diff_transcripts
 from inspector.core.formats import load_path
 from inspector.core.gate import gate_transcript
 from inspector.core.model import LoadError, Tool, Transcript
@@ -43,20 +43,6 @@ MODES = ("replay", "compare")
 
 class UsageError(Exception):
     """A command line that cannot run as given (exit status 2, message on stderr)."""
-
-
-# --------------------------------------------------------------------------------------------
-# Seam: diff modes are being built elsewhere; this is the only place that calls the diff.
-
-
-def _diff(left: Transcript, right: Transcript, tools: Mapping[str, Tool], mode: str) -> DiffResult:
-    """Diff two transcripts in a mode; only `replay` exists so far."""
-    if mode != "replay":
-        raise UsageError(f"--mode {mode} is not available in this version (only replay)")
-    return diff_transcripts(left, right, tools)
-
-
-# --------------------------------------------------------------------------------------------
 
 
 def add_parser(sub: Any) -> None:
@@ -173,7 +159,7 @@ def build_report(
     paths = [p for p in (args.left, args.right) if p is not None]
     diff = None
     if len(transcripts) == 2:
-        diff = _diff(transcripts[0], transcripts[1], tools, args.mode or "replay")
+        diff = diff_transcripts(transcripts[0], transcripts[1], tools, mode=args.mode or "replay")
         results = [diff.left, diff.right]
     else:
         results = [gate_transcript(transcripts[0], tools)]

@@ -115,7 +115,6 @@ def test_bad_redact_pattern_names_it() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--mode", "compare", *SAFE_PAIR], "--mode compare is not available"),
         (["--mode", "replay", *ARTICLE], "--mode applies to two files"),
         (["--target", "nonesuch", *ARTICLE], "bedrock"),
         (["--no-redact", "--redact", "x", *ARTICLE], "contradict"),
@@ -130,6 +129,13 @@ def test_target_findings_are_reported_and_count() -> None:
     status, out, _ = run_report(*ARTICLE, "--target", "mistral", "--format", "markdown")
     assert status == 1
     assert "target: `mistral`" in out and "`target_call_id`" in out
+
+
+def test_compare_mode_judges_two_providers_runs() -> None:
+    pair = [str(SAMPLES / "diff" / "renamed-call-ids" / n) for n in ("left.json", "right.json")]
+    assert run_report(*pair, "--format", "markdown")[0] == 1
+    status, out, _ = run_report(*pair, "--mode", "compare", "--format", "markdown")
+    assert status == 0 and "compare" in out
 
 
 def test_mode_replay_is_the_default_and_accepted() -> None:
