@@ -36,6 +36,9 @@ def item_rows(result: GateResult) -> list[dict[str, Any]]:
                 "envelope": item.envelope.value,
             }
         )
+        if item.conversion is not None:
+            # Converted from another API: what was derived (the native block is at `source`).
+            rows[-1]["converted"] = item.conversion.to_json()
     return rows
 
 

@@ -1,0 +1,354 @@
+"""Converting another API's record into Open Responses items: one set of rules for every format.
+
+- A native call id becomes `call_id`. Where a format has none (Gemini often), a deterministic id
+  is synthesised, `<slug>_call_<n>` numbered in file order, and marked `synthesised`.
+- A result without an id pairs with the nearest earlier unanswered call of the same name
+  (marked `paired`); a result with an id answers that call.
+- `arguments` is the native string where there is one; a native object is serialised compactly
+  (no spaces, keys in their order, non-ASCII kept) and marked `serialised`.
+- `status` comes from the record's stop reason and is marked `derived`. A response that stopped
+  normally gives `completed`; one stopped by a limit (max tokens, a filter) leaves its *last*
+  item `incomplete`, since only that one can have been cut off; with no stop reason the last
+  item is `in_progress`. A call sent back in a request's history had finished: `completed`.
+- Native blocks with no item equivalent become provider-prefixed items (`anthropic:thinking`,
+  `google:thought`, …), and native fields with no item field stay on the item under the
+  provider's prefix (`anthropic:cache_control`, `google:thought_signature`, …): never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.core.formats._records import Builder, Record
+from inspector.core.model import Conversion, Derivation, Envelope, Origin
+
+COMPLETED = "completed"
+INCOMPLETE = "incomplete"
+IN_PROGRESS = "in_progress"
+
+#: Marks a native field that is not there at all (as opposed to null).
+ABSENT: Any = object()
+
+
+def outcome(reasons: Mapping[str, str], value: Any) -> str:
+    """The response status a native stop reason means: unknown reasons count as cut off."""
+    if value is None:
+        return IN_PROGRESS
+    return reasons.get(value, INCOMPLETE) if isinstance(value, str) else INCOMPLETE
+
+
+def serialise(value: Any) -> str | None:
+    """Compact JSON text of a native value, or None when it cannot be written."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def prefixed(native: Mapping[str, Any], known: Iterable[str], slug: str) -> dict[str, Any]:
+    """The native fields outside `known`, under the provider's prefix (kept, never dropped)."""
+    skip = set(known)
+    return {f"{slug}:{k}": v for k, v in native.items() if k not in skip}
+
+
+#: The mark of a message whose native content blocks were rewritten as Open Responses parts.
+PARTS_CONVERTED = Derivation(
+    "content", "converted", "native content blocks written as Open Responses parts"
+)
+
+
+def text_part(role: Any, text: Any) -> dict[str, Any]:
+    """An Open Responses text content part for a message of this role."""
+    return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
+
+
+@dataclass(slots=True)
+class _Pending:
+    raw: dict[str, Any]
+    pointer: str
+    line: int | None
+    native: Any
+    derived: list[Derivation]
+
+
+@dataclass(slots=True)
+class _Message:
+    role: Any
+    pointer: str
+    line: int | None
+    native: Any
+    fields: dict[str, Any]
+    parts: list[Any] = field(default_factory=list)
+    #: What was derived for every item of the message (its role), and for the parts gathered.
+    derived: list[Derivation] = field(default_factory=list)
+    part_marks: list[Derivation] = field(default_factory=list)
+    #: Whether the native message gave any item yet (an empty message still gives one).
+    produced: bool = False
+
+
+class Converter:
+    """Builds the converted items of one native record (a request, a response, a message)."""
+
+    def __init__(
+        self,
+        b: Builder,
+        record: Record,
+        group: int,
+        source: str,
+        envelope: Envelope,
+        slug: str,
+    ) -> None:
+        self.b = b
+        self.record = record
+        self.group = group
+        self.source = source
+        self.envelope = envelope
+        self.slug = slug
+        self.pending: list[_Pending] = []
+        self.message: _Message | None = None
+
+    # ---------------------------------------------------------------------------------------
+    # Messages and their content parts
+
+    def begin(
+        self,
+        role: Any,
+        pointer: str,
+        native: Any,
+        line: int | None = None,
+        fields: dict[str, Any] | None = None,
+    ) -> None:
+        """Start a native message; its content parts gather until a call or result splits them."""
+        self.end()
+        self.message = _Message(role, pointer, line, native, fields or {})
+
+    def part(self, part: Any, mark: Derivation | None = None) -> None:
+        """Add a content part to the open message, with what its conversion changed."""
+        message = self.message
+        if message is not None:
+            message.parts.append(part)
+            if mark is not None and mark not in message.part_marks:
+                message.part_marks.append(mark)
+
+    def note(self, derivation: Derivation) -> None:
+        """Mark something derived about every message item of the open message."""
+        if self.message is not None and derivation not in self.message.derived:
+            self.message.derived.append(derivation)
+
+    def content(self, value: Any) -> None:
+        """Give the open message its native content as it is (a string, null, …)."""
+        message = self.message
+        if message is not None:
+            self._flush()
+            self._message_item(message, value)
+
+    def _flush(self) -> None:
+        message = self.message
+        if message is None or not message.parts:
+            return
+        self._message_item(message, list(message.parts), message.part_marks)
+        message.parts.clear()
+        message.part_marks = []
+
+    def _message_item(
+        self, message: _Message, content: Any, marks: list[Derivation] | None = None
+    ) -> None:
+        raw: dict[str, Any] = {"type": "message", "role": message.role, "content": content}
+        raw.update(message.fields)
+        derived = [*message.derived, *(marks or ())]
+        self._push(raw, message.pointer, message.line, message.native, derived)
+        message.produced = True
+
+    def end(self, content: Any = ABSENT) -> None:
+        """Close the open message; one that gave no item yet becomes one with `content`."""
+        message = self.message
+        if message is None:
+            return
+        self._flush()
+        if not message.produced:
+            self._message_item(message, [] if content is ABSENT else content)
+        self.message = None
+
+    def _push(
+        self,
+        raw: dict[str, Any],
+        pointer: str,
+        line: int | None,
+        native: Any,
+        derived: list[Derivation] | None = None,
+    ) -> None:
+        if line is None and self.message is not None:
+            line = self.message.line
+        where = line if line is not None else self.record.line
+        self.pending.append(_Pending(raw, pointer, where, native, list(derived or ())))
+
+    def _item_from_block(self) -> None:
+        """A call, result or prefixed item splits the open message's text around it."""
+        self._flush()
+        if self.message is not None:
+            self.message.produced = True
+
+    # ---------------------------------------------------------------------------------------
+    # Calls, results and provider-prefixed items
+
+    def synthesise(self) -> str:
+        """A deterministic id for a call or result that has none: numbered in file order."""
+        self.b.synthesised += 1
+        return f"{self.slug}_call_{self.b.synthesised}"
+
+    def call(
+        self,
+        *,
+        name: Any,
+        call_id: Any,
+        arguments: Any,
+        pointer: str,
+        native: Any,
+        line: int | None = None,
+        fields: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Add a function_call (its status is settled by `finish`)."""
+        self._item_from_block()
+        derived: list[Derivation] = []
+        if not (isinstance(call_id, str) and call_id):
+            call_id = self.synthesise()
+            derived.append(
+                Derivation("call_id", "synthesised", f"the native call has no id; named {call_id}")
+            )
+        if isinstance(name, str):
+            self.b.unanswered.setdefault(name, []).append(call_id)
+        if arguments is ABSENT:
+            arguments = "{}"
+            derived.append(
+                Derivation("arguments", "serialised", "the native call has no arguments")
+            )
+        elif not isinstance(arguments, str):
+            text = serialise(arguments)
+            if text is not None:
+                arguments = text
+                derived.append(
+                    Derivation("arguments", "serialised", "the native arguments are an object")
+                )
+        raw: dict[str, Any] = {
+            "type": "function_call",
+            "status": None,
+            "call_id": call_id,
+            "name": name,
+            "arguments": arguments,
+        }
+        raw.update(fields or {})
+        self._push(raw, pointer, line, native, derived)
+
+    def output(
+        self,
+        *,
+        call_id: Any,
+        name: Any,
+        output: Any,
+        pointer: str,
+        native: Any,
+        line: int | None = None,
+        fields: Mapping[str, Any] | None = None,
+        derived: Iterable[Derivation] = (),
+    ) -> None:
+        """Add a function_call_output, answering its call by id or else by name."""
+        self._item_from_block()
+        marks = list(derived)
+        if isinstance(call_id, str) and call_id:
+            self._answer(call_id)
+        else:
+            waiting = self.b.unanswered.get(name) if isinstance(name, str) else None
+            if waiting:
+                call_id = waiting.pop()
+                marks.insert(
+                    0,
+                    Derivation(
+                        "call_id",
+                        "paired",
+                        f"the native result has no id; it answers the nearest earlier "
+                        f"unanswered call named {name!r}",
+                    ),
+                )
+            else:
+                call_id = self.synthesise()
+                marks.insert(
+                    0,
+                    Derivation(
+                        "call_id",
+                        "synthesised",
+                        f"the native result has no id and no earlier call named {name!r} "
+                        "is unanswered",
+                    ),
+                )
+        raw: dict[str, Any] = {"type": "function_call_output", "call_id": call_id, "output": output}
+        raw.update(fields or {})
+        self._push(raw, pointer, line, native, marks)
+
+    def _answer(self, call_id: str) -> None:
+        for waiting in self.b.unanswered.values():
+            if call_id in waiting:
+                waiting.remove(call_id)
+                return
+
+    def extra(
+        self,
+        kind: str,
+        fields: Mapping[str, Any],
+        pointer: str,
+        native: Any,
+        line: int | None = None,
+    ) -> None:
+        """Add a provider-prefixed item for a native block with no Open Responses equivalent."""
+        self._item_from_block()
+        self._push({"type": f"{self.slug}:{kind}", **fields}, pointer, line, native)
+
+    # ---------------------------------------------------------------------------------------
+    # Status, then the items go to the transcript
+
+    def finish(
+        self,
+        *,
+        reasons: Mapping[str, str] | None = None,
+        field_name: str = "",
+        value: Any = None,
+        history: bool = False,
+    ) -> None:
+        """Settle each call's status from the stop reason (or as history) and add the items."""
+        self.end()
+        last = len(self.pending) - 1
+        for position, pending in enumerate(self.pending):
+            raw = pending.raw
+            if raw.get("type") != "function_call":
+                continue
+            if history or reasons is None:
+                raw["status"] = COMPLETED
+                pending.derived.append(
+                    Derivation(
+                        "status",
+                        "derived",
+                        "a call in the history sent back to the model had finished",
+                    )
+                )
+                continue
+            result = outcome(reasons, value)
+            said = f"{field_name} {value!r}" if value is not None else f"no {field_name}"
+            if result != COMPLETED and position != last:
+                raw["status"] = COMPLETED
+                why = f"{said}, but a later item follows the call, so it was not cut off"
+            else:
+                raw["status"] = result
+                why = said
+            pending.derived.append(Derivation("status", "derived", why))
+        for pending in self.pending:
+            conversion = Conversion(self.source, pending.native, tuple(pending.derived))
+            self.b.add_item(
+                pending.raw,
+                Origin(self.b.path, pending.line, pending.pointer),
+                self.group,
+                self.envelope,
+                conversion,
+            )
+        self.pending = []
