@@ -156,6 +156,9 @@ def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -
     assembled into its final record, converted like that record, and reported as the foreign
     envelope it is (one `foreign_stream` violation).
     """
+    array = _load_array_stream(data, path, strict)
+    if array is not None:
+        return array
     events = _foreign_jsonl_events(data) or events_from_bytes(data, path)
     if not events:
         raise LoadError("the stream has no events", path=path)
@@ -193,19 +196,28 @@ def _is_event(module: ModuleType, obj: Any) -> bool:
 
 
 def _array_stream(
-    module: ModuleType,
-    document: list[Any],
-    path: str | None,
-    lines_of: Callable[[tuple[str | int, ...]], list[int]] | None,
-    first_line: int,
-    strict: bool,
+    module: ModuleType, document: list[Any], path: str | None, text: str, strict: bool
 ) -> Transcript:
     """A stream recorded as one JSON array of events (or chunks): one event per element."""
-    lines: list[int] = lines_of(()) if lines_of is not None else []
+    lines = element_lines(text, ()) if len(text) <= LOCATE_LIMIT else []
     if len(lines) != len(document):
-        lines = [first_line] * len(document)
+        start = first_non_space(text) or 0
+        lines = [text.count("\n", 0, start) + 1] * len(document)
     events = events_from_json_lines(zip(lines, document, strict=True))
     return _foreign_stream(module, events, path, "json_array", strict)
+
+
+def _load_array_stream(data: bytes, path: str | None, strict: bool) -> Transcript | None:
+    """A file that is one JSON array of another API's stream chunks, else None."""
+    if strip_utf8_bom(data).lstrip()[:1] != b"[":
+        return None
+    text = decode_text(data, path).removeprefix("\ufeff")
+    try:
+        document = load_json(text, path)
+    except LoadError:
+        return None
+    module = _ARRAY_STREAMS.get(classify(document))
+    return None if module is None else _array_stream(module, document, path, text, strict)
 
 
 def _stream_format(events: Sequence[StreamEvent]) -> ModuleType | None:
@@ -306,9 +318,7 @@ def _load_text(text: str, path: str | None, data: bytes | None, strict: bool) ->
         if kind == "stream_event":
             return load_stream(_utf8(text, data), path, strict=strict)
         if kind in _ARRAY_STREAMS:
-            return _array_stream(
-                _ARRAY_STREAMS[kind], document, path, lines_of, first_number, strict
-            )
+            return _array_stream(_ARRAY_STREAMS[kind], document, path, text, strict)
         b = _builder(path)
         kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
         return b.transcript(_FORMAT_OF_KIND[kind])

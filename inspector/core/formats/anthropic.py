@@ -93,6 +93,8 @@ def detect(obj: Any) -> Detection | None:
     """Score a parsed value as an Anthropic Messages request, response or message, or None."""
     if not isinstance(obj, dict):
         return None
+    if is_event(obj):
+        return 95, "stream_event"
     if isinstance(obj.get("messages"), list) and _looks_anthropic_request(obj):
         return 72, "anthropic_request"
     if (
@@ -105,6 +107,14 @@ def detect(obj: Any) -> Detection | None:
         # A logged message with tool_use / tool_result / thinking blocks: not an item shorthand.
         return 60, "anthropic_message"
     return None
+
+
+def is_event(obj: Any) -> bool:
+    """Whether a value is one Messages stream event (as SDKs record them, one per line)."""
+    if not isinstance(obj, dict):
+        return False
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind in EVENT_TYPES
 
 
 def detect_stream(events: Sequence[StreamEvent]) -> bool | None:

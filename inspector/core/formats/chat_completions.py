@@ -69,6 +69,8 @@ def detect(obj: Any) -> Detection | None:
     """Score a parsed value as a Chat Completions request, response or message, or None."""
     if not isinstance(obj, dict):
         return None
+    if is_event(obj):
+        return 95, "stream_event"
     if obj.get("object") == "chat.completion" or (
         isinstance(obj.get("choices"), list) and "messages" not in obj
     ):
@@ -79,6 +81,11 @@ def detect(obj: Any) -> Detection | None:
         # Beats the Open Responses message shorthand: these carry calls or results.
         return 60, "chat_message"
     return None
+
+
+def is_event(obj: Any) -> bool:
+    """Whether a value is one streamed `chat.completion.chunk` (as SDKs record them, per line)."""
+    return isinstance(obj, dict) and obj.get("object") == "chat.completion.chunk"
 
 
 def is_chat_message(obj: dict[str, Any]) -> bool:

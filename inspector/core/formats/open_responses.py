@@ -16,8 +16,16 @@ from inspector.core.formats._records import (
 from inspector.core.model import Note, Origin, Severity, join_pointer
 
 #: Item types that mark a line as an item at once (most lines of a big log).
+#: (A `message` with a `stop_reason` is an Anthropic response, so that one is scored instead.)
 _PLAIN_ITEM_TYPES = frozenset(
-    {"function_call", "function_call_output", "reasoning", "item_reference", "compaction"}
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "item_reference",
+        "compaction",
+    }
 )
 _REQUEST_KEYS = frozenset({"tools", "instructions", "previous_response_id", "tool_choice"})
 
@@ -42,8 +50,6 @@ def detect(obj: Any) -> Detection | None:
         return 50, "items"
     if not isinstance(obj, dict):
         return None
-    if _not_a_transcript(obj):
-        return None
     kind = obj.get("type")
     if (
         type(kind) is str
@@ -52,6 +58,8 @@ def detect(obj: Any) -> Detection | None:
         and "object" not in obj
     ):
         return CERTAIN, "item"
+    if _not_a_transcript(obj):
+        return None
     marker = obj.get("object")
     if marker == "response":
         return 90, "response"
