@@ -78,6 +78,36 @@ def test_gemini_request_synthesises_ids_and_pairs_results_by_name():
     }
 
 
+def test_results_without_ids_pair_with_the_nearest_turn_in_call_order():
+    def turn(role: str, kind: str, *regions: str) -> dict[str, Any]:
+        key = "args" if kind == "functionCall" else "response"
+        return {
+            "role": role,
+            "parts": [{kind: {"name": "report", key: {"region": r}}} for r in regions],
+        }
+
+    request = {
+        "contents": [
+            turn("model", "functionCall", "apac"),  # answered below
+            turn("user", "functionResponse", "apac"),
+            turn("model", "functionCall", "amer"),  # never answered: farther than the next turn
+            turn("model", "functionCall", "emea", "latam"),  # parallel, answered in order
+            turn("user", "functionResponse", "emea", "latam"),
+        ]
+    }
+    items = load_text(json.dumps(request)).items
+    by_id = {}
+    for item in items:
+        region = json.loads(item.raw.get("arguments") or item.raw["output"])["region"]
+        by_id.setdefault(item.call_id, []).append((item.type, region))
+    assert sorted(by_id.values()) == [
+        [("function_call", "amer")],
+        [("function_call", "apac"), ("function_call_output", "apac")],
+        [("function_call", "emea"), ("function_call_output", "emea")],
+        [("function_call", "latam"), ("function_call_output", "latam")],
+    ]
+
+
 def test_gemini_schema_is_read_as_json_schema():
     tools = load_path(NATIVE / "gemini-request.json").tools
     summary = tools["send_summary"].parameters
@@ -347,6 +377,28 @@ def test_chat_legacy_function_call_pairs_by_name():
     assert marks(output)["call_id"] == "paired"
     assert result.verdicts[1].verdict == Verdict.OK
     assert "output_for_blocked_call" not in codes(result)
+
+
+def test_chat_stream_with_a_legacy_function_call(tmp_path):
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return "data: " + json.dumps({"object": "chat.completion.chunk", "choices": [choice]})
+
+    frames = [
+        chunk({"role": "assistant", "function_call": {"name": "get_weather", "arguments": ""}}),
+        chunk({"function_call": {"arguments": '{"city": '}}),
+        chunk({"function_call": {"arguments": '"Oslo"}'}}),
+        chunk({}, "function_call"),
+    ]
+    path = tmp_path / "legacy.sse"
+    path.write_text("\n\n".join(frames) + "\n\ndata: [DONE]\n\n")
+    (call,) = load_path(path).items
+    assert (call.name, call.raw["arguments"], call.status) == (
+        "get_weather",
+        '{"city": "Oslo"}',
+        "completed",
+    )
+    assert marks(call)["call_id"] == "synthesised"
 
 
 def test_chat_parts_refusal_and_unknown_fields_are_kept():

@@ -2,14 +2,17 @@
 
 Each module of this package is one format, with `detect(obj) -> (score, kind) | None`,
 `load(builder, record, kind)` and `KINDS` (record kind → the transcript's format name); formats
-that have streams of their own add `detect_stream(events)` and `assemble_stream(events, path)`.
-Adding a format means adding a module and one entry in `FORMATS`. Detection is scored: every
-format scores a record and the best match takes it, so a record two formats could claim goes to
-the one it fits better.
+that have streams of their own add `detect_stream(events)`, `assemble_stream(events, path)` and
+`LABEL`, and may add `is_event(obj)` (one event of an SDK recording, one per JSONL line) and
+`ARRAY_STREAM_KIND` (the kind `detect` gives a stream recorded as one JSON array). Adding a
+format means adding a module and one entry in `FORMATS` (and `STREAM_FORMATS`). Detection is
+scored: every format scores a record and the best match takes it, so a record two formats could
+claim goes to the one it fits better.
 
 Framing is handled here, once for every format: one JSON document, JSON Lines (each line
-classified on its own), and recorded streams (SSE, or JSONL of event objects), which are decoded
-once and kept on the transcript.
+classified on its own), and recorded streams (SSE, JSONL of event objects, or a JSON array of
+them), which are decoded once and kept on the transcript. Another API's records convert through
+`_convert.Converter`, so ids, pairing, arguments and status follow one set of rules.
 """
 
 from __future__ import annotations

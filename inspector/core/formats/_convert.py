@@ -3,7 +3,8 @@
 - A native call id becomes `call_id`. Where a format has none (Gemini often), a deterministic id
   is synthesised, `<slug>_call_<n>` numbered in file order, and marked `synthesised`.
 - A result without an id pairs with the nearest earlier unanswered call of the same name
-  (marked `paired`); a result with an id answers that call.
+  (marked `paired`); when one turn made several calls of that name, they are answered in the
+  order they were made. A result with an id answers that call.
 - `arguments` is the native string where there is one; a native object is serialised compactly
   (no spaces, keys in their order, non-ASCII kept) and marked `serialised`.
 - `status` comes from the record's stop reason and is marked `derived`. A response that stopped
@@ -219,7 +220,8 @@ class Converter:
                 Derivation("call_id", "synthesised", f"the native call has no id; named {call_id}")
             )
         if isinstance(name, str):
-            self.b.unanswered.setdefault(name, []).append(call_id)
+            turn = (self.group, self.message.pointer if self.message is not None else pointer)
+            self.b.unanswered.setdefault(name, []).append((call_id, turn))
         if arguments is ABSENT:
             arguments = "{}"
             derived.append(
@@ -258,18 +260,19 @@ class Converter:
         self._item_from_block()
         marks = list(derived)
         if isinstance(call_id, str) and call_id:
-            self._answer(call_id)
+            self.b.answered.add(call_id)
         else:
-            waiting = self.b.unanswered.get(name) if isinstance(name, str) else None
-            if waiting:
-                call_id = waiting.pop()
+            waiting = self._waiting(name)
+            if waiting is not None:
+                call_id = waiting
+                self.b.answered.add(call_id)
                 marks.insert(
                     0,
                     Derivation(
                         "call_id",
                         "paired",
-                        f"the native result has no id; it answers the nearest earlier "
-                        f"unanswered call named {name!r}",
+                        "the native result has no id; it answers the first unanswered call "
+                        f"named {name!r} of the nearest earlier turn that made one",
                     ),
                 )
             else:
@@ -287,11 +290,27 @@ class Converter:
         raw.update(fields or {})
         self._push(raw, pointer, line, native, marks)
 
-    def _answer(self, call_id: str) -> None:
-        for waiting in self.b.unanswered.values():
-            if call_id in waiting:
-                waiting.remove(call_id)
-                return
+    def _waiting(self, name: Any) -> str | None:
+        """The call a result without an id answers: the nearest earlier unanswered call of its
+        name. Parallel calls of one name in one turn are answered in the order they were made
+        (as Gemini returns their responses), so within that turn the first unanswered one wins.
+        """
+        waiting = self.b.unanswered.get(name) if isinstance(name, str) else None
+        answered = self.b.answered
+        while waiting and waiting[-1][0] in answered:
+            waiting.pop()
+        if not waiting:
+            return None
+        turn = waiting[-1][1]
+        start = len(waiting) - 1
+        while start > 0 and waiting[start - 1][1] == turn:
+            start -= 1
+        for position in range(start, len(waiting)):
+            call_id = waiting[position][0]
+            if call_id not in answered:
+                del waiting[position]
+                return call_id
+        return None
 
     def extra(
         self,

@@ -70,8 +70,10 @@ class Builder:
     tools: dict[str, Tool] = field(default_factory=dict)
     tool_choice: Any = None
     open_item_group: int | None = None
-    #: Converted calls not yet answered, by name, in file order (results without ids pair here).
-    unanswered: dict[str, list[str]] = field(default_factory=dict)
+    #: Converted calls by name, in file order, each with the turn it was made in (results
+    #: without ids pair from here; answered ids are skipped lazily).
+    unanswered: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+    answered: set[str] = field(default_factory=set)
     #: How many call ids were synthesised so far (they are numbered in file order).
     synthesised: int = 0
 

@@ -312,12 +312,14 @@ def _part(role: Any, part: Any) -> Any:
 
 
 class _Choice:
-    __slots__ = ("finish_reason", "role", "text", "tool_calls")
+    __slots__ = ("finish_reason", "function_call", "role", "text", "tool_calls")
 
     def __init__(self) -> None:
         self.role: Any = None
         self.text: dict[str, list[str]] = {}
         self.tool_calls: dict[int, dict[str, Any]] = {}
+        #: The legacy single call (`functions`): its name and its streamed arguments.
+        self.function_call: dict[str, Any] | None = None
         self.finish_reason: Any = None
 
     def message(self) -> dict[str, Any]:
@@ -337,6 +339,11 @@ class _Choice:
                 }
                 for _, call in sorted(self.tool_calls.items())
             ]
+        if self.function_call is not None:
+            msg["function_call"] = {
+                "name": self.function_call["name"],
+                "arguments": "".join(self.function_call["arguments"]),
+            }
         return msg
 
 
@@ -382,6 +389,14 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
                 raise event_error(ev, "delta tool_calls is not an array", path)
             for call in calls:
                 _merge_tool_call(ev, choice, call, path)
+            legacy = delta.get("function_call")
+            if isinstance(legacy, dict):
+                state = choice.function_call or {"name": None, "arguments": []}
+                choice.function_call = state
+                if legacy.get("name") is not None:
+                    state["name"] = legacy["name"]
+                if isinstance(legacy.get("arguments"), str):
+                    state["arguments"].append(legacy["arguments"])
             if raw.get("finish_reason") is not None:
                 choice.finish_reason = raw["finish_reason"]
     if not seen:
