@@ -19,12 +19,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.core.formats._records import Builder, Record
-from inspector.core.model import Conversion, Derivation, Envelope, Origin
+from inspector.core.formats._records import Builder, Record, item_lines
+from inspector.core.model import (
+    Conversion,
+    Derivation,
+    Envelope,
+    Note,
+    Origin,
+    Severity,
+    join_pointer,
+)
 
 COMPLETED = "completed"
 INCOMPLETE = "incomplete"
@@ -90,26 +98,110 @@ class _Message:
     produced: bool = False
 
 
+def choose(
+    listed: Any, index_of: Callable[[dict[str, Any]], Any]
+) -> tuple[tuple[int, dict[str, Any]] | None, int]:
+    """The alternative a conversation continues with (`index` 0, else the first object) with
+    its position, and how many alternatives there are (choices, candidates)."""
+    alternatives = [
+        (i, c)
+        for i, c in enumerate(listed if isinstance(listed, list) else ())
+        if isinstance(c, dict)
+    ]
+    chosen = next((a for a in alternatives if index_of(a[1]) == 0), None)
+    return chosen or (alternatives[0] if alternatives else None), len(alternatives)
+
+
+@dataclass(frozen=True, slots=True)
+class Api:
+    """What conversion needs to know of a format: its names and what its stop reasons mean."""
+
+    #: The transcript's format name (`gemini`), also the `Conversion.source` of its items.
+    source: str
+    envelope: Envelope
+    #: The provider prefix of items and fields with no Open Responses equivalent.
+    slug: str
+    #: Stop reason → `completed` or `incomplete` (anything else counts as cut off).
+    reasons: Mapping[str, str]
+    #: The native name of the stop reason field, for the marks.
+    reason_field: str
+
+
+def start(
+    b: Builder,
+    record: Record,
+    kind: str,
+    api: Api,
+    *,
+    reason: Any = ABSENT,
+    error: Any = None,
+    response_id: Any = None,
+) -> Converter:
+    """Open the record's group and a Converter for it.
+
+    A response gives its stop `reason`: the group's status comes from it (`failed` when the
+    record carries an error). A request or a lone message gives none: its calls are history.
+    """
+    origin = Origin(b.path, record.line, record.base)
+    if reason is ABSENT:
+        group = b.group(kind, origin, envelope=api.envelope)
+    else:
+        status = "failed" if error is not None else outcome(api.reasons, reason)
+        group = b.group(
+            kind,
+            origin,
+            envelope=api.envelope,
+            status=status,
+            incomplete_details={"reason": reason} if status == INCOMPLETE else None,
+            error=error,
+            response_id=response_id if isinstance(response_id, str) else None,
+        )
+    return Converter(b, record, group, api, reason)
+
+
 class Converter:
     """Builds the converted items of one native record (a request, a response, a message)."""
 
-    def __init__(
-        self,
-        b: Builder,
-        record: Record,
-        group: int,
-        source: str,
-        envelope: Envelope,
-        slug: str,
-    ) -> None:
+    def __init__(self, b: Builder, record: Record, group: int, api: Api, reason: Any) -> None:
         self.b = b
         self.record = record
         self.group = group
-        self.source = source
-        self.envelope = envelope
-        self.slug = slug
+        self.api = api
+        self.slug = api.slug
+        #: The response's stop reason, or ABSENT for history (a request, a lone message).
+        self.reason = reason
         self.pending: list[_Pending] = []
         self.message: _Message | None = None
+
+    def turns(self, key: str, convert: Callable[[dict[str, Any], str, int | None], None]) -> None:
+        """Convert each turn of the record's `key` array, on its own line; a turn that is not
+        an object is kept as a prefixed item."""
+        record = self.record
+        turns = record.obj.get(key)
+        if not isinstance(turns, list):
+            return
+        lines = item_lines(record, (key,), len(turns))
+        for i, turn in enumerate(turns):
+            pointer = join_pointer(record.base, key, i)
+            if isinstance(turn, dict):
+                convert(turn, pointer, lines[i])
+            else:
+                self.extra("turn", {"value": turn}, pointer, turn, lines[i])
+
+    def alternatives(self, count: int, what: str) -> None:
+        """Note that a response offered `count` alternatives (choices, candidates) and only the
+        first was read: the others do not continue the conversation."""
+        if count > 1:
+            origin = self.b.groups[self.group].origin
+            self.b.note(
+                self.group,
+                Note(
+                    f"extra_{what}",
+                    Severity.WARNING,
+                    f"{origin.describe()}: {count} {what}; only the first is read, as the one a "
+                    "conversation continues with; the others are not in the transcript",
+                ),
+            )
 
     # ---------------------------------------------------------------------------------------
     # Messages and their content parts
@@ -327,14 +419,7 @@ class Converter:
     # ---------------------------------------------------------------------------------------
     # Status, then the items go to the transcript
 
-    def finish(
-        self,
-        *,
-        reasons: Mapping[str, str] | None = None,
-        field_name: str = "",
-        value: Any = None,
-        history: bool = False,
-    ) -> None:
+    def finish(self) -> None:
         """Settle each call's status from the stop reason (or as history) and add the items."""
         self.end()
         last = len(self.pending) - 1
@@ -342,32 +427,31 @@ class Converter:
             raw = pending.raw
             if raw.get("type") != "function_call":
                 continue
-            if history or reasons is None:
+            if self.reason is ABSENT:
                 raw["status"] = COMPLETED
-                pending.derived.append(
-                    Derivation(
-                        "status",
-                        "derived",
-                        "a call in the history sent back to the model had finished",
-                    )
-                )
-                continue
-            result = outcome(reasons, value)
-            said = f"{field_name} {value!r}" if value is not None else f"no {field_name}"
-            if result != COMPLETED and position != last:
-                raw["status"] = COMPLETED
-                why = f"{said}, but a later item follows the call, so it was not cut off"
+                why = "a call in the history sent back to the model had finished"
             else:
-                raw["status"] = result
-                why = said
+                result = outcome(self.api.reasons, self.reason)
+                field_name = self.api.reason_field
+                said = (
+                    f"{field_name} {self.reason!r}"
+                    if self.reason is not None
+                    else f"no {field_name}"
+                )
+                if result != COMPLETED and position != last:
+                    raw["status"] = COMPLETED
+                    why = f"{said}, but a later item follows the call, so it was not cut off"
+                else:
+                    raw["status"] = result
+                    why = said
             pending.derived.append(Derivation("status", "derived", why))
         for pending in self.pending:
-            conversion = Conversion(self.source, pending.native, tuple(pending.derived))
+            conversion = Conversion(self.api.source, pending.native, tuple(pending.derived))
             self.b.add_item(
                 pending.raw,
                 Origin(self.b.path, pending.line, pending.pointer),
                 self.group,
-                self.envelope,
+                self.api.envelope,
                 conversion,
             )
         self.pending = []

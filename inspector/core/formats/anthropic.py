@@ -15,14 +15,15 @@ from inspector.core.formats._convert import (
     COMPLETED,
     INCOMPLETE,
     PARTS_CONVERTED,
+    Api,
     Converter,
-    outcome,
     prefixed,
+    start,
     text_part,
 )
-from inspector.core.formats._records import Builder, Detection, Record, item_lines
+from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.jsonio import parse_event
-from inspector.core.model import Derivation, Envelope, LoadError, Origin, join_pointer
+from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
     StreamEvent,
     append_text,
@@ -55,6 +56,8 @@ STOP_REASONS = MappingProxyType(
         "refusal": INCOMPLETE,
     }
 )
+
+API = Api("anthropic", Envelope.ANTHROPIC, SLUG, STOP_REASONS, "stop_reason")
 
 #: Blocks that are turns of their own rather than content: thinking, and server-side tools
 #: (`server_tool_use`, `web_search_tool_result`, `mcp_tool_use`, …) whose names end so.
@@ -148,49 +151,33 @@ def _looks_anthropic_request(obj: dict[str, Any]) -> bool:
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add an Anthropic Messages request, response or message as converted items."""
     obj = record.obj
-    origin = Origin(b.path, record.line, record.base)
     if kind == "anthropic_response":
-        reason = obj.get("stop_reason")
-        error = obj.get("error")
-        status = "failed" if error is not None else outcome(STOP_REASONS, reason)
-        rid = obj.get("id")
-        group = b.group(
+        conv = start(
+            b,
+            record,
             kind,
-            origin,
-            envelope=Envelope.ANTHROPIC,
-            status=status,
-            incomplete_details={"reason": reason} if status == INCOMPLETE else None,
-            error=error,
-            response_id=rid if isinstance(rid, str) else None,
+            API,
+            reason=obj.get("stop_reason"),
+            error=obj.get("error"),
+            response_id=obj.get("id"),
         )
-        conv = Converter(b, record, group, "anthropic", Envelope.ANTHROPIC, SLUG)
         _message(conv, obj, record.base, record.line, role=obj.get("role", "assistant"))
-        conv.finish(reasons=STOP_REASONS, field_name="stop_reason", value=reason)
-        return
-    group = b.group(kind, origin, envelope=Envelope.ANTHROPIC)
-    conv = Converter(b, record, group, "anthropic", Envelope.ANTHROPIC, SLUG)
-    if kind == "anthropic_message":
+    elif kind == "anthropic_message":
+        conv = start(b, record, kind, API)
         _message(conv, obj, record.base, record.line)
-        conv.finish(history=True)
-        return
-    b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
-    if "tool_choice" in obj:
-        b.tool_choice = obj["tool_choice"]
-    system = obj.get("system")
-    if system is not None:
-        conv.begin("system", join_pointer(record.base, "system"), system, record.line)
-        _content(conv, "system", system, join_pointer(record.base, "system"), record.line)
-        conv.end(system)
-    messages = obj.get("messages")
-    if isinstance(messages, list):
-        lines = item_lines(record, ("messages",), len(messages))
-        for i, message in enumerate(messages):
-            pointer = join_pointer(record.base, "messages", i)
-            if isinstance(message, dict):
-                _message(conv, message, pointer, lines[i])
-            else:
-                conv.extra("message", {"value": message}, pointer, message, lines[i])
-    conv.finish(history=True)
+    else:
+        conv = start(b, record, kind, API)
+        b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
+        if "tool_choice" in obj:
+            b.tool_choice = obj["tool_choice"]
+        system = obj.get("system")
+        if system is not None:
+            pointer = join_pointer(record.base, "system")
+            conv.begin("system", pointer, system, record.line)
+            _content(conv, "system", system, pointer, record.line)
+            conv.end(system)
+        conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
+    conv.finish()
 
 
 _MESSAGE_KEYS = frozenset({"role", "content"})

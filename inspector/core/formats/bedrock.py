@@ -26,14 +26,15 @@ from inspector.core.formats._convert import (
     COMPLETED,
     INCOMPLETE,
     PARTS_CONVERTED,
+    Api,
     Converter,
-    outcome,
     serialise,
+    start,
     text_part,
 )
-from inspector.core.formats._records import Builder, Detection, Record, item_lines
+from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.jsonio import parse_event
-from inspector.core.model import Derivation, Envelope, LoadError, Origin, join_pointer
+from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import StreamEvent, event_error, event_object
 
 KINDS = {
@@ -64,6 +65,8 @@ STOP_REASONS = MappingProxyType(
         "malformed_tool_use": INCOMPLETE,
     }
 )
+
+API = Api("bedrock_converse", Envelope.BEDROCK, SLUG, STOP_REASONS, "stopReason")
 
 #: Members of the ContentBlock union (one per block).
 BLOCK_KEYS = frozenset(
@@ -165,46 +168,25 @@ def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add a Converse request, response or message as converted items."""
     obj = record.obj
-    origin = Origin(b.path, record.line, record.base)
     if kind == "bedrock_response":
         reason = obj.get("stopReason")
-        error = obj.get("error")
-        status = "failed" if error is not None else outcome(STOP_REASONS, reason)
-        group = b.group(
-            kind,
-            origin,
-            envelope=Envelope.BEDROCK,
-            status=status,
-            incomplete_details={"reason": reason} if status == INCOMPLETE else None,
-            error=error,
-        )
-        conv = Converter(b, record, group, "bedrock_converse", Envelope.BEDROCK, SLUG)
+        conv = start(b, record, kind, API, reason=reason, error=obj.get("error"))
         pointer = join_pointer(record.base, "output", "message")
         _message(conv, obj["output"]["message"], pointer, record.line)
-        conv.finish(reasons=STOP_REASONS, field_name="stopReason", value=reason)
-        return
-    group = b.group(kind, origin, envelope=Envelope.BEDROCK)
-    conv = Converter(b, record, group, "bedrock_converse", Envelope.BEDROCK, SLUG)
-    if kind == "bedrock_message":
+    elif kind == "bedrock_message":
+        conv = start(b, record, kind, API)
         _message(conv, obj, record.base, record.line)
-        conv.finish(history=True)
-        return
-    _add_settings(b, record)
-    system = obj.get("system")
-    if system is not None:
-        pointer = join_pointer(record.base, "system")
-        conv.begin("system", pointer, system, record.line)
-        _blocks_into(conv, "system", system, pointer, record.line)
-        conv.end(system)
-    messages = obj["messages"]
-    lines = item_lines(record, ("messages",), len(messages))
-    for i, message in enumerate(messages):
-        pointer = join_pointer(record.base, "messages", i)
-        if isinstance(message, dict):
-            _message(conv, message, pointer, lines[i])
-        else:
-            conv.extra("message", {"value": message}, pointer, message, lines[i])
-    conv.finish(history=True)
+    else:
+        conv = start(b, record, kind, API)
+        _add_settings(b, record)
+        system = obj.get("system")
+        if system is not None:
+            pointer = join_pointer(record.base, "system")
+            conv.begin("system", pointer, system, record.line)
+            _blocks_into(conv, "system", system, pointer, record.line)
+            conv.end(system)
+        conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
+    conv.finish()
 
 
 def _add_settings(b: Builder, record: Record) -> None:

@@ -15,21 +15,15 @@ from inspector.core.formats._convert import (
     COMPLETED,
     INCOMPLETE,
     PARTS_CONVERTED,
+    Api,
     Converter,
-    outcome,
+    choose,
     prefixed,
+    start,
     text_part,
 )
-from inspector.core.formats._records import Builder, Detection, Record, item_lines
-from inspector.core.model import (
-    Derivation,
-    Envelope,
-    LoadError,
-    Note,
-    Origin,
-    Severity,
-    join_pointer,
-)
+from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
     StreamEvent,
     append_text,
@@ -59,6 +53,8 @@ FINISH_REASONS = MappingProxyType(
         "content_filter": INCOMPLETE,
     }
 )
+
+API = Api("chat_completions", Envelope.CHAT_COMPLETIONS, SLUG, FINISH_REASONS, "finish_reason")
 
 _REFUSAL_PART = Derivation("content", "converted", "the refusal field as a refusal part")
 _MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "function_call", "refusal"})
@@ -115,77 +111,26 @@ def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add a Chat Completions request, response or message as converted items."""
     obj = record.obj
-    origin = Origin(b.path, record.line, record.base)
     if kind == "chat_message":
-        group = b.group(kind, origin, envelope=Envelope.CHAT_COMPLETIONS)
-        conv = Converter(b, record, group, "chat_completions", Envelope.CHAT_COMPLETIONS, SLUG)
+        conv = start(b, record, kind, API)
         _message(conv, obj, record.base, record.line)
-        conv.finish(history=True)
-        return
-    if kind == "chat_request":
-        group = b.group(kind, origin, envelope=Envelope.CHAT_COMPLETIONS)
+    elif kind == "chat_request":
+        conv = start(b, record, kind, API)
         _add_settings(b, record)
-        conv = Converter(b, record, group, "chat_completions", Envelope.CHAT_COMPLETIONS, SLUG)
-        messages = obj.get("messages")
-        if isinstance(messages, list):
-            lines = item_lines(record, ("messages",), len(messages))
-            for i, message in enumerate(messages):
-                pointer = join_pointer(record.base, "messages", i)
-                if isinstance(message, dict):
-                    _message(conv, message, pointer, lines[i])
-                else:
-                    conv.extra("message", {"value": message}, pointer, message, lines[i])
-        conv.finish(history=True)
-        return
-    _load_response(b, record, origin)
-
-
-def _load_response(b: Builder, record: Record, origin: Origin) -> None:
-    obj = record.obj
-    raw_choices = obj.get("choices")
-    choices = [
-        (i, c)
-        for i, c in enumerate(raw_choices if isinstance(raw_choices, list) else ())
-        if isinstance(c, dict)
-    ]
-    # Choice 0 continues the conversation; the others are alternatives to it.
-    chosen = next(
-        (ic for ic in choices if ic[1].get("index") == 0), choices[0] if choices else None
-    )
-    reason = chosen[1].get("finish_reason") if chosen is not None else None
-    error = obj.get("error")
-    if error is not None:
-        status: str | None = "failed"
+        conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
     else:
-        status = outcome(FINISH_REASONS, reason) if chosen is not None else None
-    rid = obj.get("id")
-    group = b.group(
-        "chat_response",
-        origin,
-        envelope=Envelope.CHAT_COMPLETIONS,
-        status=status,
-        incomplete_details={"reason": reason} if status == INCOMPLETE else None,
-        error=error,
-        response_id=rid if isinstance(rid, str) else None,
-    )
-    _add_settings(b, record)
-    if len(choices) > 1:
-        b.note(
-            group,
-            Note(
-                "extra_choices",
-                Severity.WARNING,
-                f"{origin.describe()}: {len(choices)} choices (n > 1); only choice 0 is read, "
-                "as the one a conversation continues with; the others are not in the transcript",
-            ),
+        chosen, count = choose(obj.get("choices"), lambda c: c.get("index"))
+        reason = chosen[1].get("finish_reason") if chosen is not None else None
+        conv = start(
+            b, record, kind, API, reason=reason, error=obj.get("error"), response_id=obj.get("id")
         )
-    conv = Converter(b, record, group, "chat_completions", Envelope.CHAT_COMPLETIONS, SLUG)
-    if chosen is not None:
-        message = chosen[1].get("message")
-        if isinstance(message, dict):
+        _add_settings(b, record)
+        conv.alternatives(count, "choices")
+        message = chosen[1].get("message") if chosen is not None else None
+        if chosen is not None and isinstance(message, dict):
             where = join_pointer(record.base, "choices", chosen[0], "message")
             _message(conv, message, where, record.line)
-    conv.finish(reasons=FINISH_REASONS, field_name="finish_reason", value=reason)
+    conv.finish()
 
 
 def _add_settings(b: Builder, record: Record) -> None:

@@ -30,21 +30,15 @@ from inspector.core.formats._convert import (
     COMPLETED,
     INCOMPLETE,
     PARTS_CONVERTED,
+    Api,
     Converter,
-    outcome,
+    choose,
     serialise,
+    start,
     text_part,
 )
-from inspector.core.formats._records import Builder, Detection, Record, item_lines
-from inspector.core.model import (
-    Derivation,
-    Envelope,
-    LoadError,
-    Note,
-    Origin,
-    Severity,
-    join_pointer,
-)
+from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import StreamEvent, event_error, event_object
 
 KINDS = {
@@ -65,6 +59,8 @@ ARRAY_STREAM_KIND = "gemini_stream"
 #: MALFORMED_FUNCTION_CALL, IMAGE_*, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS, OTHER — stops the
 #: output short, and unknown values count as such).
 FINISH_REASONS = MappingProxyType({"STOP": COMPLETED, "MAX_TOKENS": INCOMPLETE})
+
+API = Api("gemini", Envelope.GEMINI, SLUG, FINISH_REASONS, "finishReason")
 
 #: Roles of `Content.role`: "user" or "model" (older records use "function" for results).
 _ROLES = MappingProxyType({"model": "assistant", "user": "user", "function": "user"})
@@ -162,72 +158,36 @@ def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add a Gemini request, response or content turn as converted items."""
     obj = record.obj
-    origin = Origin(b.path, record.line, record.base)
     if kind == "gemini_response":
-        _load_response(b, record, origin)
+        _load_response(b, record)
         return
-    group = b.group(kind, origin, envelope=Envelope.GEMINI)
-    conv = Converter(b, record, group, "gemini", Envelope.GEMINI, SLUG)
+    conv = start(b, record, kind, API)
     if kind == "gemini_content":
         _content(conv, obj, record.base, record.line)
-        conv.finish(history=True)
-        return
-    _add_settings(b, record)
-    system = _get(obj, "systemInstruction")
-    if system is not None:
-        pointer = join_pointer(record.base, _key(obj, "systemInstruction"))
-        _content(conv, system, pointer, record.line, role="system")
-    contents = obj["contents"]
-    lines = item_lines(record, ("contents",), len(contents))
-    for i, content in enumerate(contents):
-        pointer = join_pointer(record.base, "contents", i)
-        if isinstance(content, dict):
-            _content(conv, content, pointer, lines[i])
-        else:
-            conv.extra("content", {"value": content}, pointer, content, lines[i])
-    conv.finish(history=True)
+    else:
+        _add_settings(b, record)
+        system = _get(obj, "systemInstruction")
+        if system is not None:
+            pointer = join_pointer(record.base, _key(obj, "systemInstruction"))
+            _content(conv, system, pointer, record.line, role="system")
+        conv.turns("contents", lambda c, p, line: _content(conv, c, p, line))
+    conv.finish()
 
 
-def _load_response(b: Builder, record: Record, origin: Origin) -> None:
+def _load_response(b: Builder, record: Record) -> None:
     obj = record.obj
-    listed = obj.get("candidates")
-    candidates = [
-        (i, c)
-        for i, c in enumerate(listed if isinstance(listed, list) else ())
-        if isinstance(c, dict)
-    ]
-    chosen = next(
-        (ic for ic in candidates if _get(ic[1], "index", 0) == 0),
-        candidates[0] if candidates else None,
-    )
+    chosen, count = choose(obj.get("candidates"), lambda c: _get(c, "index", 0))
     reason = _get(chosen[1], "finishReason") if chosen is not None else None
     feedback = _get(obj, "promptFeedback")
     blocked = _get(feedback, "blockReason")
     error = obj.get("error")
     if error is None and chosen is None and blocked is not None:
         error = {"message": f"the prompt was blocked ({blocked})", **feedback}
-    status = "failed" if error is not None else outcome(FINISH_REASONS, reason)
-    rid = _get(obj, "responseId")
-    group = b.group(
-        "gemini_response",
-        origin,
-        envelope=Envelope.GEMINI,
-        status=status,
-        incomplete_details={"reason": reason} if status == INCOMPLETE else None,
-        error=error,
-        response_id=rid if isinstance(rid, str) else None,
+    response_id = _get(obj, "responseId")
+    conv = start(
+        b, record, "gemini_response", API, reason=reason, error=error, response_id=response_id
     )
-    if len(candidates) > 1:
-        b.note(
-            group,
-            Note(
-                "extra_candidates",
-                Severity.WARNING,
-                f"{origin.describe()}: {len(candidates)} candidates (candidateCount > 1); only "
-                "candidate 0 is read, as the one a conversation continues with",
-            ),
-        )
-    conv = Converter(b, record, group, "gemini", Envelope.GEMINI, SLUG)
+    conv.alternatives(count, "candidates")
     if chosen is not None:
         index, candidate = chosen
         where = join_pointer(record.base, "candidates", index)
@@ -239,7 +199,7 @@ def _load_response(b: Builder, record: Record, origin: Origin) -> None:
             if name in _CANDIDATE_ITEMS:
                 value = candidate[key]
                 conv.extra(name, {"value": value}, join_pointer(where, key), value, record.line)
-    conv.finish(reasons=FINISH_REASONS, field_name="finishReason", value=reason)
+    conv.finish()
 
 
 def _add_settings(b: Builder, record: Record) -> None:
