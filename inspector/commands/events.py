@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from inspector.commands.common import (
@@ -16,7 +16,7 @@ from inspector.commands.common import (
 )
 from inspector.core.formats import load_stream_path
 from inspector.core.jsonio import display_name
-from inspector.core.model import LoadError
+from inspector.core.model import Item, LoadError
 from inspector.core.report import error_document
 from inspector.core.stream import OutputItem, ResponseResult, StreamResult
 
@@ -53,7 +53,8 @@ def run(args: Any, out: TextIO, err: TextIO) -> int:
     as_json = args.format == "json"
     try:
         # The same decode and reduction `gate` and the window use: one reading of a stream.
-        stream = load_stream_path(args.file, strict=args.strict).stream
+        transcript = load_stream_path(args.file, strict=args.strict)
+        stream = transcript.stream
     except LoadError as exc:
         if as_json:
             write_json(error_document(path, exc), out)
@@ -61,7 +62,7 @@ def run(args: Any, out: TextIO, err: TextIO) -> int:
             err.write(f"inspector: {safe_text(str(exc))}\n")
         return EXIT_UNREADABLE
     if stream.dialect != "open_responses":
-        _report_foreign(path, stream, as_json, out)
+        _report_foreign(path, stream, as_json, out, transcript.items)
     elif as_json:
         write_json({"path": path, "dialect": stream.dialect, **stream.to_json()}, out)
     else:
@@ -202,7 +203,9 @@ def _json_clip(value: Any) -> str:
 # Streams of other APIs
 
 
-def _report_foreign(path: str, stream: StreamResult, as_json: bool, out: TextIO) -> None:
+def _report_foreign(
+    path: str, stream: StreamResult, as_json: bool, out: TextIO, items: Sequence[Item] = ()
+) -> None:
     assembled = stream.assembled
     if as_json:
         write_json(
@@ -223,8 +226,15 @@ def _report_foreign(path: str, stream: StreamResult, as_json: bool, out: TextIO)
     lines = [f"{safe_text(path)}: {message}", f"  {stream.events} events"]
     if stream.dialect == "chat_completions":
         lines.extend(_chat_lines(assembled))
-    else:
+    elif stream.dialect == "anthropic":
         lines.extend(_anthropic_lines(assembled))
+    else:
+        # Other APIs: the items their assembled record converts to.
+        lines.extend(
+            f"  #{it.index} {_cell(it.type_label)} {_cell(it.name or it.role)} "
+            f"{_cell(it.call_id)} {_cell(it.status)}"
+            for it in items
+        )
     out.write("\n".join(lines) + "\n")
 
 

@@ -350,9 +350,14 @@ def _error_text(error: Any) -> str:
 
 
 _ENVELOPE_FINDINGS = {
-    Envelope.CHAT_COMPLETIONS: ("chat_completions_envelope", "Chat Completions"),
-    Envelope.ANTHROPIC: ("anthropic_envelope", "Anthropic Messages"),
+    Envelope.CHAT_COMPLETIONS: ("chat_completions_envelope", "a Chat Completions"),
+    Envelope.ANTHROPIC: ("anthropic_envelope", "an Anthropic Messages"),
+    Envelope.GEMINI: ("gemini_envelope", "a Gemini generateContent"),
+    Envelope.BEDROCK: ("bedrock_envelope", "a Bedrock Converse"),
 }
+
+#: Response statuses the specification defines; anything else is reported, conservatively.
+RESPONSE_STATUSES = frozenset({"completed", "incomplete", "in_progress", "queued", "failed"})
 
 
 def _group_findings(transcript: Transcript) -> list[Finding]:
@@ -369,9 +374,9 @@ def _group_findings(transcript: Transcript) -> list[Finding]:
         if group.envelope in _ENVELOPE_FINDINGS:
             code, api = _ENVELOPE_FINDINGS[group.envelope]
             if portable_groups:
-                text = f"{where}: a {api} record inside an Open Responses log"
+                text = f"{where}: {api} record inside an Open Responses log"
             else:
-                text = f"{where}: the file is a {api} record, not Open Responses"
+                text = f"{where}: the file is {api} record, not Open Responses"
             out.append(
                 Finding(
                     code,
@@ -380,6 +385,7 @@ def _group_findings(transcript: Transcript) -> list[Finding]:
                     text + "; replaying it would send the wrong envelope to the next provider",
                 )
             )
+        out.extend(Finding(n.code, n.severity, members, n.message) for n in group.notes)
         if group.kind == "error":
             out.append(
                 Finding(
@@ -407,6 +413,21 @@ def _group_findings(transcript: Transcript) -> list[Finding]:
                     Severity.WARNING,
                     members,
                     f"{where}: response ended incomplete{because}; its output is partial",
+                )
+            )
+        elif (
+            group.kind in ("response", "compaction")
+            and group.status is not None
+            and group.status not in RESPONSE_STATUSES
+        ):
+            out.append(
+                Finding(
+                    "response_status_unknown",
+                    Severity.ERROR,
+                    members,
+                    f"{where}: response status {_quote(group.status)} is not one the "
+                    "specification defines (completed, incomplete, in_progress, queued, "
+                    "failed); its output cannot be taken as finished",
                 )
             )
     return out
@@ -444,12 +465,17 @@ def _status_findings(transcript: Transcript) -> list[Finding]:
                 )
             )
         elif status == "in_progress" and group.status == "completed":
+            # As in a stream: a provider-specific (hosted) item's lifecycle is the provider's
+            # to drive, so leaving it in_progress is a warning; a core item's is an error.
+            kind = item.type
+            hosted = not (isinstance(kind, str) and kind in PORTABLE_CORE)
             out.append(
                 Finding(
                     "response_status_mismatch",
-                    Severity.ERROR,
+                    Severity.WARNING if hosted else Severity.ERROR,
                     (item.index,),
-                    f"{item_label(item)} is still in_progress inside a completed response",
+                    f"{item_label(item)} is still in_progress inside a completed response"
+                    + (" (a provider-driven item the provider never closed)" if hosted else ""),
                 )
             )
     return out

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(
@@ -55,6 +55,8 @@ class Envelope(StrEnum):
     OPEN_RESPONSES = "open_responses"
     CHAT_COMPLETIONS = "chat_completions"
     ANTHROPIC = "anthropic"
+    GEMINI = "gemini"
+    BEDROCK = "bedrock_converse"
 
 
 class Severity(StrEnum):
@@ -158,6 +160,62 @@ class Origin:
         return where
 
 
+class Derivation(NamedTuple):
+    """One field of a converted item that the native record did not hold as it is."""
+
+    #: The item field: `call_id`, `status`, `arguments`, `output`, `content`.
+    field: str
+    #: How it was made: `synthesised`, `paired`, `derived`, `serialised` or `converted`.
+    how: str
+    #: Why, in words (the stop reason it came from, the call it was paired with, …).
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """How a converted item was made from another API's record.
+
+    The item's `origin` points at the native block; `native` is that block's JSON (shared with
+    the parsed file, not copied), and `derived` lists what the native block did not say as it
+    is. The gate and the diff look only at the item; reports and the window show the rest.
+    """
+
+    #: The format the item was converted from (`chat_completions`, `anthropic`, `gemini`, …).
+    source: str
+    native: Any
+    derived: tuple[Derivation, ...] = ()
+
+    def marks(self) -> dict[str, str]:
+        """Map each derived field to how it was made."""
+        return {d.field: d.how for d in self.derived}
+
+    def describe(self) -> str:
+        """One line for a note beside the item: where it came from and what was derived."""
+        label = FORMAT_LABELS.get(self.source, self.source)
+        text = f"converted from {label}"
+        if self.derived:
+            text += ": " + "; ".join(f"{d.field} {d.how} ({d.detail})" for d in self.derived)
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the conversion as a JSON object (without the native block, which is large)."""
+        return {
+            "from": self.source,
+            "derived": [{"field": d.field, "how": d.how, "detail": d.detail} for d in self.derived],
+        }
+
+
+#: Display names of the formats items can be converted from.
+FORMAT_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "chat_completions": "Chat Completions",
+        "anthropic": "Anthropic Messages",
+        "gemini": "Gemini generateContent",
+        "bedrock_converse": "Bedrock Converse",
+    }
+)
+
+
 _MISSING: Any = object()
 
 
@@ -170,6 +228,8 @@ class Item:
     origin: Origin
     group: int = 0
     envelope: Envelope = Envelope.OPEN_RESPONSES
+    #: For an item converted from another API's record: how it was made (None otherwise).
+    conversion: Conversion | None = field(default=None, compare=False)
     # The effective type is asked for constantly (gate, findings, models); work it out once.
     _type: Any = field(init=False, repr=False, compare=False, default=None)
 
@@ -245,6 +305,15 @@ def effective_type(raw: Any) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
+class Note:
+    """Something the loader had to assume or leave out of a record; the gate reports it."""
+
+    code: str
+    severity: Severity
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Group:
     """A record an item came from: a request, a response, an item list, a stream, an error body."""
 
@@ -257,6 +326,8 @@ class Group:
     error: Any = None
     response_id: str | None = None
     previous_response_id: str | None = None
+    #: What the loader assumed or left out while reading this record (reported as findings).
+    notes: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

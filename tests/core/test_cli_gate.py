@@ -152,6 +152,9 @@ def test_module_entry_point_runs_the_gate():
     assert json.loads(done.stdout)["files"][0]["summary"]["ok"] == 1
 
 
+GEMINI_TOOLS = "samples/native/gemini-request.json"
+BEDROCK_TOOLS = "samples/native/bedrock-request.json"
+SALES_TOOLS = ["--tools", "samples/tools/sales-tools.json"]
 GOLDEN = [
     ("article-items", [*ARTICLE]),
     ("provider-a", ["samples/providers/provider-a.json"]),
@@ -162,6 +165,23 @@ GOLDEN = [
     ("chat-completions", ["samples/chat-completions.json"]),
     ("anthropic-messages", ["samples/anthropic-messages.json"]),
     ("batch-output", ["samples/logs/batch-output.jsonl"]),
+    ("mixed-native", ["samples/logs/mixed-native.jsonl"]),
+    *[
+        (name, [f"samples/native/{file}", *tools])
+        for name, file, tools in (
+            ("gemini-request", "gemini-request.json", []),
+            ("gemini-response", "gemini-response.json", ["--tools", GEMINI_TOOLS]),
+            ("gemini-stream-sse", "gemini-stream.sse", ["--tools", GEMINI_TOOLS]),
+            ("gemini-stream-array", "gemini-stream.json", ["--tools", GEMINI_TOOLS]),
+            ("bedrock-request", "bedrock-request.json", []),
+            ("bedrock-response", "bedrock-response.json", ["--tools", BEDROCK_TOOLS]),
+            ("bedrock-stream", "bedrock-stream.jsonl", ["--tools", BEDROCK_TOOLS]),
+            ("chat-completions-response", "chat-completions-response.json", SALES_TOOLS),
+            ("chat-completions-stream", "chat-completions-stream.sse", SALES_TOOLS),
+            ("anthropic-response", "anthropic-response.json", SALES_TOOLS),
+            ("anthropic-stream", "anthropic-stream.sse", SALES_TOOLS),
+        )
+    ],
     (
         "verdicts",
         ["samples/findings/verdicts.json", "--tools", "samples/findings/verdicts.tools.json"],

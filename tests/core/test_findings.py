@@ -43,6 +43,18 @@ def findings_of(path, tools=None):
         ("findings/non-portable-type.json", "non_portable_type", Severity.WARNING, (0,)),
         ("findings/response-failed.json", "response_failed", Severity.ERROR, ()),
         ("incomplete/response-incomplete.json", "response_incomplete", Severity.WARNING, (0, 1)),
+        ("native/gemini-request.json", "gemini_envelope", Severity.ERROR, tuple(range(9))),
+        ("native/bedrock-response.json", "bedrock_envelope", Severity.ERROR, (0, 1, 2)),
+        ("logs/mixed-native.jsonl", "gemini_envelope", Severity.ERROR, (7,)),  # the last of two
+        ("native/chat-completions-response.json", "extra_choices", Severity.WARNING, (0, 1)),
+        ("findings/input-items-newest-first.json", "list_order", Severity.INFO, (0, 1, 2)),
+        ("findings/response-cancelled.json", "response_status_unknown", Severity.ERROR, (0, 1)),
+        (
+            "findings/hosted-item-in-progress.json",
+            "response_status_mismatch",
+            Severity.WARNING,
+            (0,),
+        ),
     ],
 )
 def test_each_finding_on_a_sample(samples, sample, code, severity, items):

@@ -2,14 +2,17 @@
 
 Each module of this package is one format, with `detect(obj) -> (score, kind) | None`,
 `load(builder, record, kind)` and `KINDS` (record kind → the transcript's format name); formats
-that have streams of their own add `detect_stream(events)` and `assemble_stream(events, path)`.
-Adding a format means adding a module and one entry in `FORMATS`. Detection is scored: every
-format scores a record and the best match takes it, so a record two formats could claim goes to
-the one it fits better.
+that have streams of their own add `detect_stream(events)`, `assemble_stream(events, path)` and
+`LABEL`, and may add `is_event(obj)` (one event of an SDK recording, one per JSONL line) and
+`ARRAY_STREAM_KIND` (the kind `detect` gives a stream recorded as one JSON array). Adding a
+format means adding a module and one entry in `FORMATS` (and `STREAM_FORMATS`). Detection is
+scored: every format scores a record and the best match takes it, so a record two formats could
+claim goes to the one it fits better.
 
 Framing is handled here, once for every format: one JSON document, JSON Lines (each line
-classified on its own), and recorded streams (SSE, or JSONL of event objects), which are decoded
-once and kept on the transcript.
+classified on its own), and recorded streams (SSE, JSONL of event objects, or a JSON array of
+them), which are decoded once and kept on the transcript. Another API's records convert through
+`_convert.Converter`, so ids, pairing, arguments and status follow one set of rules.
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ from typing import Any
 
 import orjson
 
-from inspector.core.formats import anthropic, chat_completions, errors, open_responses
+from inspector.core.formats import (
+    anthropic,
+    bedrock,
+    chat_completions,
+    errors,
+    gemini,
+    open_responses,
+)
 from inspector.core.formats._records import (
     CERTAIN,
     EXPECTED,
@@ -40,6 +50,7 @@ from inspector.core.jsonio import (
     has_long_digits,
     is_wide,
     load_json,
+    parse_event,
     read_bytes,
     strip_utf8_bom,
     utf8_error,
@@ -50,14 +61,26 @@ from inspector.core.stream import (
     StreamResult,
     Violation,
     events_from_bytes,
+    events_from_json_lines,
     reduce_stream,
     stream_transcript,
 )
 
 #: The formats, in the order that breaks a tie in detection scores.
-FORMATS: tuple[ModuleType, ...] = (open_responses, chat_completions, anthropic, errors)
+FORMATS: tuple[ModuleType, ...] = (
+    open_responses,
+    chat_completions,
+    anthropic,
+    gemini,
+    bedrock,
+    errors,
+)
 #: Formats with streams of their own (others' events are reduced as Open Responses events).
-STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic)
+STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic, gemini, bedrock)
+#: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
+_ARRAY_STREAMS: dict[str, ModuleType] = {
+    m.ARRAY_STREAM_KIND: m for m in STREAM_FORMATS if hasattr(m, "ARRAY_STREAM_KIND")
+}
 
 _FORMAT_OF_KIND: dict[str, str] = {k: v for m in FORMATS for k, v in m.KINDS.items()}
 _MODULE_OF_KIND: dict[str, ModuleType] = {k: m for m in FORMATS for k in m.KINDS}
@@ -137,15 +160,68 @@ def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -
     assembled into its final record, converted like that record, and reported as the foreign
     envelope it is (one `foreign_stream` violation).
     """
-    events = events_from_bytes(data, path)
+    array = _load_array_stream(data, path, strict)
+    if array is not None:
+        return array
+    events = _foreign_jsonl_events(data) or events_from_bytes(data, path)
     if not events:
         raise LoadError("the stream has no events", path=path)
-    fmt = "stream_jsonl" if events[0].framing == "jsonl" else "sse"
+    framing = events[0].framing
     module = _stream_format(events)
     if module is not None:
-        return _foreign_stream(module, events, path, fmt, strict)
+        return _foreign_stream(module, events, path, framing, strict)
+    fmt = "stream_jsonl" if framing == "jsonl" else "sse"
     result = reduce_stream(events, strict=strict)
     return dataclasses.replace(stream_transcript(result, path, fmt), events=tuple(events))
+
+
+def _foreign_jsonl_events(data: bytes) -> list[StreamEvent] | None:
+    """Events of JSON Lines whose first line is another API's stream event, else None.
+
+    Open Responses event lines are recognised by the stream decoder itself; SDK recordings of
+    other APIs' streams (a ConverseStream event per line, `chat.completion.chunk` objects,
+    Anthropic events) are recognised by their formats.
+    """
+    body = strip_utf8_bom(data)
+    if body.lstrip()[:1] != b"{":
+        return None
+    lines = [(n, line) for n, line in enumerate(body.splitlines(), start=1) if line.strip()]
+    if not all(line.lstrip()[:1] == b"{" for _, line in lines):
+        return None
+    first, error = parse_event(lines[0][1])
+    if error is not None or not any(_is_event(m, first) for m in STREAM_FORMATS):
+        return None
+    return events_from_json_lines(lines)
+
+
+def _is_event(module: ModuleType, obj: Any) -> bool:
+    is_event = getattr(module, "is_event", None)
+    return bool(is_event is not None and is_event(obj))
+
+
+def _array_stream(
+    module: ModuleType, document: list[Any], path: str | None, text: str, strict: bool
+) -> Transcript:
+    """A stream recorded as one JSON array of events (or chunks): one event per element."""
+    lines = element_lines(text, ()) if len(text) <= LOCATE_LIMIT else []
+    if len(lines) != len(document):
+        start = first_non_space(text) or 0
+        lines = [text.count("\n", 0, start) + 1] * len(document)
+    events = events_from_json_lines(zip(lines, document, strict=True))
+    return _foreign_stream(module, events, path, "json_array", strict)
+
+
+def _load_array_stream(data: bytes, path: str | None, strict: bool) -> Transcript | None:
+    """A file that is one JSON array of another API's stream chunks, else None."""
+    if strip_utf8_bom(data).lstrip()[:1] != b"[":
+        return None
+    text = decode_text(data, path).removeprefix("\ufeff")
+    try:
+        document = load_json(text, path)
+    except LoadError:
+        return None
+    module = _ARRAY_STREAMS.get(classify(document))
+    return None if module is None else _array_stream(module, document, path, text, strict)
 
 
 def _stream_format(events: Sequence[StreamEvent]) -> ModuleType | None:
@@ -160,14 +236,19 @@ def detect_stream_dialect(events: Sequence[StreamEvent]) -> str:
 
 
 def _format_name(module: ModuleType) -> str:
-    return module.__name__.rsplit(".", 1)[-1]
+    """The transcript format a module's records load as (`chat_completions`, `gemini`, …)."""
+    return str(next(iter(module.KINDS.values())))
 
 
 def _foreign_stream(
-    module: ModuleType, events: Sequence[StreamEvent], path: str | None, fmt: str, strict: bool
+    module: ModuleType,
+    events: Sequence[StreamEvent],
+    path: str | None,
+    framing: str,
+    strict: bool,
 ) -> Transcript:
     record = module.assemble_stream(events, path)
-    transcript = transcript_from_record(record, path, events[0].line, fmt)
+    transcript = transcript_from_record(record, path, events[0].line, _format_name(module))
     first = events[0]
     message = (
         f"this is a {module.LABEL} stream, not Open Responses: a foreign envelope blocks replay "
@@ -179,7 +260,7 @@ def _foreign_stream(
         events=len(events),
         violations=(Violation("foreign_stream", "error", first.index, None, first.line, message),),
         strict=strict,
-        framing=first.framing,
+        framing=framing,
         dialect=_format_name(module),
         assembled=record,
     )
@@ -240,6 +321,8 @@ def _load_text(text: str, path: str | None, data: bytes | None, strict: bool) ->
         kind = classify(document)
         if kind == "stream_event":
             return load_stream(_utf8(text, data), path, strict=strict)
+        if kind in _ARRAY_STREAMS:
+            return _array_stream(_ARRAY_STREAMS[kind], document, path, text, strict)
         b = _builder(path)
         kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
         return b.transcript(_FORMAT_OF_KIND[kind])
@@ -382,6 +465,12 @@ def load_tools(path: str | os.PathLike[str]) -> dict[str, Tool]:
 
 def tools_from_document(document: Any, source: str) -> dict[str, Tool]:
     """Read tool schemas from a parsed tools document (see load_tools)."""
+    if isinstance(document, dict) and _MODULE_OF_KIND.get(classify(document)) in (gemini, bedrock):
+        # Their requests nest declarations (`functionDeclarations`, `toolConfig.tools`).
+        declared = transcript_from_record(document, source).tools.values()
+        if not declared:
+            raise LoadError("no function tools found in the request", path=source)
+        return {t.name: dataclasses.replace(t, source=source) for t in declared}
     if isinstance(document, dict) and isinstance(document.get("tools"), list):
         listed = document["tools"]
         base = "/tools"

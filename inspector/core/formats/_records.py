@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from inspector.core.model import (
+    Conversion,
     Envelope,
     Group,
     Item,
     LoadError,
+    Note,
     Origin,
     Tool,
     Transcript,
@@ -22,7 +25,8 @@ from inspector.core.model import (
 EXPECTED = (
     "an Open Responses request (with input), a response (object: response), an input-items "
     "list (object: list), an item, an array of items, JSONL of those, OpenAI Batch lines, a "
-    "recorded SSE stream, a Chat Completions or Anthropic Messages record, or an error body"
+    "recorded SSE stream, a Chat Completions, Anthropic Messages, Gemini generateContent or "
+    "Bedrock Converse record or stream, or an error body"
 )
 
 #: A detection: how sure a format is (0–100) and which kind of record it takes the value for.
@@ -66,6 +70,12 @@ class Builder:
     tools: dict[str, Tool] = field(default_factory=dict)
     tool_choice: Any = None
     open_item_group: int | None = None
+    #: Converted calls by name, in file order, each with the turn it was made in (results
+    #: without ids pair from here; answered ids are skipped lazily).
+    unanswered: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+    answered: set[str] = field(default_factory=set)
+    #: How many call ids were synthesised so far (they are numbered in file order).
+    synthesised: int = 0
 
     def group(self, kind: str, origin: Origin, **fields: Any) -> int:
         """Start a group (the record items come from) and return its index."""
@@ -80,9 +90,21 @@ class Builder:
         origin: Origin,
         group: int,
         envelope: Envelope = Envelope.OPEN_RESPONSES,
+        conversion: Conversion | None = None,
     ) -> None:
         """Append one item."""
-        self.items.append(Item(len(self.items), raw, origin, group, envelope))
+        self.items.append(Item(len(self.items), raw, origin, group, envelope, conversion))
+
+    def note(self, group: int, note: Note) -> None:
+        """Attach a note (something assumed or left out) to a group."""
+        old = self.groups[group]
+        self.groups[group] = dataclasses.replace(old, notes=(*old.notes, note))
+
+    def add_tool(self, name: str, parameters: Any, pointer: str, line: int | None) -> None:
+        """Take one function tool defined in the transcript (a later definition wins)."""
+        self.tools[name] = Tool(
+            name, parameters, "function", "transcript", Origin(self.path, line, pointer)
+        )
 
     def add_tools(self, tools: Any, pointer: str, line: int | None) -> None:
         """Take the function tools of a `tools` array (a later definition wins)."""
@@ -178,15 +200,3 @@ def add_items(
     pointer = join_pointer(record.base, *target)
     for i, raw in enumerate(items):
         b.add_item(raw, Origin(b.path, lines[i], join_pointer(pointer, i)), group, envelope)
-
-
-def add_converted(
-    b: Builder,
-    record: Record,
-    group: int,
-    pairs: Iterator[tuple[dict[str, Any], str]] | list[tuple[dict[str, Any], str]],
-    envelope: Envelope,
-) -> None:
-    """Add items converted from a native record, each with its native pointer."""
-    for raw, where in pairs:
-        b.add_item(raw, Origin(b.path, record.line, where), group, envelope)

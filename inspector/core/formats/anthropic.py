@@ -6,13 +6,24 @@ tool_result blocks are converted so they can be gated, and the envelope is repor
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
-from inspector.core.formats._records import Builder, Detection, Record, add_converted
+from inspector.core.formats._convert import (
+    ABSENT,
+    COMPLETED,
+    INCOMPLETE,
+    PARTS_CONVERTED,
+    Api,
+    Converter,
+    prefixed,
+    start,
+    text_part,
+)
+from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.jsonio import parse_event
-from inspector.core.model import Envelope, LoadError, Origin, join_pointer
+from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
     StreamEvent,
     append_text,
@@ -21,10 +32,38 @@ from inspector.core.stream.events import (
     event_object,
 )
 
-KINDS = {"anthropic_request": "anthropic", "anthropic_response": "anthropic"}
+KINDS = {
+    "anthropic_request": "anthropic",
+    "anthropic_response": "anthropic",
+    "anthropic_message": "anthropic",
+}
 LABEL = "Anthropic Messages"
+SLUG = "anthropic"
 
-_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+#: `stop_reason` → what it says of the last block of the message. Source:
+#: https://docs.claude.com/en/api/messages (stop_reason) and
+#: https://docs.claude.com/en/docs/build-with-claude/handling-stop-reasons: "end_turn",
+#: "tool_use", "stop_sequence" and "pause_turn" end a turn whole; "max_tokens" and
+#: "model_context_window_exceeded" cut it off; "refusal" stops it for safety reasons.
+STOP_REASONS = MappingProxyType(
+    {
+        "end_turn": COMPLETED,
+        "tool_use": COMPLETED,
+        "stop_sequence": COMPLETED,
+        "pause_turn": COMPLETED,
+        "max_tokens": INCOMPLETE,
+        "model_context_window_exceeded": INCOMPLETE,
+        "refusal": INCOMPLETE,
+    }
+)
+
+API = Api("anthropic", Envelope.ANTHROPIC, SLUG, STOP_REASONS, "stop_reason")
+
+#: Blocks that are turns of their own rather than content: thinking, and server-side tools
+#: (`server_tool_use`, `web_search_tool_result`, `mcp_tool_use`, …) whose names end so.
+_OWN_ITEM_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+_CALL_BLOCKS = frozenset({"tool_use", "tool_result"})
+_REQUEST_KEYS = frozenset({"anthropic_version", "stop_sequences", "top_k", "thinking"})
 
 #: Event types of the Anthropic Messages stream (`error` is shared with Open Responses).
 EVENT_TYPES: frozenset[str] = frozenset(
@@ -40,10 +79,25 @@ EVENT_TYPES: frozenset[str] = frozenset(
 )
 
 
+def _is_turn_block(kind: Any) -> bool:
+    """Whether a block type is an item of its own (thinking, a server tool's use or result)."""
+    return isinstance(kind, str) and (
+        kind in _OWN_ITEM_BLOCKS or kind.endswith(("tool_use", "tool_result"))
+    )
+
+
+def _has_turn_blocks(content: Any) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and _is_turn_block(b.get("type")) for b in content
+    )
+
+
 def detect(obj: Any) -> Detection | None:
-    """Score a parsed value as an Anthropic Messages request or response, or None."""
+    """Score a parsed value as an Anthropic Messages request, response or message, or None."""
     if not isinstance(obj, dict):
         return None
+    if is_event(obj):
+        return 95, "stream_event"
     if isinstance(obj.get("messages"), list) and _looks_anthropic_request(obj):
         return 72, "anthropic_request"
     if (
@@ -52,7 +106,18 @@ def detect(obj: Any) -> Detection | None:
         and isinstance(obj.get("content"), list)
     ):
         return 65, "anthropic_response"
+    if "type" not in obj and "role" in obj and _has_turn_blocks(obj.get("content")):
+        # A logged message with tool_use / tool_result / thinking blocks: not an item shorthand.
+        return 60, "anthropic_message"
     return None
+
+
+def is_event(obj: Any) -> bool:
+    """Whether a value is one Messages stream event (as SDKs record them, one per line)."""
+    if not isinstance(obj, dict):
+        return False
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind in EVENT_TYPES
 
 
 def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
@@ -71,6 +136,8 @@ def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
 
 
 def _looks_anthropic_request(obj: dict[str, Any]) -> bool:
+    if _REQUEST_KEYS & obj.keys():
+        return True
     if "system" in obj and not any(
         isinstance(m, dict) and m.get("role") == "system" for m in obj["messages"]
     ):
@@ -78,85 +145,115 @@ def _looks_anthropic_request(obj: dict[str, Any]) -> bool:
     tools = obj.get("tools")
     if isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools):
         return True
-    for message in obj["messages"]:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in _BLOCKS for b in content
-        ):
-            return True
-    return False
-
-
-def _anthropic_items(role: Any, content: Any, pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
-    if not isinstance(content, list):
-        yield {"type": "message", "role": role, "content": content}, pointer
-        return
-    text_blocks: list[Any] = []
-    for j, block in enumerate(content):
-        here = join_pointer(pointer, "content", j)
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind in _BLOCKS and text_blocks:
-            # Keep the record's order: text written before a tool call comes before it.
-            yield {"type": "message", "role": role, "content": text_blocks}, pointer
-            text_blocks = []
-        if kind == "tool_use":
-            yield (
-                {
-                    "type": "function_call",
-                    "call_id": block.get("id"),
-                    "name": block.get("name"),
-                    # Anthropic stores an object; the Open Responses form is its JSON text.
-                    "arguments": json.dumps(block.get("input"), ensure_ascii=False),
-                },
-                here,
-            )
-        elif kind == "tool_result":
-            yield (
-                {
-                    "type": "function_call_output",
-                    "call_id": block.get("tool_use_id"),
-                    "output": block.get("content"),
-                },
-                here,
-            )
-        elif kind in ("thinking", "redacted_thinking"):
-            yield {"type": "reasoning", "summary": [], "anthropic": block}, here
-        else:
-            text_blocks.append(block)
-    if text_blocks:
-        yield {"type": "message", "role": role, "content": text_blocks}, pointer
+    return any(isinstance(m, dict) and _has_turn_blocks(m.get("content")) for m in obj["messages"])
 
 
 def load(b: Builder, record: Record, kind: str) -> None:
-    """Add an Anthropic Messages request or response as converted items."""
+    """Add an Anthropic Messages request, response or message as converted items."""
     obj = record.obj
-    response = kind == "anthropic_response"
-    group = b.group(kind, Origin(b.path, record.line, record.base), envelope=Envelope.ANTHROPIC)
-    b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
-    pairs: list[tuple[dict[str, Any], str]] = []
-    if response:
-        pairs.extend(
-            _anthropic_items(obj.get("role", "assistant"), obj.get("content"), record.base)
+    if kind == "anthropic_response":
+        conv = start(
+            b,
+            record,
+            kind,
+            API,
+            reason=obj.get("stop_reason"),
+            error=obj.get("error"),
+            response_id=obj.get("id"),
         )
+        _message(conv, obj, record.base, record.line, role=obj.get("role", "assistant"))
+    elif kind == "anthropic_message":
+        conv = start(b, record, kind, API)
+        _message(conv, obj, record.base, record.line)
     else:
+        conv = start(b, record, kind, API)
+        b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
+        if "tool_choice" in obj:
+            b.tool_choice = obj["tool_choice"]
         system = obj.get("system")
         if system is not None:
-            pairs.append(
-                (
-                    {"type": "message", "role": "system", "content": system},
-                    join_pointer(record.base, "system"),
-                )
+            pointer = join_pointer(record.base, "system")
+            conv.begin("system", pointer, system, record.line)
+            _content(conv, "system", system, pointer, record.line)
+            conv.end(system)
+        conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
+    conv.finish()
+
+
+_MESSAGE_KEYS = frozenset({"role", "content"})
+#: A response's own fields, which describe the response rather than its message.
+_RESPONSE_KEYS = frozenset(
+    {"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage", "error"}
+)
+
+
+def _message(
+    conv: Converter, message: dict[str, Any], pointer: str, line: int | None, role: Any = None
+) -> None:
+    """Convert one message (or a response's message) block by block."""
+    if role is None:
+        role = message.get("role")
+        fields = prefixed(message, _MESSAGE_KEYS, SLUG)
+    else:
+        fields = prefixed(message, _RESPONSE_KEYS, SLUG)
+    content = message.get("content")
+    conv.begin(role, pointer, message, line, fields)
+    _content(conv, role, content, join_pointer(pointer, "content"), line)
+    conv.end(content)
+
+
+def _content(conv: Converter, role: Any, content: Any, pointer: str, line: int | None) -> None:
+    """Convert a content value (at `pointer`): a string as it is, a block list block by block."""
+    if isinstance(content, str):
+        conv.content(content)
+        return
+    if not isinstance(content, list):
+        return
+    for j, block in enumerate(content):
+        here = join_pointer(pointer, j)
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(block, dict):
+            conv.part(block)
+        elif kind == "tool_use":
+            conv.call(
+                name=block.get("name"),
+                call_id=block.get("id"),
+                arguments=block.get("input", ABSENT),
+                pointer=here,
+                native=block,
+                line=line,
+                fields=prefixed(block, ("type", "id", "name", "input"), SLUG),
             )
-        for i, message in enumerate(obj.get("messages") or []):
-            if isinstance(message, dict):
-                pairs.extend(
-                    _anthropic_items(
-                        message.get("role"),
-                        message.get("content"),
-                        join_pointer(record.base, "messages", i),
-                    )
-                )
-    add_converted(b, record, group, pairs, Envelope.ANTHROPIC)
+        elif kind == "tool_result":
+            output = block.get("content")
+            marks = []
+            if isinstance(output, list):
+                output = [_part("user", p) for p in output]
+                marks.append(Derivation("output", "converted", "content blocks as parts"))
+            conv.output(
+                call_id=block.get("tool_use_id"),
+                name=None,
+                output=output,
+                pointer=here,
+                native=block,
+                line=line,
+                fields=prefixed(block, ("type", "tool_use_id", "content"), SLUG),
+                derived=marks,
+            )
+        elif _is_turn_block(kind):
+            conv.extra(kind, {k: v for k, v in block.items() if k != "type"}, here, block, line)
+        else:
+            conv.part(_part(role, block), PARTS_CONVERTED)
+
+
+def _part(role: Any, block: Any) -> Any:
+    """A content block as an Open Responses part: text converted, others keep the prefix."""
+    if not isinstance(block, dict):
+        return block
+    kind = block.get("type")
+    if kind == "text":
+        return {**text_part(role, block.get("text")), **prefixed(block, ("type", "text"), SLUG)}
+    return {**block, "type": f"{SLUG}:{kind}" if isinstance(kind, str) else f"{SLUG}:block"}
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,17 +6,24 @@ tool calls are converted so they can be gated, and the envelope is reported by t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
-from inspector.core.formats._records import (
-    Builder,
-    Detection,
-    Record,
-    add_converted,
-    has_text,
+from inspector.core.formats._convert import (
+    ABSENT,
+    COMPLETED,
+    INCOMPLETE,
+    PARTS_CONVERTED,
+    Api,
+    Converter,
+    choose,
+    prefixed,
+    start,
+    text_part,
 )
-from inspector.core.model import Envelope, LoadError, Origin, join_pointer
+from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
     StreamEvent,
     append_text,
@@ -25,21 +32,66 @@ from inspector.core.stream.events import (
     event_object,
 )
 
-KINDS = {"chat_request": "chat_completions", "chat_response": "chat_completions"}
+KINDS = {
+    "chat_request": "chat_completions",
+    "chat_response": "chat_completions",
+    "chat_message": "chat_completions",
+}
 LABEL = "Chat Completions"
+SLUG = "openai"
+
+#: `finish_reason` → what it says of the last item of the choice. Source:
+#: https://platform.openai.com/docs/api-reference/chat/object (choices[].finish_reason: "stop" a
+#: natural stop or a stop sequence, "length" the max tokens, "content_filter" omitted content,
+#: "tool_calls" / "function_call" the model called a tool).
+FINISH_REASONS = MappingProxyType(
+    {
+        "stop": COMPLETED,
+        "tool_calls": COMPLETED,
+        "function_call": COMPLETED,
+        "length": INCOMPLETE,
+        "content_filter": INCOMPLETE,
+    }
+)
+
+API = Api("chat_completions", Envelope.CHAT_COMPLETIONS, SLUG, FINISH_REASONS, "finish_reason")
+
+_REFUSAL_PART = Derivation("content", "converted", "the refusal field as a refusal part")
+_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "function_call", "refusal"})
+_RESULT_KEYS = frozenset({"role", "content", "tool_call_id"})
 
 
 def detect(obj: Any) -> Detection | None:
-    """Score a parsed value as a Chat Completions request or response, or None."""
+    """Score a parsed value as a Chat Completions request, response or message, or None."""
     if not isinstance(obj, dict):
         return None
+    if is_event(obj):
+        return 95, "stream_event"
     if obj.get("object") == "chat.completion" or (
         isinstance(obj.get("choices"), list) and "messages" not in obj
     ):
         return 85, "chat_response"
     if isinstance(obj.get("messages"), list):
         return 70, "chat_request"
+    if "type" not in obj and is_chat_message(obj):
+        # Beats the Open Responses message shorthand: these carry calls or results.
+        return 60, "chat_message"
     return None
+
+
+def is_event(obj: Any) -> bool:
+    """Whether a value is one streamed `chat.completion.chunk` (as SDKs record them, per line)."""
+    return isinstance(obj, dict) and obj.get("object") == "chat.completion.chunk"
+
+
+def is_chat_message(obj: dict[str, Any]) -> bool:
+    """Whether a lone object is a Chat Completions message with a tool call or result."""
+    role = obj.get("role")
+    if role == "tool" or (role == "function" and "name" in obj):
+        return True
+    return role == "assistant" and (
+        isinstance(obj.get("tool_calls"), list) or isinstance(obj.get("function_call"), dict)
+    )
 
 
 def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
@@ -56,60 +108,148 @@ def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
     return None
 
 
-def message_items(message: dict[str, Any], pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
-    """Convert one Chat Completions message into items, with the pointer each came from."""
+def load(b: Builder, record: Record, kind: str) -> None:
+    """Add a Chat Completions request, response or message as converted items."""
+    obj = record.obj
+    if kind == "chat_message":
+        conv = start(b, record, kind, API)
+        _message(conv, obj, record.base, record.line)
+    elif kind == "chat_request":
+        conv = start(b, record, kind, API)
+        _add_settings(b, record)
+        conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
+    else:
+        chosen, count = choose(obj.get("choices"), lambda c: c.get("index"))
+        reason = chosen[1].get("finish_reason") if chosen is not None else None
+        conv = start(
+            b, record, kind, API, reason=reason, error=obj.get("error"), response_id=obj.get("id")
+        )
+        _add_settings(b, record)
+        conv.alternatives(count, "choices")
+        message = chosen[1].get("message") if chosen is not None else None
+        if chosen is not None and isinstance(message, dict):
+            where = join_pointer(record.base, "choices", chosen[0], "message")
+            _message(conv, message, where, record.line)
+    conv.finish()
+
+
+def _add_settings(b: Builder, record: Record) -> None:
+    """Take the request's tools (and legacy `functions`) and an allowed-tools choice."""
+    obj = record.obj
+    b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
+    functions = obj.get("functions")
+    if isinstance(functions, list):
+        for i, function in enumerate(functions):
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                pointer = join_pointer(record.base, "functions", i)
+                b.add_tool(function["name"], function.get("parameters"), pointer, record.line)
+    choice = obj.get("tool_choice")
+    allowed = choice.get("allowed_tools") if isinstance(choice, dict) else None
+    if isinstance(allowed, dict) and isinstance(allowed.get("tools"), list):
+        # The Chat form nests each name under "function"; the gate reads the Responses form.
+        names = [
+            t["function"]["name"]
+            for t in allowed["tools"]
+            if isinstance(t, dict)
+            and isinstance(t.get("function"), dict)
+            and isinstance(t["function"].get("name"), str)
+        ]
+        b.tool_choice = {
+            "type": "allowed_tools",
+            "mode": allowed.get("mode"),
+            "tools": [{"type": "function", "name": n} for n in names],
+        }
+    elif choice is not None:
+        b.tool_choice = choice
+
+
+def _message(conv: Converter, message: dict[str, Any], pointer: str, line: int | None) -> None:
+    """Convert one Chat Completions message: its text, refusal, tool calls or tool result."""
     role = message.get("role")
     if role in ("tool", "function"):
-        call_id = message.get("tool_call_id", message.get("name"))
-        yield (
-            {"type": "function_call_output", "call_id": call_id, "output": message.get("content")},
-            pointer,
+        output = message.get("content")
+        marks = []
+        if isinstance(output, list):
+            output = [_part(role, p) for p in output]
+            marks.append(Derivation("output", "converted", "content parts as Open Responses parts"))
+        conv.output(
+            call_id=message.get("tool_call_id") if role == "tool" else None,
+            name=message.get("name"),
+            output=output,
+            pointer=pointer,
+            native=message,
+            line=line,
+            fields=prefixed(message, _RESULT_KEYS, SLUG),
+            derived=marks,
         )
         return
+    conv.begin(role, pointer, message, line, prefixed(message, _MESSAGE_KEYS, SLUG))
     content = message.get("content")
     refusal = message.get("refusal")
     calls = message.get("tool_calls")
-    if has_text(content) or not calls:
-        converted = {"type": "message", "role": role, "content": content}
+    legacy = message.get("function_call")
+    if isinstance(content, list):
+        for part in content:
+            conv.part(_part(role, part), PARTS_CONVERTED)
+    elif isinstance(content, str) and content:
         if isinstance(refusal, str):
-            converted["refusal"] = refusal
-        yield converted, pointer
+            conv.part(text_part(role, content), _REFUSAL_PART)
+        else:
+            conv.content(content)
+    if isinstance(refusal, str):
+        conv.part({"type": "refusal", "refusal": refusal}, _REFUSAL_PART)
     if isinstance(calls, list):
         for j, call in enumerate(calls):
+            here = join_pointer(pointer, "tool_calls", j)
             if not isinstance(call, dict):
+                conv.extra("tool_call", {"value": call}, here, call, line)
                 continue
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
-            yield (
-                {
-                    "type": "function_call",
-                    "call_id": call.get("id"),
-                    "name": function.get("name"),
-                    "arguments": function.get("arguments"),
+            function = call.get("function")
+            function = function if isinstance(function, dict) else {}
+            conv.call(
+                name=function.get("name"),
+                call_id=call.get("id"),
+                arguments=function.get("arguments", ABSENT),
+                pointer=here,
+                native=call,
+                line=line,
+                fields={
+                    **prefixed(call, ("id", "type", "function"), SLUG),
+                    **prefixed(function, ("name", "arguments"), SLUG),
                 },
-                join_pointer(pointer, "tool_calls", j),
             )
+    if isinstance(legacy, dict):
+        conv.call(
+            name=legacy.get("name"),
+            call_id=None,
+            arguments=legacy.get("arguments", ABSENT),
+            pointer=join_pointer(pointer, "function_call"),
+            native=legacy,
+            line=line,
+            fields=prefixed(legacy, ("name", "arguments"), SLUG),
+        )
+    # A message that gave no item (no text, no call) is kept with its content as it was.
+    conv.end(content)
 
 
-def load(b: Builder, record: Record, kind: str) -> None:
-    """Add a Chat Completions request or response as converted items."""
-    obj = record.obj
-    response = kind == "chat_response"
-    group = b.group(
-        kind, Origin(b.path, record.line, record.base), envelope=Envelope.CHAT_COMPLETIONS
-    )
-    b.add_tools(obj.get("tools"), join_pointer(record.base, "tools"), record.line)
-    if response:
-        sources = [
-            (c.get("message"), ("choices", i, "message"))
-            for i, c in enumerate(obj.get("choices") or [])
-            if isinstance(c, dict)
-        ]
-    else:
-        sources = [(m, ("messages", i)) for i, m in enumerate(obj.get("messages") or [])]
-    for message, target in sources:
-        if isinstance(message, dict):
-            pairs = message_items(message, join_pointer(record.base, *target))
-            add_converted(b, record, group, pairs, Envelope.CHAT_COMPLETIONS)
+def _part(role: Any, part: Any) -> Any:
+    """A Chat Completions content part as an Open Responses part (others keep the prefix)."""
+    if not isinstance(part, dict):
+        return part
+    kind = part.get("type")
+    if kind == "text":
+        return {**text_part(role, part.get("text")), **prefixed(part, ("type", "text"), SLUG)}
+    if kind == "image_url" and isinstance(part.get("image_url"), dict):
+        image = part["image_url"]
+        converted = {"type": "input_image", "image_url": image.get("url")}
+        if "detail" in image:
+            converted["detail"] = image["detail"]
+        return {**converted, **prefixed(image, ("url", "detail"), SLUG)}
+    if kind == "file" and isinstance(part.get("file"), dict):
+        return {"type": "input_file", **part["file"]}
+    if kind == "refusal":
+        return part
+    return {**part, "type": f"{SLUG}:{kind}" if isinstance(kind, str) else f"{SLUG}:part"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -117,12 +257,14 @@ def load(b: Builder, record: Record, kind: str) -> None:
 
 
 class _Choice:
-    __slots__ = ("finish_reason", "role", "text", "tool_calls")
+    __slots__ = ("finish_reason", "function_call", "role", "text", "tool_calls")
 
     def __init__(self) -> None:
         self.role: Any = None
         self.text: dict[str, list[str]] = {}
         self.tool_calls: dict[int, dict[str, Any]] = {}
+        #: The legacy single call (`functions`): its name and its streamed arguments.
+        self.function_call: dict[str, Any] | None = None
         self.finish_reason: Any = None
 
     def message(self) -> dict[str, Any]:
@@ -142,6 +284,11 @@ class _Choice:
                 }
                 for _, call in sorted(self.tool_calls.items())
             ]
+        if self.function_call is not None:
+            msg["function_call"] = {
+                "name": self.function_call["name"],
+                "arguments": "".join(self.function_call["arguments"]),
+            }
         return msg
 
 
@@ -187,6 +334,14 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
                 raise event_error(ev, "delta tool_calls is not an array", path)
             for call in calls:
                 _merge_tool_call(ev, choice, call, path)
+            legacy = delta.get("function_call")
+            if isinstance(legacy, dict):
+                state = choice.function_call or {"name": None, "arguments": []}
+                choice.function_call = state
+                if legacy.get("name") is not None:
+                    state["name"] = legacy["name"]
+                if isinstance(legacy.get("arguments"), str):
+                    state["arguments"].append(legacy["arguments"])
             if raw.get("finish_reason") is not None:
                 choice.finish_reason = raw["finish_reason"]
     if not seen:

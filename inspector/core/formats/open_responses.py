@@ -11,12 +11,21 @@ from inspector.core.formats._records import (
     Record,
     add_items,
     describe,
+    item_lines,
 )
-from inspector.core.model import Origin, join_pointer
+from inspector.core.model import Note, Origin, Severity, join_pointer
 
 #: Item types that mark a line as an item at once (most lines of a big log).
+#: (A `message` with a `stop_reason` is an Anthropic response, so that one is scored instead.)
 _PLAIN_ITEM_TYPES = frozenset(
-    {"function_call", "function_call_output", "reasoning", "item_reference", "compaction"}
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "item_reference",
+        "compaction",
+    }
 )
 _REQUEST_KEYS = frozenset({"tools", "instructions", "previous_response_id", "tool_choice"})
 
@@ -35,6 +44,9 @@ KINDS = {
 def detect(obj: Any) -> Detection | None:
     """Score a parsed value as an Open Responses record, or None."""
     if isinstance(obj, list):
+        # An item array holds objects; an array of strings or numbers is something else.
+        if obj and not any(isinstance(x, dict) for x in obj):
+            return None
         return 50, "items"
     if not isinstance(obj, dict):
         return None
@@ -46,6 +58,8 @@ def detect(obj: Any) -> Detection | None:
         and "object" not in obj
     ):
         return CERTAIN, "item"
+    if _not_a_transcript(obj):
+        return None
     marker = obj.get("object")
     if marker == "response":
         return 90, "response"
@@ -66,6 +80,26 @@ def detect(obj: Any) -> Detection | None:
     if "type" in obj or "role" in obj or "id" in obj:
         return 10, "item"
     return None
+
+
+#: `object` values of Open Responses records; items carry no `object` at all.
+_OBJECTS = frozenset({"response", "response.compaction", "list"})
+
+
+def _not_a_transcript(obj: dict[str, Any]) -> bool:
+    """Receipts and counters the API also returns: a deletion, a token count, a conversation.
+
+    `{"object": "response.deleted", "deleted": true}`, `{"object": "response.input_tokens"}`,
+    `{"type": "message_batch_deleted"}` and the like have an `id` or a `type` but hold no
+    transcript; read as items they would pass for an item_reference or an unknown item.
+    """
+    marker = obj.get("object")
+    if isinstance(marker, str) and marker not in _OBJECTS:
+        return True
+    if obj.get("deleted") is True:
+        return True
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind.endswith(("_deleted", ".deleted"))
 
 
 def load(b: Builder, record: Record, kind: str) -> None:
@@ -125,8 +159,67 @@ def _add_response(b: Builder, record: Record, kind: str = "response") -> None:
 
 
 def _add_item_list(b: Builder, record: Record) -> None:
-    group = b.group("item_list", Origin(b.path, record.line, record.base))
-    add_items(b, record, record.obj["data"], ("data",), group)
+    """An OpenAI list (`/responses/{id}/input_items`, conversation items), in conversation order.
+
+    Those endpoints list newest first unless asked otherwise (`order`, default "desc":
+    https://platform.openai.com/docs/api-reference/responses/input-items and
+    .../conversations/list-items). The order is read from the list itself when it says: an
+    `order` field kept by the recorder, `first_id`/`last_id` that name the other ends (the data
+    was reversed after listing), or calls and outputs that come in one order; else the API's
+    default is assumed. Either way the transcript says which order it took.
+    """
+    origin = Origin(b.path, record.line, record.base)
+    group = b.group("item_list", origin)
+    data = record.obj["data"]
+    newest_first, why = _list_order(record.obj, data)
+    lines = item_lines(record, ("data",), len(data))
+    pointer = join_pointer(record.base, "data")
+    positions = range(len(data) - 1, -1, -1) if newest_first else range(len(data))
+    for i in positions:
+        b.add_item(data[i], Origin(b.path, lines[i], join_pointer(pointer, i)), group)
+    if len(data) > 1:
+        taken = "newest first; shown reversed, oldest first" if newest_first else "oldest first"
+        b.note(
+            group,
+            Note("list_order", Severity.INFO, f"{origin.describe()}: list read as {taken} ({why})"),
+        )
+
+
+def _list_order(obj: dict[str, Any], data: list[Any]) -> tuple[bool, str]:
+    """Whether a list's data is newest first, and what says so."""
+    order = obj.get("order")
+    if order in ("asc", "desc"):
+        return order == "desc", f"its order field is {order!r}"
+    ids = [x.get("id") if isinstance(x, dict) else None for x in data]
+    first, last = obj.get("first_id"), obj.get("last_id")
+    # Listed data starts at first_id; a list whose first_id is its last element was reversed.
+    reversed_listing = isinstance(first, str) and first != last and len(data) > 1
+    if reversed_listing and first == ids[-1] and last == ids[0]:
+        return False, "first_id names the last element: reversed from the newest-first listing"
+    said = _pairs_say(data)
+    if said is not None:
+        return said, (
+            "its outputs come before their calls" if said else "its calls come before their outputs"
+        )
+    return True, "the API's default order; nothing in the list says otherwise"
+
+
+def _pairs_say(data: list[Any]) -> bool | None:
+    """Whether calls and their outputs say newest first (True), oldest first (False), or neither."""
+    calls: dict[Any, int] = {}
+    outputs: dict[Any, int] = {}
+    for position, raw in enumerate(data):
+        if isinstance(raw, dict) and isinstance(raw.get("call_id"), str):
+            kind = raw.get("type")
+            if kind == "function_call" or (isinstance(kind, str) and kind.endswith("_call")):
+                calls.setdefault(raw["call_id"], position)
+            elif isinstance(kind, str) and kind.endswith("_call_output"):
+                outputs.setdefault(raw["call_id"], position)
+    before = sum(1 for c, p in outputs.items() if c in calls and p < calls[c])
+    after = sum(1 for c, p in outputs.items() if c in calls and p > calls[c])
+    if before == after:
+        return None
+    return before > after
 
 
 def _add_array(b: Builder, record: Record) -> None:

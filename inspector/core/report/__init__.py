@@ -28,22 +28,24 @@ def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
         source: dict[str, Any] = {"line": origin.line, "pointer": origin.pointer}
         if origin.event_index is not None:
             source["event_index"] = origin.event_index
-        yield (
-            {
-                "index": item.index,
-                "type": kind if type(kind) is str else item.type_label,
-                "id": fields.get("id"),
-                "call_id": fields.get("call_id"),
-                "name": fields.get("name"),
-                "role": fields.get("role"),
-                "status": fields.get("status"),
-                "verdict": verdict.verdict.value,
-                "detail": verdict.detail,
-                "errors": [e.to_json() for e in verdict.errors] if verdict.errors else [],
-                "source": source,
-                "envelope": item.envelope.value,
-            }
-        )
+        row: dict[str, Any] = {
+            "index": item.index,
+            "type": kind if type(kind) is str else item.type_label,
+            "id": fields.get("id"),
+            "call_id": fields.get("call_id"),
+            "name": fields.get("name"),
+            "role": fields.get("role"),
+            "status": fields.get("status"),
+            "verdict": verdict.verdict.value,
+            "detail": verdict.detail,
+            "errors": [e.to_json() for e in verdict.errors] if verdict.errors else [],
+            "source": source,
+            "envelope": item.envelope.value,
+        }
+        if item.conversion is not None:
+            # Converted from another API: what was derived (the native block is at `source`).
+            row["converted"] = item.conversion.to_json()
+        yield row
 
 
 def transcript_info(transcript: Transcript) -> dict[str, Any]:
