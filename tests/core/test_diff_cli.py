@@ -272,7 +272,7 @@ def test_chat_completions_file_against_itself():
     assert code == 0
     assert out.splitlines()[-2:] == [
         "replay: SAFE (no change blocks replay)",
-        "  note: No differences, but 1 of 3 items block a replay; 2 error findings",
+        "  note: No differences, but 1 error finding",
     ]
 
 

@@ -403,10 +403,7 @@ def test_chat_completions_against_anthropic_is_equivalent_in_compare_mode():
     # Equivalent, but an Anthropic record replayed as Open Responses has the wrong envelope.
     assert verdict.outcome is Outcome.BLOCKED and verdict.equivalent
     # What blocks on the right is the gate's own decision for that file.
-    assert verdict.headline == (
-        "Equivalent (informational changes only), but 3 of 10 items block a replay; "
-        "4 error findings"
-    )
+    assert verdict.headline == "Equivalent (informational changes only), but 1 error finding"
     assert verdict.right_reasons == decide(result.right).reasons
     assert verdict.blocking_findings[0] == "anthropic_envelope"
 
@@ -422,9 +419,9 @@ def test_chat_completions_against_open_responses_is_equivalent(reverse):
     result = diff_transcripts(left, right, mode="compare")
     assert result.replay_safe, result.reasons
     assert severities(result) == INFO_ONLY
-    # Chat Completions records no item status: not a change, and the calls are judged as the
-    # completed calls they are (no verdict_changed).
-    assert codes(result)[2] == ["call_id_renamed", "status_not_recorded"]
+    # Chat Completions records no item status; the loader derives it from the finish reason, so
+    # the calls are the completed calls they are (no status or verdict change).
+    assert codes(result)[2] == ["call_id_renamed"]
     assert [d.code for d in result.document_changes] == ["format_changed"]
 
 
@@ -441,7 +438,7 @@ def test_format_change_in_replay_mode_is_unsafe_for_the_foreign_envelope():
     assert result.reason_details[0].code == "foreign_envelope"
     assert result.reason_details[0].pair is None
     assert result.reasons[0] == (
-        "right side: samples/diff/format-change/right.json:1: the file is a Anthropic Messages "
+        "right side: samples/diff/format-change/right.json:1: the file is an Anthropic Messages "
         "record, not Open Responses; replaying it would send the wrong envelope to the next "
         "provider"
     ).replace("samples/", str(SAMPLES) + "/")
@@ -457,7 +454,7 @@ def test_chat_completions_file_against_itself():
     verdict = compared.verdict_summary()
     assert verdict.outcome is Outcome.BLOCKED
     assert verdict.outcome.severity == "warning"
-    assert verdict.headline == "No differences, but 1 of 3 items block a replay; 2 error findings"
+    assert verdict.headline == "No differences, but 1 error finding"
 
 
 def test_foreign_envelope_on_the_left_only_does_not_block_a_replay():

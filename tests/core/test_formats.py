@@ -1020,3 +1020,10 @@ def test_native_shaped_garbage_never_crashes(values):
         assert len(result.verdicts) == len(transcript.items)
         for item in transcript.items:
             assert item.conversion is None or item.conversion.describe()
+
+
+def test_an_array_stream_inside_a_jsonl_log_is_refused_with_its_line():
+    data = b'{"type": "message", "role": "user", "content": "hi"}\n[{"candidates": []}]\n'
+    with pytest.raises(LoadError, match="must be a file of its own") as info:
+        load_bytes(data, "log.jsonl")
+    assert info.value.line == 2

@@ -125,6 +125,15 @@ def classify(obj: Any) -> str:
 
 def _add_record(b: Builder, record: Record, kind: str | None = None) -> str:
     kind = kind or classify(record.obj)
+    if kind in _ARRAY_STREAMS:
+        # A whole stream recorded as one JSON array is a file of its own, never a record
+        # among others (a line of a JSONL log, a Batch body).
+        raise LoadError(
+            f"a {_ARRAY_STREAMS[kind].LABEL} stream recorded as a JSON array must be a file of "
+            "its own, not one record among others",
+            path=b.path,
+            line=record.line,
+        )
     module = _MODULE_OF_KIND.get(kind)
     if module is None:
         raise LoadError(
