@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
@@ -51,9 +51,20 @@ class ItemVerdict:
     detail: str
     errors: tuple[SchemaIssue, ...] = ()
     tool: str | None = None
-    parsed: Any = None
+    #: The parsed arguments, when the verdict keeps them (see `parsed`).
+    given: Any = field(default=None, repr=False)
     #: Why `arguments` did not parse (verdict arguments_parse), with line and column.
     parse_error: ArgumentsError | None = None
+    #: An item with these arguments: a transcript's verdicts parse them again when asked
+    #: rather than hold every call's parsed arguments.
+    source: Item | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def parsed(self) -> Any:
+        """The parsed arguments the schema was checked against (None before that check)."""
+        if self.source is None:
+            return self.given
+        return parse_arguments(self.source.get("arguments"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +142,26 @@ def gate_item(
     item_type = effective_type(raw)
     if item_type != "function_call":
         return _type_verdict(item_type)
-    status = raw.get("status", _ABSENT)
+    return _call_verdict(
+        raw.get("status", _ABSENT),
+        raw.get("arguments", _ABSENT),
+        raw.get("name"),
+        tools,
+        budget,
+        cancel,
+    )
+
+
+def _call_verdict(
+    status: Any,
+    arguments: Any,
+    name: Any,
+    tools: ToolSet,
+    budget: float,
+    cancel: threading.Event | None,
+    source: Item | None = None,
+) -> ItemVerdict:
+    """Rows 3–7 of the gate for a function_call's status, arguments and name (_ABSENT: absent)."""
     if status != "completed":
         if status is _ABSENT:
             why = "status is missing"
@@ -140,11 +170,14 @@ def gate_item(
         else:
             why = f"status is {_quote(status)}"
         return ItemVerdict(Verdict.STATUS, f"{why}; only a completed call may run")
-    arguments = raw.get("arguments", _ABSENT)
     if not isinstance(arguments, str):
         kind = "missing" if arguments is _ABSENT else f"a JSON {_json_kind(arguments)}"
         return ItemVerdict(Verdict.ARGUMENTS_TYPE, f"arguments is {kind}, not a string")
-    return arguments_verdict(arguments, raw.get("name"), tools, budget=budget, cancel=cancel)
+    try:
+        parsed = parse_arguments(arguments)
+    except ArgumentsError as exc:
+        return _parse_failure(exc)
+    return _check_arguments(name, parsed, tools, budget, cancel, source)
 
 
 def arguments_verdict(
@@ -162,10 +195,14 @@ def arguments_verdict(
     try:
         parsed = parse_arguments(text)
     except ArgumentsError as exc:
-        return ItemVerdict(
-            Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}", parse_error=exc
-        )
+        return _parse_failure(exc)
     return check_arguments(name, parsed, tools, budget=budget, cancel=cancel)
+
+
+def _parse_failure(exc: ArgumentsError) -> ItemVerdict:
+    return ItemVerdict(
+        Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}", parse_error=exc
+    )
 
 
 _TYPE_VERDICTS: dict[str, ItemVerdict] = {}
@@ -207,6 +244,19 @@ def check_arguments(
     cancel: threading.Event | None = None,
 ) -> ItemVerdict:
     """Check parsed arguments against the named tool (rows 6 and 7 of the gate)."""
+    return _check_arguments(name, parsed, tools, budget, cancel, None)
+
+
+def _check_arguments(
+    name: Any,
+    parsed: Any,
+    tools: ToolSet,
+    budget: float,
+    cancel: threading.Event | None,
+    source: Item | None,
+) -> ItemVerdict:
+    """check_arguments; a verdict with a `source` parses its arguments again when asked."""
+    given = None if source is not None else parsed
     tool = tools.tools.get(name) if isinstance(name, str) else None
     if not isinstance(name, str):
         return ItemVerdict(Verdict.UNKNOWN_TOOL, f"name is {_quote(name)}, not a tool name")
@@ -226,7 +276,8 @@ def check_arguments(
             Verdict.ARGUMENTS_SCHEMA,
             f"the schema of {name!r} is broken: {compiled.problem}",
             tool=name,
-            parsed=parsed,
+            given=given,
+            source=source,
         )
     issues = validate(compiled, parsed, budget=budget, cancel=cancel)
     if issues:
@@ -238,11 +289,10 @@ def check_arguments(
             f"{where}: {first.keyword}: {first.message}{more}",
             errors=issues,
             tool=name,
-            parsed=parsed,
+            given=given,
+            source=source,
         )
-    return ItemVerdict(
-        Verdict.OK, f"arguments match the schema of {name!r}", tool=name, parsed=parsed
-    )
+    return ItemVerdict(Verdict.OK, _matches(name), tool=name, given=given, source=source)
 
 
 _ABSENT: Any = object()
@@ -307,18 +357,28 @@ def _gate_transcript(
     cancel: threading.Event | None,
 ) -> GateResult:
     toolset, overridden = make_toolset(transcript, extra_tools)
-    memo: dict[tuple[Any, str], ItemVerdict] = {}
+    # Logs repeat the same call many times; a completed call's verdict depends only on its
+    # name and arguments, so each pair is gated once.
+    memo: dict[tuple[str, str], ItemVerdict] = {}
     verdicts: list[ItemVerdict] = []
     for item in transcript.items:
-        if item.type != "function_call":
-            verdicts.append(_type_verdict(item.type))
+        kind = item.type
+        if kind != "function_call":
+            verdicts.append(_type_verdict(kind))
             continue
-        raw = item.raw
-        key = _memo_key(raw)
-        if key is not None and key in memo:
-            verdicts.append(memo[key])
-            continue
-        verdict = gate_item(raw, toolset, budget=budget, cancel=cancel)
+        status = item.get("status", _ABSENT)
+        name = item.name
+        arguments = item.get("arguments", _ABSENT)
+        key = None
+        if status == "completed" and type(name) is str and type(arguments) is str:
+            key = (name, arguments)
+            found = memo.get(key)
+            if found is not None:
+                verdicts.append(found)
+                continue
+        # The verdict keeps the item as its way back to the arguments, not every call's
+        # parsed arguments.
+        verdict = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
         if key is not None:
             memo[key] = verdict
         verdicts.append(verdict)
@@ -326,18 +386,17 @@ def _gate_transcript(
     return GateResult(transcript, tuple(verdicts), tuple(findings), toolset)
 
 
-def _memo_key(raw: Any) -> tuple[Any, str] | None:
-    # Logs repeat the same call many times; a completed call's verdict depends only on
-    # its name and arguments, so those pairs are gated once.
-    if (
-        isinstance(raw, dict)
-        and raw.get("type") == "function_call"
-        and raw.get("status") == "completed"
-        and isinstance(raw.get("arguments"), str)
-        and isinstance(raw.get("name"), str)
-    ):
-        return (raw["name"], raw["arguments"])
-    return None
+_MATCHES: dict[str, str] = {}
+
+
+def _matches(name: str) -> str:
+    """The detail of an ok verdict, one string per tool rather than one per call."""
+    found = _MATCHES.get(name)
+    if found is None:
+        found = f"arguments match the schema of {name!r}"
+        if len(_MATCHES) < 4096:  # names come from files: keep the table bounded
+            _MATCHES[name] = found
+    return found
 
 
 def _error_text(error: Any) -> str:
@@ -360,14 +419,11 @@ _ENVELOPE_FINDINGS = {
 RESPONSE_STATUSES = frozenset({"completed", "incomplete", "in_progress", "queued", "failed"})
 
 
-def _group_findings(transcript: Transcript) -> list[Finding]:
+def _group_findings(transcript: Transcript, by_group: Mapping[int, list[int]]) -> list[Finding]:
     out: list[Finding] = []
     portable_groups = [
         g for g in transcript.groups if g.envelope == Envelope.OPEN_RESPONSES and g.kind != "error"
     ]
-    by_group: dict[int, list[int]] = {}
-    for item in transcript.items:
-        by_group.setdefault(item.group, []).append(item.index)
     for group in transcript.groups:
         members = tuple(by_group.get(group.index, ()))
         where = group.origin.describe()
@@ -433,29 +489,72 @@ def _group_findings(transcript: Transcript) -> list[Finding]:
     return out
 
 
-def _status_findings(transcript: Transcript) -> list[Finding]:
-    out: list[Finding] = []
-    groups = {g.index: g for g in transcript.groups}
-    last_of_group: dict[int, int] = {}
-    for item in transcript.items:
-        last_of_group[item.group] = item.index
-    for item in transcript.items:
+class _Pending(NamedTuple):
+    """A finding that waits for the rest of the transcript: the item it is about."""
+
+    item: Item
+
+
+class _ItemFindings:
+    """The findings about items, gathered in one pass over them (see `transcript_findings`).
+
+    Each kind keeps its own list in item order, as the report lists them. A finding that
+    depends on later items (an incomplete item that may be last of its response, an output
+    whose call may come later) holds its place as `_Pending` until the pass is over.
+    """
+
+    def __init__(self, transcript: Transcript, verdicts: list[ItemVerdict]) -> None:
+        self.verdicts = verdicts
+        self.groups = {g.index: g for g in transcript.groups}
+        #: Item indexes of each group, and the last item of each.
+        self.by_group: dict[int, list[int]] = {}
+        self.status: list[Finding | _Pending] = []
+        self.pairing: list[Finding | _Pending] = []
+        self.identity: list[Finding] = []
+        #: The first call with each call_id, where the first one is, and the answered ones.
+        self.calls: dict[str, Item] = {}
+        self.first_call: dict[str, int] = {}
+        self.answered: set[str] = set()
+        self.ids: dict[str, Item] = {}
+        self.foreign: dict[str, list[int]] = {}
+        for item in transcript.items:
+            self.add(item)
+
+    def add(self, item: Item) -> None:
+        """Look at one item, in transcript order."""
+        index, kind, group_index = item.index, item.type, item.group
+        members = self.by_group.get(group_index)
+        if members is None:
+            members = self.by_group[group_index] = []
+        members.append(index)
         status = item.status
-        group = groups.get(item.group)
-        if status == "incomplete" and last_of_group.get(item.group) != item.index:
-            out.append(
-                Finding(
-                    "incomplete_not_last",
-                    Severity.ERROR,
-                    (item.index,),
-                    f"{item_label(item)} is incomplete but is not the last item of its "
-                    "response (an incomplete item must end the response)",
-                )
-            )
+        if status == "incomplete" or status == "in_progress":
+            self._status(item, status)
+        call_id = item.call_id
+        if kind == "function_call":
+            if type(call_id) is str:
+                self._call(item, call_id)
+        elif kind == "function_call_output":
+            self._output(item, call_id)
+        item_id = item.id
+        if type(item_id) is str and item_id:
+            self._identity(item, item_id)
+        if (
+            type(kind) is str
+            and kind not in PORTABLE_CORE
+            and item.envelope == Envelope.OPEN_RESPONSES
+            and ":" not in kind
+        ):
+            self.foreign.setdefault(kind, []).append(index)
+
+    def _status(self, item: Item, status: str) -> None:
+        if status == "incomplete":
+            self.status.append(_Pending(item))  # incomplete_not_last, once the group is known
+        group = self.groups.get(item.group)
         if group is None or group.kind != "response" or group.status is None:
-            continue
+            return
         if status == "incomplete" and group.status != "incomplete":
-            out.append(
+            self.status.append(
                 Finding(
                     "response_status_mismatch",
                     Severity.ERROR,
@@ -469,7 +568,7 @@ def _status_findings(transcript: Transcript) -> list[Finding]:
             # to drive, so leaving it in_progress is a warning; a core item's is an error.
             kind = item.type
             hosted = not (isinstance(kind, str) and kind in PORTABLE_CORE)
-            out.append(
+            self.status.append(
                 Finding(
                     "response_status_mismatch",
                     Severity.WARNING if hosted else Severity.ERROR,
@@ -478,154 +577,152 @@ def _status_findings(transcript: Transcript) -> list[Finding]:
                     + (" (a provider-driven item the provider never closed)" if hosted else ""),
                 )
             )
-    return out
 
-
-def _pairing_findings(transcript: Transcript, verdicts: list[ItemVerdict]) -> list[Finding]:
-    out: list[Finding] = []
-    items = transcript.items
-    groups = {g.index: g for g in transcript.groups}
-    calls: dict[str, Item] = {}
-    call_positions: dict[str, list[int]] = {}
-    for item in items:
-        if item.type == "function_call" and isinstance(item.call_id, str):
-            call_positions.setdefault(item.call_id, []).append(item.index)
-    answered: set[str] = set()
-    for item in items:
-        kind = item.type
-        call_id = item.call_id
-        if kind == "function_call" and isinstance(call_id, str):
-            first = calls.get(call_id)
-            if first is None:
-                calls[call_id] = item
-            elif first.group == item.group or (first.name, first.get("arguments")) != (
-                item.name,
-                item.get("arguments"),
-            ):
-                out.append(
-                    Finding(
-                        "duplicate_call_id",
-                        Severity.ERROR,
-                        (first.index, item.index),
-                        f"{item_label(item)} reuses call_id {call_id!r} of {item_label(first)}; "
-                        "a function_call_output could answer either",
-                    )
+    def _call(self, item: Item, call_id: str) -> None:
+        first = self.calls.get(call_id)
+        if first is None:
+            self.calls[call_id] = item
+            self.first_call[call_id] = item.index
+        elif first.group == item.group or (first.name, first.get("arguments")) != (
+            item.name,
+            item.get("arguments"),
+        ):
+            self.pairing.append(
+                Finding(
+                    "duplicate_call_id",
+                    Severity.ERROR,
+                    (first.index, item.index),
+                    f"{item_label(item)} reuses call_id {call_id!r} of {item_label(first)}; "
+                    "a function_call_output could answer either",
                 )
-        elif kind == "function_call_output":
-            if not isinstance(call_id, str):
+            )
+
+    def _output(self, item: Item, call_id: Any) -> None:
+        if type(call_id) is not str:
+            self.pairing.append(
+                Finding(
+                    "orphan_output",
+                    Severity.ERROR,
+                    (item.index,),
+                    f"{item_label(item)} has no call_id string ({_quote(call_id)})",
+                )
+            )
+            return
+        call = self.calls.get(call_id)
+        if call is None:
+            self.pairing.append(_Pending(item))  # output_before_call, or an orphan
+            return
+        self.answered.add(call_id)
+        call_verdict = self.verdicts[call.index]
+        if call_verdict.verdict != Verdict.OK:
+            self.pairing.append(
+                Finding(
+                    "output_for_blocked_call",
+                    Severity.ERROR,
+                    (call.index, item.index),
+                    f"{item_label(item)} answers {item_label(call)}, whose verdict is "
+                    f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
+                    "be followed by its output",
+                )
+            )
+
+    def _identity(self, item: Item, item_id: str) -> None:
+        first = self.ids.get(item_id)
+        if first is None:
+            self.ids[item_id] = item
+        elif first.group == item.group or first.type != item.type:
+            # The same item replayed in a later request is expected; only a clash counts.
+            self.identity.append(
+                Finding(
+                    "duplicate_item_id",
+                    Severity.ERROR,
+                    (first.index, item.index),
+                    f"{item_label(item)} has the same id {item_id!r} as {item_label(first)}",
+                )
+            )
+
+    def status_findings(self) -> list[Finding]:
+        """incomplete_not_last and response_status_mismatch, in item order."""
+        out: list[Finding] = []
+        for entry in self.status:
+            if not isinstance(entry, _Pending):
+                out.append(entry)
+                continue
+            item = entry.item
+            if self.by_group[item.group][-1] != item.index:
                 out.append(
                     Finding(
-                        "orphan_output",
+                        "incomplete_not_last",
                         Severity.ERROR,
                         (item.index,),
-                        f"{item_label(item)} has no call_id string ({_quote(call_id)})",
+                        f"{item_label(item)} is incomplete but is not the last item of its "
+                        "response (an incomplete item must end the response)",
                     )
                 )
-                continue
-            call = calls.get(call_id)
-            if call is None:
-                later = call_positions.get(call_id)
-                if later:
-                    out.append(
-                        Finding(
-                            "output_before_call",
-                            Severity.ERROR,
-                            (item.index, later[0]),
-                            f"{item_label(item)} answers call_id {call_id!r} before the "
-                            f"function_call at #{later[0]}",
-                        )
-                    )
-                    continue
-                group = groups.get(item.group)
-                previous = group.previous_response_id if group is not None else None
-                if previous:
-                    out.append(
-                        Finding(
-                            "orphan_output",
-                            Severity.WARNING,
-                            (item.index,),
-                            f"{item_label(item)} answers call_id {call_id!r}, which is not in "
-                            f"this file (it may be in previous response {previous!r})",
-                        )
-                    )
-                else:
-                    out.append(
-                        Finding(
-                            "orphan_output",
-                            Severity.ERROR,
-                            (item.index,),
-                            f"{item_label(item)} answers call_id {call_id!r}, but no earlier "
-                            "function_call has that call_id",
-                        )
-                    )
-                continue
-            answered.add(call_id)
-            call_verdict = verdicts[call.index]
-            if call_verdict.verdict != Verdict.OK:
+        return out
+
+    def pairing_findings(self) -> list[Finding]:
+        """Call and output pairing, in item order, then the calls left unanswered."""
+        out = [e if not isinstance(e, _Pending) else self._unanswered(e.item) for e in self.pairing]
+        for call_id, call in self.calls.items():
+            if call_id not in self.answered:
                 out.append(
                     Finding(
-                        "output_for_blocked_call",
-                        Severity.ERROR,
-                        (call.index, item.index),
-                        f"{item_label(item)} answers {item_label(call)}, whose verdict is "
-                        f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
-                        "be followed by its output",
+                        "missing_output",
+                        Severity.INFO,
+                        (call.index,),
+                        f"{item_label(call)} (call_id {call_id!r}) has no "
+                        "function_call_output in this file",
                     )
                 )
-    for call_id, call in calls.items():
-        if call_id not in answered:
+        return out
+
+    def _unanswered(self, item: Item) -> Finding:
+        """The finding of an output with no earlier call: its call comes later, or none does."""
+        call_id = item.call_id
+        later = self.first_call.get(call_id)
+        if later is not None:
+            return Finding(
+                "output_before_call",
+                Severity.ERROR,
+                (item.index, later),
+                f"{item_label(item)} answers call_id {call_id!r} before the "
+                f"function_call at #{later}",
+            )
+        group = self.groups.get(item.group)
+        previous = group.previous_response_id if group is not None else None
+        if previous:
+            return Finding(
+                "orphan_output",
+                Severity.WARNING,
+                (item.index,),
+                f"{item_label(item)} answers call_id {call_id!r}, which is not in "
+                f"this file (it may be in previous response {previous!r})",
+            )
+        return Finding(
+            "orphan_output",
+            Severity.ERROR,
+            (item.index,),
+            f"{item_label(item)} answers call_id {call_id!r}, but no earlier "
+            "function_call has that call_id",
+        )
+
+    def identity_findings(self) -> list[Finding]:
+        """Repeated item ids in item order, then the unprefixed non-portable types."""
+        out = list(self.identity)
+        for kind, members in self.foreign.items():
+            count = f"{len(members)} item{'s' if len(members) != 1 else ''}"
             out.append(
                 Finding(
-                    "missing_output",
-                    Severity.INFO,
-                    (call.index,),
-                    f"{item_label(call)} (call_id {call_id!r}) has no function_call_output "
-                    "in this file",
+                    "non_portable_type",
+                    Severity.WARNING,
+                    tuple(members),
+                    f"{kind!r} ({count}) is outside the Open Responses core and has no "
+                    "provider prefix: it is vendor-specific and will not replay on another "
+                    "provider",
                 )
             )
-    return out
-
-
-def _identity_findings(transcript: Transcript) -> list[Finding]:
-    out: list[Finding] = []
-    seen: dict[str, Item] = {}
-    foreign: dict[str, list[int]] = {}
-    for item in transcript.items:
-        item_id = item.id
-        if isinstance(item_id, str) and item_id:
-            first = seen.get(item_id)
-            if first is None:
-                seen[item_id] = item
-            elif first.group == item.group or first.type != item.type:
-                # The same item replayed in a later request is expected; only a clash counts.
-                out.append(
-                    Finding(
-                        "duplicate_item_id",
-                        Severity.ERROR,
-                        (first.index, item.index),
-                        f"{item_label(item)} has the same id {item_id!r} as {item_label(first)}",
-                    )
-                )
-        kind = item.type
-        if (
-            item.envelope == Envelope.OPEN_RESPONSES
-            and isinstance(kind, str)
-            and ":" not in kind
-            and kind not in PORTABLE_CORE
-        ):
-            foreign.setdefault(kind, []).append(item.index)
-    for kind, members in foreign.items():
-        count = f"{len(members)} item{'s' if len(members) != 1 else ''}"
-        out.append(
-            Finding(
-                "non_portable_type",
-                Severity.WARNING,
-                tuple(members),
-                f"{kind!r} ({count}) is outside the Open Responses core and has no provider "
-                "prefix: it is vendor-specific and will not replay on another provider",
-            )
-        )
-    return out
+        return out
 
 
 def transcript_findings(
@@ -646,10 +743,12 @@ def transcript_findings(
                 f"tool {name!r} from {source} overrides the transcript's definition",
             )
         )
-    out.extend(_group_findings(transcript))
-    out.extend(_status_findings(transcript))
-    out.extend(_pairing_findings(transcript, verdicts))
-    out.extend(_identity_findings(transcript))
+    # One pass over the items gathers what every kind of finding needs.
+    found = _ItemFindings(transcript, verdicts)
+    out.extend(_group_findings(transcript, found.by_group))
+    out.extend(found.status_findings())
+    out.extend(found.pairing_findings())
+    out.extend(found.identity_findings())
     return out
 
 

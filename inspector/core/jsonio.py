@@ -416,14 +416,20 @@ def parse(
     """
     if long_digits is None:
         long_digits = has_long_digits(text)
-    if not long_digits and not unique_keys:
+    if not long_digits:
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
             pass  # e.g. NaN or a lone surrogate escape: the standard library decides
         else:
-            _check_depth(value, text)
-            return value
+            # orjson keeps a repeated key's last value; when every colon of the text is a
+            # member the value holds, no key was repeated. Otherwise (a colon in a string,
+            # or a repeated key) the standard library decides.
+            if not unique_keys or text.count(":" if isinstance(text, str) else b":") == (
+                _members(value)
+            ):
+                _check_depth(value, text)
+                return value
     decoder = _STRICT_UNIQUE if unique_keys else _STRICT if strict else _LENIENT
     source = text if isinstance(text, str) else _decode_for_json(text)
     try:
@@ -440,6 +446,20 @@ def parse(
         raise JSONError(str(exc) or exc.__class__.__name__) from None
     _check_depth(value, source)
     return value
+
+
+def _members(value: Any) -> int:
+    """How many members the objects of a parsed value hold in all."""
+    count = 0
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if type(current) is dict:
+            count += len(current)
+            stack.extend(v for v in current.values() if type(v) is dict or type(v) is list)
+        elif type(current) is list:
+            stack.extend(v for v in current if type(v) is dict or type(v) is list)
+    return count
 
 
 def _decode_for_json(data: bytes) -> str:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple
+
+import msgspec
 
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(
@@ -219,69 +222,210 @@ FORMAT_LABELS: Mapping[str, str] = MappingProxyType(
 _MISSING: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One transcript item: its raw JSON value, position and origin."""
+class LazySource:
+    """Where lean items keep their JSON: the bytes of a file, read back one item on demand.
 
+    A lean item holds only what the gate, the findings and the diff look at constantly (its
+    type, id, call_id, name, role and status); its whole value is parsed from the source when
+    asked for (`Item.raw`), so a large transcript is held about once, as the bytes it came in.
+    """
+
+    __slots__ = ()
+
+    def value(self, index: int) -> Any:
+        """The item's JSON value, parsed afresh."""
+        raise NotImplementedError
+
+    def field(self, index: int, key: str, default: Any) -> Any:
+        """One member of the item's object (`default` when absent)."""
+        value = self.value(index)
+        return value.get(key, default) if isinstance(value, dict) else default
+
+    def origin(self, index: int) -> Origin:
+        """Where the item is in its file."""
+        raise NotImplementedError
+
+    def text(self, index: int) -> bytes:
+        """The item's JSON exactly as the file has it."""
+        raise NotImplementedError
+
+
+# Which of an item's hot members its object holds (bits of `Item._mask`).
+HAS_TYPE = 1
+TYPE_NULL = 2
+HAS_ID = 4
+HAS_CALL_ID = 8
+HAS_NAME = 16
+HAS_ROLE = 32
+HAS_STATUS = 64
+#: The item is lean: `raw` is read from a LazySource. A lean item keeps only HAS_TYPE (its
+#: `type` is the raw one) beside this bit: a hot member's None may be null or absent.
+LEAN = 128
+#: Members kept beside a lean item (and any item), with their bits.
+HOT_MEMBERS: Mapping[str, int] = MappingProxyType(
+    {
+        "id": HAS_ID,
+        "call_id": HAS_CALL_ID,
+        "name": HAS_NAME,
+        "role": HAS_ROLE,
+        "status": HAS_STATUS,
+    }
+)
+
+
+def hot_mask(obj: Mapping[str, Any], t: Any) -> int:
+    """The presence bits of an object's hot members (`t`: its `type`, or _MISSING)."""
+    mask = 0 if t is _MISSING else (HAS_TYPE | TYPE_NULL if t is None else HAS_TYPE)
+    for key, bit in HOT_MEMBERS.items():
+        if key in obj:
+            mask |= bit
+    return mask
+
+
+def shorthand_type(t: Any, mask: int) -> Any:
+    """The effective type from the raw `type` (or _MISSING) and the presence bits."""
+    if t is _MISSING or t is None:
+        if mask & HAS_ROLE:
+            return "message"
+        if mask & HAS_ID:
+            return "item_reference"
+        return None
+    return t
+
+
+class _ItemFields(msgspec.Struct, frozen=True, gc=False):
+    # The stored fields; `Item` shows `raw` and `origin` through properties, since a lean
+    # item keeps a LazySource and no Origin. (gc=False: items never take part in a cycle.)
     index: int
     raw: Any
-    origin: Origin
+    origin: Origin | None
     group: int = 0
     envelope: Envelope = Envelope.OPEN_RESPONSES
-    #: For an item converted from another API's record: how it was made (None otherwise).
-    conversion: Conversion | None = field(default=None, compare=False)
-    # The effective type is asked for constantly (gate, findings, models); work it out once.
-    _type: Any = field(init=False, repr=False, compare=False, default=None)
+    conversion: Conversion | None = None
+    type: Any = None
+    id: Any = None
+    call_id: Any = None
+    name: Any = None
+    role: Any = None
+    status: Any = None
+    _mask: int = 0
+
+
+_STORED_RAW = _ItemFields.__dict__["raw"]
+_STORED_ORIGIN = _ItemFields.__dict__["origin"]
+_set = msgspec.structs.force_setattr
+#: Lean items parsed lately, so a view asking for the same item again and again parses it once.
+_RECENT: dict[int, tuple[Item, Any]] = {}
+_RECENT_SIZE = 128
+_RECENT_LOCK = threading.Lock()
+
+
+class Item(_ItemFields, frozen=True, gc=False):
+    """One transcript item: its raw JSON value, position and origin.
+
+    `type` is the effective type (the message and item_reference shorthands applied); `id`,
+    `call_id`, `name`, `role` and `status` are the raw members (None when absent or when the
+    item is not an object). A lean item (read by the loader straight from the file's bytes)
+    parses its `raw` value on demand; everything else answers at once.
+    """
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_type", effective_type(self.raw))
+        if self._mask & LEAN:
+            return
+        raw = _STORED_RAW.__get__(self)
+        if not isinstance(raw, dict):
+            return
+        get = raw.get
+        t = get("type", _MISSING)
+        mask = hot_mask(raw, t)
+        _set(self, "type", shorthand_type(t, mask))
+        _set(self, "id", get("id"))
+        _set(self, "call_id", get("call_id"))
+        _set(self, "name", get("name"))
+        _set(self, "role", get("role"))
+        _set(self, "status", get("status"))
+        _set(self, "_mask", mask)
+
+    @property  # type: ignore[override]
+    def raw(self) -> Any:
+        """The item's JSON value (a lean item's is parsed from its file's bytes)."""
+        stored = _STORED_RAW.__get__(self)
+        if not self._mask & LEAN:
+            return stored
+        key = id(self)
+        with _RECENT_LOCK:
+            found = _RECENT.get(key)
+        if found is not None and found[0] is self:
+            return found[1]
+        value = stored.value(self.index)
+        with _RECENT_LOCK:
+            _RECENT[key] = (self, value)
+            while len(_RECENT) > _RECENT_SIZE:
+                del _RECENT[next(iter(_RECENT))]
+        return value
+
+    @property  # type: ignore[override]
+    def origin(self) -> Origin:
+        """Where the item is: file, line, JSON Pointer (and event number in a stream)."""
+        stored = _STORED_ORIGIN.__get__(self)
+        if stored is None:
+            return _STORED_RAW.__get__(self).origin(self.index)  # type: ignore[no-any-return]
+        return stored  # type: ignore[no-any-return]
+
+    def read(self) -> Any:
+        """The JSON value, for a pass over many items: a lean item's is parsed and not kept."""
+        stored = _STORED_RAW.__get__(self)
+        return stored.value(self.index) if self._mask & LEAN else stored
+
+    @property
+    def lean_source(self) -> LazySource | None:
+        """The source a lean item is read from (None for an item held as a parsed value)."""
+        return _STORED_RAW.__get__(self) if self._mask & LEAN else None
 
     def get(self, key: str, default: Any = None) -> Any:
         """Return a raw field, or default when the item is not an object or lacks it."""
-        if isinstance(self.raw, dict):
-            return self.raw.get(key, default)
+        mask = self._mask
+        bit = HOT_MEMBERS.get(key)
+        if bit is not None:
+            value = getattr(self, key)
+            if value is not None:
+                return value
+            if not mask & LEAN:
+                return None if mask & bit else default
+            # A lean item keeps no presence bits: None may be null or absent, so read it.
+        elif key == "type" and mask & HAS_TYPE:
+            return None if mask & TYPE_NULL else self.type
+        elif key == "type" and not mask & LEAN:
+            return default
+        stored = _STORED_RAW.__get__(self)
+        if mask & LEAN:
+            return stored.field(self.index, key, default)
+        if isinstance(stored, dict):
+            return stored.get(key, default)
         return default
 
-    @property
-    def type(self) -> Any:
-        """The effective type: the raw `type`, or `message` / `item_reference` for shorthands."""
-        return self._type
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Item):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.index, self.read(), self.origin, self.group, self.envelope)
+
+    def __repr__(self) -> str:
+        return (
+            f"Item(index={self.index!r}, raw={self.raw!r}, origin={self.origin!r}, "
+            f"group={self.group!r}, envelope={self.envelope!r}, conversion={self.conversion!r})"
+        )
 
     @property
     def type_label(self) -> str:
         """The type as display text, whatever its JSON kind."""
         t = self.type
         return t if isinstance(t, str) else ("(no type)" if t is None else repr(t))
-
-    @property
-    def id(self) -> Any:
-        """The raw item `id`."""
-        raw = self.raw
-        return raw.get("id") if type(raw) is dict else None
-
-    @property
-    def call_id(self) -> Any:
-        """The raw `call_id`."""
-        raw = self.raw
-        return raw.get("call_id") if type(raw) is dict else None
-
-    @property
-    def name(self) -> Any:
-        """The raw `name`."""
-        raw = self.raw
-        return raw.get("name") if type(raw) is dict else None
-
-    @property
-    def role(self) -> Any:
-        """The raw `role`."""
-        raw = self.raw
-        return raw.get("role") if type(raw) is dict else None
-
-    @property
-    def status(self) -> Any:
-        """The raw `status`."""
-        raw = self.raw
-        return raw.get("status") if type(raw) is dict else None
 
     @property
     def namespaced(self) -> bool:

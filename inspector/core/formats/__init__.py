@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from inspector.core.formats import (
+    _lean,
     anthropic,
     bedrock,
     chat_completions,
@@ -368,11 +369,20 @@ def load_jsonl_lines(
     return _load_records(records(), path)
 
 
-def _load_records(records: Iterable[tuple[int, Any]], path: str | None) -> Transcript:
+#: A JSON Lines record the lean reader has added itself (an item).
+_ADDED: Any = object()
+
+
+def _load_records(
+    records: Iterable[tuple[int, Any]], path: str | None, b: Builder | None = None
+) -> Transcript:
     """Build a transcript from parsed JSONL records, given with their line numbers."""
-    b = _builder(path)
+    b = b or _builder(path)
     kinds: set[str] = set()
     for number, obj in records:
+        if obj is _ADDED:
+            kinds.add("item")
+            continue
         kind = classify(obj)
         if kind == "stream_event":
             # The first record was not an event (a stream is detected by its first line).
@@ -392,7 +402,7 @@ def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | No
     """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
 
     Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
-    and its split lines at once.
+    and its split lines at once, and items are read lean where they can be (see `_lean`).
     """
     start = len(data) - len(data.lstrip())
     if start >= len(data) or data[start] not in b"{[":
@@ -406,22 +416,36 @@ def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | No
         return None  # the first line is not a whole value: a multi-line document (or broken)
     if classify(first) == "stream_event":
         return load_stream(data, path, strict=strict)
-    long_digits = has_long_digits(data)
+    risks = _lean.Risks(data)
+    long_digits = risks.long_digits
+    reader = None
+    if risks.lean:
+        reader = _lean.Reader(data, path, risks, locate=False, item_group=_bare_item_group)
+    b = _builder(path)
 
-    def lines() -> Iterator[bytes]:
+    def records() -> Iterator[tuple[int, Any]]:
         # One line at a time, rather than a list of every line beside the data itself.
-        position = 0
+        position = number = 0
         while position < len(data):
+            if reader is not None:
+                # Runs of plain items go at once; the line that ends a run comes here.
+                position, number, added = reader.jsonl_items(b, position, number)
+                if added:
+                    yield number, _ADDED
+                if position >= len(data):
+                    return
             stop = data.find(b"\n", position)
             if stop < 0:
                 stop = len(data)
-            yield data[position:stop]
-            position = stop + 1
-
-    def records() -> Iterator[tuple[int, Any]]:
-        for number, line in enumerate(lines(), start=1):
+            number += 1
+            line, begin, position = data[position:stop], position, stop + 1
             if not line.strip():
                 continue
+            if reader is not None:
+                shell = _lean_shell(reader, line, begin, stop, number)
+                if shell is not None:
+                    yield number, shell
+                    continue
             if not long_digits:
                 try:
                     yield number, orjson.loads(line)
@@ -435,7 +459,56 @@ def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | No
                 raise utf8_error(line, exc, path, number) from None
             yield number, load_json(text, path, number - 1, long_digits=long_digits)
 
-    return _load_records(records(), path)
+    return _load_records(records(), path, b)
+
+
+def _bare_item_group(b: Builder, line: int) -> int:
+    return open_responses.item_group(b, line, "")
+
+
+def _lean_shell(
+    reader: _lean.Reader, line: bytes, start: int, stop: int, number: int
+) -> dict[str, Any] | None:
+    """A JSONL request or response with its item arrays left lean, or None to read it plainly."""
+    if reader.risks.overflow and not _lean.depth_safe(line):
+        return None
+    shell = reader.shell(start, stop, number)
+    if shell is None or classify(shell) not in _lean.LEAN_KINDS:
+        return None
+    return shell
+
+
+def _lean_document(data: bytes, path: str | None) -> Transcript | None:
+    """Load a JSON document of items, a request or a response lean, or None to read it plainly."""
+    start = len(data) - len(data.lstrip())
+    if start >= len(data) or data[start] not in b"{[":
+        return None
+    risks = _lean.Risks(data)
+    if not risks.lean or risks.length is None:
+        return None
+    # As the plain loader: items get their own lines only in a document small enough to locate.
+    reader = _lean.Reader(data, path, risks, locate=risks.length <= LOCATE_LIMIT)
+    first_number = data.count(b"\n", 0, start) + 1
+    shell: Any
+    if data[start] == ord("["):
+        shell = reader.array(start, len(data), first_number)
+        # An array of stream events or chunks is one only if every element is one: if the
+        # first element alone makes an item array, so does the whole.
+        if not shell or classify([_lean.parse_value(memoryview(shell[0]), path, None)]) != "items":
+            return None
+        kind = "items"
+    else:
+        shell = reader.shell(start, len(data), first_number)
+        if shell is None:
+            return None
+        kind = classify(shell)
+        if kind not in _lean.LEAN_KINDS:
+            return None
+    if not reader.depth_safe(shell):
+        return None
+    b = _builder(path)
+    kind = _add_record(b, Record(shell, first_number, ""), kind)
+    return b.transcript(_FORMAT_OF_KIND[kind])
 
 
 def load_bytes(data: bytes, path: str | None = None, *, strict: bool = False) -> Transcript:
@@ -443,7 +516,7 @@ def load_bytes(data: bytes, path: str | None = None, *, strict: bool = False) ->
     body = strip_utf8_bom(data)
     if not is_wide(body):
         with paused_gc():
-            loaded = _jsonl_bytes(body, path, strict)
+            loaded = _jsonl_bytes(body, path, strict) or _lean_document(body, path)
         if loaded is not None:
             return loaded
     return load_text(decode_text(data, path), path, data=data, strict=strict)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from inspector.core.formats._lean import LeanArray, add_lean_array
 from inspector.core.model import (
     Conversion,
     Envelope,
@@ -196,7 +197,10 @@ def add_items(
     envelope: Envelope = Envelope.OPEN_RESPONSES,
 ) -> None:
     """Add each element of an item array with its own line and pointer."""
-    lines = item_lines(record, target, len(items))
     pointer = join_pointer(record.base, *target)
+    if isinstance(items, LeanArray):
+        add_lean_array(b.items, items, pointer, group, envelope, b.add_item)
+        return
+    lines = item_lines(record, target, len(items))
     for i, raw in enumerate(items):
         b.add_item(raw, Origin(b.path, lines[i], join_pointer(pointer, i)), group, envelope)

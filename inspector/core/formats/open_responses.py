@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspector.core.formats._lean import PLAIN_ITEM_TYPES
 from inspector.core.formats._records import (
     CERTAIN,
     Builder,
@@ -15,18 +16,6 @@ from inspector.core.formats._records import (
 )
 from inspector.core.model import Note, Origin, Severity, join_pointer
 
-#: Item types that mark a line as an item at once (most lines of a big log).
-#: (A `message` with a `stop_reason` is an Anthropic response, so that one is scored instead.)
-_PLAIN_ITEM_TYPES = frozenset(
-    {
-        "message",
-        "function_call",
-        "function_call_output",
-        "reasoning",
-        "item_reference",
-        "compaction",
-    }
-)
 _REQUEST_KEYS = frozenset({"tools", "instructions", "previous_response_id", "tool_choice"})
 
 #: Record kind → the transcript's format name.
@@ -53,7 +42,7 @@ def detect(obj: Any) -> Detection | None:
     kind = obj.get("type")
     if (
         type(kind) is str
-        and kind in _PLAIN_ITEM_TYPES
+        and kind in PLAIN_ITEM_TYPES
         and "stop_reason" not in obj
         and "object" not in obj
     ):
@@ -227,11 +216,16 @@ def _add_array(b: Builder, record: Record) -> None:
     add_items(b, record, record.obj, (), group)
 
 
-def _add_single_item(b: Builder, record: Record) -> None:
-    # Consecutive bare items (one per JSONL line) form one group, as they form one list.
+def item_group(b: Builder, line: int | None, base: str) -> int:
+    """The group a bare item (a JSONL line) joins: consecutive bare items form one, as a list."""
     group = b.open_item_group
     if group is None:
-        group = b.group("items", Origin(b.path, record.line, record.base))
+        group = b.group("items", Origin(b.path, line, base))
+    return group
+
+
+def _add_single_item(b: Builder, record: Record) -> None:
+    group = item_group(b, record.line, record.base)
     b.add_item(record.obj, Origin(b.path, record.line, record.base), group)
     b.open_item_group = group
 

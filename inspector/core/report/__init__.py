@@ -21,8 +21,6 @@ class Streamed:
 def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
     """Yield one JSON object per item: identity, verdict, detail, schema errors, source."""
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
-        raw = item.raw
-        fields = raw if type(raw) is dict else {}
         kind = item.type
         origin = item.origin
         source: dict[str, Any] = {"line": origin.line, "pointer": origin.pointer}
@@ -31,11 +29,11 @@ def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
         row: dict[str, Any] = {
             "index": item.index,
             "type": kind if type(kind) is str else item.type_label,
-            "id": fields.get("id"),
-            "call_id": fields.get("call_id"),
-            "name": fields.get("name"),
-            "role": fields.get("role"),
-            "status": fields.get("status"),
+            "id": item.id,
+            "call_id": item.call_id,
+            "name": item.name,
+            "role": item.role,
+            "status": item.status,
             "verdict": verdict.verdict.value,
             "detail": verdict.detail,
             "errors": [e.to_json() for e in verdict.errors] if verdict.errors else [],

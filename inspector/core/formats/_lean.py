@@ -1,0 +1,501 @@
+"""Lean loading: items read straight from a file's bytes, their values parsed only on demand.
+
+The plain loader parses every record into Python objects and keeps them all: a large log is
+held several times over. Here msgspec decodes, for each item, only the members the gate, the
+findings and the diff ask for constantly (`type`, `id`, `call_id`, `name`, `role`, `status`)
+and skips the rest; the item keeps where its JSON lies in the file's bytes (`JsonRun`) and
+parses its whole value when asked (`Item.raw`). What is lean:
+
+* a JSON Lines record that is a plain Open Responses item (the bulk of a large log);
+* the item arrays of a request (`input`) or response (`output`), as a whole document or as one
+  JSON Lines record, and a document that is an array of items.
+
+Anything else, and any file whose bytes could read differently here than in the plain loader,
+goes the plain way. The plain loader reads JSON with orjson, and with the standard library
+where orjson refuses (see `jsonio`); msgspec accepts less than both except in three places,
+each settled before an item is made lean, so every lean item's value is exactly the plain
+loader's and nothing can fail later when it is parsed:
+
+* invalid UTF-8 in a member msgspec skips: the file's bytes are checked once (`utf8_length`);
+* integers of 19 digits or more, which orjson reads as floats: the caller checks the file
+  (`jsonio.has_long_digits`) and does not read it lean;
+* numbers beyond a double's range in a skipped member (orjson refuses them, the standard
+  library reads them as infinities, and then checks the nesting depth): in a file that may
+  hold one (`Risks`), a record with more brackets than that depth limit is parsed at once to
+  see (`depth_safe`).
+"""
+
+from __future__ import annotations
+
+import codecs
+from array import array
+from typing import Any
+
+import msgspec
+import orjson
+
+from inspector.core.jsonio import MAX_DEPTH, depth_exceeds, load_json
+from inspector.core.model import (
+    HAS_ID,
+    HAS_ROLE,
+    HAS_TYPE,
+    LEAN,
+    Envelope,
+    Item,
+    LazySource,
+    Origin,
+    join_pointer,
+    shorthand_type,
+)
+
+_UNSET = msgspec.UNSET
+
+
+class _Hot(msgspec.Struct, gc=False):
+    """The members a lean item keeps; absent ones read as None (see `Item.get`)."""
+
+    type: Any = None
+    id: Any = None
+    call_id: Any = None
+    name: Any = None
+    role: Any = None
+    status: Any = None
+
+
+class _Line(_Hot, gc=False):
+    """A JSON Lines record: with the two members that say it is not a plain item."""
+
+    stop_reason: Any = _UNSET
+    object: Any = _UNSET
+
+
+class _Shorthand(msgspec.Struct, gc=False):
+    """What the shorthands look at: whether `type`, `role` and `id` are there at all."""
+
+    type: Any = _UNSET
+    role: Any = _UNSET
+    id: Any = _UNSET
+
+
+class _Arguments(msgspec.Struct, gc=False):
+    arguments: Any = _UNSET
+
+
+#: What msgspec raises for bytes it will not read (malformed, out of range, nested too deep).
+_REFUSED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+_HOT = msgspec.json.Decoder(_Hot)
+_LINE = msgspec.json.Decoder(_Line)
+_SHORTHAND = msgspec.json.Decoder(_Shorthand)
+_ARGUMENTS = msgspec.json.Decoder(_Arguments)
+_MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
+
+#: Item types that mark a record as an item at once, the bulk of a large log.
+#: (A `message` with a `stop_reason` is an Anthropic response, so that one is scored instead.)
+PLAIN_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "item_reference",
+        "compaction",
+    }
+)
+#: Record kinds whose item arrays are read lean, and the member holding each one's items.
+LEAN_KINDS = {"request": "input", "response": "output", "compaction": "output"}
+_ARRAY_MEMBERS = frozenset(LEAN_KINDS.values())
+#: Bytes looked at a time when a file is scanned (a scan holds one window's copy at most).
+_WINDOW = 1 << 20
+# Digits → "0" and "E" → "e", so a substring search finds a number's shape (as
+# jsonio.has_long_digits does).
+_SHAPES = bytes.maketrans(b"123456789E", b"000000000e")
+#: A run of 19 digits: an integer orjson may not keep exact.
+_LONG_DIGITS = b"0" * 19
+#: An exponent of three digits or more after a digit: a number that may be beyond a double.
+_BIG_EXPONENTS = (b"0e000", b"0e+000")
+
+
+class Risks:
+    """What a file's bytes may hold that sends it, or some of its records, the plain way."""
+
+    __slots__ = ("length", "long_digits", "overflow")
+
+    def __init__(self, data: bytes) -> None:
+        #: Characters the bytes decode to as UTF-8 (None: they are not UTF-8).
+        self.length = _utf8_length(data)
+        #: A run of 19 digits (see `jsonio.has_long_digits`): the file is read the plain way.
+        self.long_digits = False
+        #: A number that may be beyond a double (see `depth_safe`).
+        self.overflow = False
+        # In windows overlapping by the longest pattern less one, so none is cut in two.
+        for start in range(0, max(len(data), 1), _WINDOW):
+            window = data[max(start - 18, 0) : start + _WINDOW].translate(_SHAPES)
+            self.long_digits = self.long_digits or _LONG_DIGITS in window
+            if not self.overflow:
+                self.overflow = _BIG_EXPONENTS[0] in window or _BIG_EXPONENTS[1] in window
+            if self.long_digits:
+                break
+
+    @property
+    def lean(self) -> bool:
+        """Whether records of the file may be read lean."""
+        return self.length is not None and not self.long_digits
+
+
+def _utf8_length(data: bytes) -> int | None:
+    """The number of characters the bytes decode to as UTF-8, or None when they are not UTF-8."""
+    if data.isascii():
+        return len(data)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    length = 0
+    try:
+        for start in range(0, len(data), _WINDOW):
+            length += len(decoder.decode(data[start : start + _WINDOW]))
+        length += len(decoder.decode(b"", final=True))
+    except UnicodeDecodeError:
+        return None
+    return length
+
+
+def parse_value(view: bytes | memoryview, path: str | None, line: int | None) -> Any:
+    """Parse one record or element as the plain loader does: orjson, else the standard library."""
+    try:
+        return orjson.loads(view)
+    except orjson.JSONDecodeError:
+        text = bytes(view).decode("utf-8")
+        return load_json(text, path, (line or 1) - 1, long_digits=False)
+
+
+def _brackets(view: bytes | memoryview) -> int:
+    data = view if isinstance(view, bytes) else bytes(view)
+    return data.count(b"[") + data.count(b"{")
+
+
+def depth_safe(view: bytes | memoryview) -> bool:
+    """Whether the plain loader reads this JSON Lines record without a nesting check.
+
+    It reads a record with orjson, which checks no depth below its own limit, unless orjson
+    refuses it (a number beyond a double): then the standard library reads it and the depth
+    is checked. A record with no more brackets than the limit cannot fail that check; a
+    record with more is parsed to see.
+    """
+    if _brackets(view) <= MAX_DEPTH:
+        return True
+    try:
+        orjson.loads(view)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+class JsonRun(LazySource):
+    """Consecutive lean items and where each one's JSON lies in the file's bytes."""
+
+    __slots__ = ("base", "data", "ends", "first", "lines", "path", "position", "starts")
+
+    def __init__(
+        self, data: bytes, path: str | None, first: int, base: str, position: int | None
+    ) -> None:
+        self.data = data
+        self.path = path
+        #: Index of the run's first item in the transcript.
+        self.first = first
+        #: The JSON Pointer of a JSON Lines record, or of the array the items are elements of.
+        self.base = base
+        #: The array position of the run's first item (None: each item is a whole record).
+        self.position = position
+        self.starts = array("q")
+        self.ends = array("q")
+        #: Each item's line (0 when not known).
+        self.lines = array("q")
+
+    def _view(self, index: int) -> memoryview:
+        k = index - self.first
+        return memoryview(self.data)[self.starts[k] : self.ends[k]]
+
+    def _line(self, index: int) -> int | None:
+        return self.lines[index - self.first] or None
+
+    def value(self, index: int) -> Any:
+        """The item's JSON value, parsed afresh."""
+        return parse_value(self._view(index), self.path, self._line(index))
+
+    def field(self, index: int, key: str, default: Any) -> Any:
+        """One member of the item's object: `arguments` is decoded alone, the rest by parsing."""
+        if key == "arguments":
+            try:
+                found = _ARGUMENTS.decode(self._view(index)).arguments
+            except _REFUSED:
+                pass  # e.g. a number beyond a double: the plain parse decides
+            else:
+                return default if found is _UNSET else found
+        value = self.value(index)
+        return value.get(key, default)
+
+    def origin(self, index: int) -> Origin:
+        """Where the item is in its file."""
+        if self.position is None:
+            pointer = self.base
+        else:
+            pointer = join_pointer(self.base, self.position + index - self.first)
+        return Origin(self.path, self._line(index), pointer)
+
+    def text(self, index: int) -> bytes:
+        """The item's JSON exactly as the file has it."""
+        return bytes(self._view(index))
+
+
+class LeanArray(list[Any]):
+    """An item array left in the file's bytes: its elements, each as msgspec.Raw.
+
+    It stands in a record's `input` or `output` so the plain loader reads the record as usual
+    (groups, settings, notes); `add_items` hands it back here to make the items.
+    """
+
+    def __init__(self, elements: list[msgspec.Raw], reader: Reader, at: int, line: int | None):
+        super().__init__(elements)
+        self.reader = reader
+        #: Where the array's `[` is in the file's bytes.
+        self.at = at
+        #: The line of every element when lines are not located (a JSON Lines record).
+        self.line = line
+
+
+class Reader:
+    """Reads records of one file's bytes lean, or says they must go the plain way."""
+
+    def __init__(
+        self,
+        data: bytes,
+        path: str | None,
+        risks: Risks,
+        *,
+        locate: bool,
+        item_group: Any = None,
+    ) -> None:
+        self.data = data
+        self.path = path
+        self.risks = risks
+        #: Whether array elements get their own lines (a whole document small enough to locate).
+        self.locate = locate
+        #: Types, statuses, roles and tool names, each held once.
+        self.strings: dict[str, str] = {}
+        #: The run JSON Lines items are being added to.
+        self.run: JsonRun | None = None
+        #: `item_group(b, line)`: the group a bare item joins (open_responses.item_group).
+        self.item_group = item_group
+
+    def item(
+        self,
+        items: list[Item],
+        hot: _Hot,
+        run: JsonRun,
+        group: int,
+        envelope: Envelope,
+        view: bytes | memoryview,
+    ) -> None:
+        """Append a lean item with the hot members decoded from its JSON."""
+        t, status, role, name = hot.type, hot.status, hot.role, hot.name
+        strings = self.strings
+        if t is None:
+            # No type, or a null one: the shorthands decide, by what the object holds; the raw
+            # `type` is then read from the JSON when asked for (see `Item.get`).
+            found = _SHORTHAND.decode(view)
+            mask = LEAN
+            t = shorthand_type(
+                None,
+                (HAS_ROLE if found.role is not _UNSET else 0)
+                | (HAS_ID if found.id is not _UNSET else 0),
+            )
+        else:
+            mask = LEAN | HAS_TYPE
+            if type(t) is str:
+                t = strings.setdefault(t, t)
+        if type(status) is str:
+            status = strings.setdefault(status, status)
+        if type(role) is str:
+            role = strings.setdefault(role, role)
+        if type(name) is str:
+            name = strings.setdefault(name, name)
+        items.append(
+            Item(
+                len(items),
+                run,
+                None,
+                group,
+                envelope,
+                None,
+                t,
+                hot.id,
+                hot.call_id,
+                name,
+                role,
+                status,
+                mask,
+            )
+        )
+
+    def jsonl_items(self, b: Any, position: int, number: int) -> tuple[int, int, int]:
+        """Add the JSON Lines records from `position` on that are plain Open Responses items.
+
+        Stops at the first line that is not one (it may still have lean arrays: see `shell`).
+        Returns where that line starts, how many lines were passed, and how many items added.
+        """
+        data, items, strings = self.data, b.items, self.strings
+        size, find, decode, shared = len(data), data.find, _LINE.decode, strings.setdefault
+        overflow, plain, unset = self.risks.overflow, PLAIN_ITEM_TYPES, _UNSET
+        run = self.run
+        group = b.open_item_group
+        added = 0
+        while position < size:
+            stop = find(b"\n", position)
+            if stop < 0:
+                stop = size
+            line = data[position:stop]
+            if not line.strip():
+                position, number = stop + 1, number + 1
+                continue
+            try:
+                hot = decode(line)
+            except _REFUSED:
+                break
+            t = hot.type
+            if (
+                type(t) is not str
+                or t not in plain
+                or hot.stop_reason is not unset
+                or hot.object is not unset
+                or (overflow and not depth_safe(line))
+            ):
+                break
+            number += 1
+            index = len(items)
+            if group is None:
+                # Consecutive bare items form one group, as in the plain loader.
+                group = b.open_item_group = self.item_group(b, number)
+            if run is None or run.first + len(run.starts) != index:
+                run = self.run = JsonRun(data, self.path, index, "", None)
+            run.starts.append(position)
+            run.ends.append(stop)
+            run.lines.append(number)
+            status, role, name = hot.status, hot.role, hot.name
+            # The few distinct statuses, roles and names are shared, not held once per item.
+            if type(status) is str:
+                status = shared(status, status)
+            if type(role) is str:
+                role = shared(role, role)
+            if type(name) is str:
+                name = shared(name, name)
+            items.append(
+                Item(
+                    index,
+                    run,
+                    None,
+                    group,
+                    Envelope.OPEN_RESPONSES,
+                    None,
+                    shared(t, t),
+                    hot.id,
+                    hot.call_id,
+                    name,
+                    role,
+                    status,
+                    LEAN | HAS_TYPE,
+                )
+            )
+            added += 1
+            position = stop + 1
+        return position, number, added
+
+    def shell(self, start: int, stop: int, line: int | None) -> dict[str, Any] | None:
+        """A record with its item arrays left lean (`LeanArray`), or None to read it plainly.
+
+        Every other member is parsed as the plain loader would. None when the record is not
+        an object with an `input` or `output` array, or when its arrays cannot be located.
+        """
+        data = self.data
+        try:
+            members = _MEMBERS.decode(memoryview(data)[start:stop])
+        except _REFUSED:
+            return None
+        arrays = [
+            key for key in _ARRAY_MEMBERS if key in members and bytes(members[key])[:1] == b"["
+        ]
+        if not arrays:
+            return None
+        shell: dict[str, Any] = {}
+        for key, raw in members.items():
+            member = memoryview(raw)
+            if key in arrays:
+                at = data.find(member, start, stop)
+                # Located by its bytes: they must occur once, or the lines could be another's.
+                if at < 0 or data.find(member, at + 1, stop) >= 0:
+                    return None
+                shell[key] = LeanArray(_ELEMENTS.decode(member), self, at, line)
+            else:
+                shell[key] = parse_value(member, self.path, line)
+        return shell
+
+    def array(self, start: int, stop: int, line: int | None) -> LeanArray | None:
+        """A document that is one array, its elements left lean; None to read it plainly."""
+        try:
+            elements = _ELEMENTS.decode(memoryview(self.data)[start:stop])
+        except _REFUSED:
+            return None
+        return LeanArray(elements, self, start, line)
+
+    def depth_safe(self, shell: dict[str, Any] | LeanArray) -> bool:
+        """Whether a whole document read lean passes the plain loader's nesting check.
+
+        The plain loader checks the depth of a whole document it parsed; the members parsed
+        here are checked the same way, and each lean element by its brackets (enough to be
+        safe; a deeper element sends the document the plain way).
+        """
+        if isinstance(shell, LeanArray):
+            arrays, element_limit = [shell], MAX_DEPTH - 1
+        else:
+            arrays = [v for v in shell.values() if isinstance(v, LeanArray)]
+            element_limit = MAX_DEPTH - 2
+            for value in shell.values():
+                if not isinstance(value, LeanArray) and depth_exceeds([value], MAX_DEPTH):
+                    return False
+        return all(_brackets(memoryview(e)) <= element_limit for a in arrays for e in a)
+
+
+def add_lean_array(
+    items: list[Item], array_: LeanArray, pointer: str, group: int, envelope: Envelope, add: Any
+) -> None:
+    """Add the elements of a lean item array: objects as lean items, anything else parsed.
+
+    `add(value, origin, group, envelope)` adds an element that is not an object.
+    """
+    reader = array_.reader
+    data = reader.data
+    counted = array_.at
+    position = counted + 1
+    line = data.count(b"\n", 0, counted) + 1 if reader.locate else array_.line
+    run: JsonRun | None = None
+    for k, element in enumerate(array_):
+        view = memoryview(element)
+        # The first occurrence from the end of the previous element is this one: only
+        # whitespace and a comma lie between, and an element starts with neither.
+        start = data.find(view, position)
+        position = start + len(view)
+        if reader.locate:
+            line += data.count(b"\n", counted, start)  # type: ignore[operator]
+            counted = start
+        try:
+            hot = _HOT.decode(view)
+        except _REFUSED:
+            # Not an object (or a member msgspec reads otherwise): the value itself.
+            value = parse_value(view, reader.path, line)
+            add(value, Origin(reader.path, line, join_pointer(pointer, k)), group, envelope)
+            run = None
+            continue
+        if run is None:
+            run = JsonRun(data, reader.path, len(items), pointer, k)
+        run.starts.append(start)
+        run.ends.append(position)
+        run.lines.append(line or 0)
+        reader.item(items, hot, run, group, envelope, view)
