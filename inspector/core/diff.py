@@ -487,7 +487,9 @@ def content_key(raw: Any) -> bytes:
 def canonical_json(value: Any) -> bytes:
     """Return canonical bytes of a JSON value: keys sorted, no whitespace."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        # Copied: orjson hands out its whole write buffer (4 KiB at least), and keys are
+        # kept for every item of both sides.
+        return bytes(memoryview(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)))
     except (orjson.JSONEncodeError, TypeError):
         # Integers beyond 64 bits need json. (orjson writes NaN as null, so the two share a
         # key; NaN is not JSON and reaches items only through the loader's lenient fallback.)
@@ -515,6 +517,11 @@ def signature(raw: Any) -> Sig:
     )
 
 
+def _signature(item: Item) -> Sig:
+    """`signature` of an item, from the members it keeps."""
+    return (_hashable(item.type), _hashable(item.role), _hashable(item.name))
+
+
 def _is_call_type(kind: Any) -> bool:
     # A garbage type may be a list or an object, which cannot be hashed for the set lookup.
     return isinstance(kind, str) and kind in CALL_TYPES
@@ -524,7 +531,7 @@ def _is_call_type(kind: Any) -> bool:
 class _Side:
     """What alignment needs of one transcript, computed in one pass over the items."""
 
-    raws: list[Any]
+    items: Sequence[Item]
     keys: list[bytes]
     call_ids: list[Any]
     calls: list[tuple[int, str, str]]  # (index, type, call_id) of calls and outputs
@@ -534,28 +541,27 @@ class _Side:
 
     @classmethod
     def of(cls, items: Sequence[Item]) -> _Side:
-        raws = [it.raw for it in items]
-        keys = [content_key(raw) for raw in raws]
-        call_ids: list[Any] = [None] * len(raws)
+        # Each item's value is read once, for its key, and not kept: a lean item's parse
+        # would otherwise be a second copy of the transcript.
+        keys = [content_key(item.read()) for item in items]
+        call_ids: list[Any] = [item.call_id for item in items]
         calls = []
-        for index, raw in enumerate(raws):
-            if isinstance(raw, dict) and "call_id" in raw:
-                call_id = call_ids[index] = raw["call_id"]
-                # Shorthand items (no type) are messages or references, never calls.
-                kind = raw.get("type")
-                if _is_call_type(kind) and isinstance(call_id, str):
-                    calls.append((index, kind, call_id))
-        return cls(raws, keys, call_ids, calls)
+        for index, item in enumerate(items):
+            call_id = call_ids[index]
+            # Shorthand items (no type) are messages or references, never calls.
+            kind = item.type
+            if isinstance(call_id, str) and _is_call_type(kind):
+                calls.append((index, kind, call_id))
+        return cls(items, keys, call_ids, calls)
 
     def typed(self, kind: str) -> list[int]:
-        """Indexes of the items whose raw `type` is `kind` (function_call or its output)."""
+        """Indexes of the items whose `type` is `kind` (function_call or its output)."""
         if self._typed is None:
             found: dict[str, list[int]] = {t: [] for t in CALL_TYPES}
-            for index, raw in enumerate(self.raws):
-                if type(raw) is dict:
-                    item_type = raw.get("type")
-                    if _is_call_type(item_type):
-                        found[item_type].append(index)
+            for index, item in enumerate(self.items):
+                item_type = item.type
+                if _is_call_type(item_type):
+                    found[item_type].append(index)
             self._typed = found
         return self._typed[kind]
 
@@ -570,7 +576,7 @@ class _Side:
                 call_id = self.call_ids[index]
                 if not isinstance(call_id, str):
                     continue
-                if self.raws[index]["type"] == "function_call":
+                if self.items[index].type == "function_call":
                     latest[call_id] = index
                 elif call_id in latest:
                     answers[index] = latest[call_id]
@@ -660,8 +666,8 @@ def plain_text(value: Any) -> str | None:
     return "".join(texts)
 
 
-def _output_key(raw: Any) -> Hashable:
-    output = raw.get("output") if isinstance(raw, dict) else None
+def _output_key(item: Item) -> Hashable:
+    output = item.get("output")
     text = plain_text(output)
     return ("text", text) if text is not None else ("value", canonical_json(output))
 
@@ -746,9 +752,9 @@ def _call_keys(side: _Side, calls: Sequence[int]) -> list[dict[int, Hashable]]:
     """The keys calls pair on, most specific first (see `_calls_by_name`)."""
     says: dict[int, Hashable] = {}
     for output, call in side.answers().items():
-        says.setdefault(call, _output_key(side.raws[output]))
-    names = {i: _hashable(side.raws[i].get("name")) for i in calls}
-    arguments = {i: (names[i], _arguments_key(side.raws[i].get("arguments"))) for i in calls}
+        says.setdefault(call, _output_key(side.items[output]))
+    names = {i: _hashable(side.items[i].name) for i in calls}
+    arguments = {i: (names[i], _arguments_key(side.items[i].get("arguments"))) for i in calls}
     outputs = {i: (*arguments[i], says.get(i)) for i in calls}
     return [outputs, arguments, names]
 
@@ -800,8 +806,8 @@ def _outputs_by_call(
     partner = dict(calls)
     paired_right = set(partner.values())
     left_answers, right_answers = left.answers(), right.answers()
-    lkey = {i: _output_key(left.raws[i]) for i in lo}
-    rkey = {j: _output_key(right.raws[j]) for j in ro}
+    lkey = {i: _output_key(left.items[i]) for i in lo}
+    rkey = {j: _output_key(right.items[j]) for j in ro}
     outputs_of: dict[int, list[int]] = {}
     for j in ro:
         call = right_answers.get(j)
@@ -944,8 +950,8 @@ def _by_signature(left: _Side, right: _Side) -> Leaf:
             _by_position(a, b, out)
             return
         # Signatures are computed only for the few items that reach a gap.
-        sa = {i: signature(left.raws[i]) for i in a}
-        sb = {j: signature(right.raws[j]) for j in b}
+        sa = {i: _signature(left.items[i]) for i in a}
+        sb = {j: _signature(right.items[j]) for j in b}
         _patience(a, b, sa, sb, _difflib(sa, sb), out)
 
     return leaf
@@ -994,7 +1000,7 @@ def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[
     paired_left = {i for i, _ in call_pairs}
     paired_right = {j for _, j in call_pairs}
     leaf = _by_signature(left, right)
-    n_left, n_right = len(left.raws), len(right.raws)
+    n_left, n_right = len(left.items), len(right.items)
     # The in-order call_id anchors cut both sides into segments aligned independently.
     last_left = last_right = 0
     for stop_left, stop_right in [*_longest_chain(call_pairs), (n_left, n_right)]:
@@ -1155,10 +1161,19 @@ _OWN_CODE = frozenset({"type", "arguments", "output", "content"} | {f for f, _, 
 
 def _status_not_recorded(item: Item) -> bool:
     """Whether an item has no status because its record's format carries none."""
-    raw = item.raw
     return (
-        item.envelope != Envelope.OPEN_RESPONSES and isinstance(raw, dict) and "status" not in raw
+        item.envelope != Envelope.OPEN_RESPONSES
+        and _is_object(item)
+        and item.get("status", _ABSENT) is _ABSENT
     )
+
+
+_ABSENT: Any = object()
+
+
+def _is_object(item: Item) -> bool:
+    """Whether the item's value is a JSON object (a lean item's always is)."""
+    return item.lean_source is not None or isinstance(item.raw, dict)
 
 
 def _text_or_changes(
@@ -1197,11 +1212,12 @@ def pair_changes(
     same_type = same_json(left.type, right.type)
     if not same_type:
         out.append(type_change(left.type, right.type))
-    lraw = left.raw if isinstance(left.raw, dict) else {}
-    rraw = right.raw if isinstance(right.raw, dict) else {}
-    not_objects = lraw is not left.raw or rraw is not right.raw
-    if same_type and not_objects and not same_json(left.raw, right.raw):
-        out.append(Change("item_changed", "", left.raw, right.raw, WARNING))
+    lvalue, rvalue = left.raw, right.raw
+    lraw = lvalue if isinstance(lvalue, dict) else {}
+    rraw = rvalue if isinstance(rvalue, dict) else {}
+    not_objects = lraw is not lvalue or rraw is not rvalue
+    if same_type and not_objects and not same_json(lvalue, rvalue):
+        out.append(Change("item_changed", "", lvalue, rvalue, WARNING))
 
     def compared(key: str) -> bool:
         if same_type:
@@ -1355,15 +1371,16 @@ class _CallIds:
 
     def change(self, i: int, j: int) -> tuple[Change, str | None] | None:
         """The call_id change of a pair (None when there is none) and, for a mismatch, why."""
-        lraw, rraw = self.left.raws[i], self.right.raws[j]
-        if type(lraw) is not dict or type(rraw) is not dict:
+        litem, ritem = self.litems[i], self.ritems[j]
+        if not _is_object(litem) or not _is_object(ritem):
             return None
-        on_left, on_right = "call_id" in lraw, "call_id" in rraw
+        lcall, rcall = litem.get("call_id", _ABSENT), ritem.get("call_id", _ABSENT)
+        on_left, on_right = lcall is not _ABSENT, rcall is not _ABSENT
         if not (on_left or on_right):
             return None
-        if not (on_left and on_right) and not same_json(effective_type(lraw), effective_type(rraw)):
+        if not (on_left and on_right) and not same_json(litem.type, ritem.type):
             return None  # as for every field: one-sided after a type change follows from it
-        lcall, rcall = lraw.get("call_id"), rraw.get("call_id")
+        lcall, rcall = litem.call_id, ritem.call_id
         both_outputs = self._output(i, j)
         if both_outputs:
             problem = self._output_problem(i, j, lcall, rcall)

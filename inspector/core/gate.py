@@ -200,6 +200,9 @@ def arguments_verdict(
 
 
 def _parse_failure(exc: ArgumentsError) -> ItemVerdict:
+    # The verdict outlives the gate: the tracebacks of the error and of the one it replaced
+    # would keep the gate's frames, and with them every call's arguments, alive.
+    exc.__traceback__ = exc.__context__ = None
     return ItemVerdict(
         Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}", parse_error=exc
     )
