@@ -235,7 +235,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     assert isinstance(left, Transcript) and isinstance(right, Transcript)
     diff = diff_transcripts(left, right, tools, mode=args.mode)
     if args.format == "json":
-        write_json(diff.to_json(args.left, args.right), out)
+        write_json(diff.to_json(args.left, args.right, streamed=True), out)
     else:
         lines = render_text(args.left, args.right, diff, Style.for_stream(out))
         out.write("\n".join(lines) + "\n")

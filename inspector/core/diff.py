@@ -96,6 +96,7 @@ from inspector.core.model import (
     join_pointer,
     paused_gc,
 )
+from inspector.core.report import Streamed
 
 #: Item fields that always differ between providers and are never compared.
 VOLATILE_FIELDS: frozenset[str] = frozenset({"id"})
@@ -437,12 +438,16 @@ class DiffResult:
         groups.sort(key=lambda g: (_SEVERITY_RANK[Severity(g.severity)], g.code))
         return tuple(groups)
 
-    def to_json(self, left_path: str, right_path: str) -> dict[str, Any]:
-        """Return the CLI's JSON document (paths as given)."""
+    def to_json(self, left_path: str, right_path: str, *, streamed: bool = False) -> dict[str, Any]:
+        """Return the CLI's JSON document (paths as given).
+
+        `streamed`: the pairs as a `Streamed` array, made one by one as it is written.
+        """
+        pairs = map(self._pair_json, self.pairs)
         return {
             "left": left_path,
             "right": right_path,
-            "pairs": [self._pair_json(pair) for pair in self.pairs],
+            "pairs": Streamed(pairs) if streamed else list(pairs),
             "replay_safe": self.replay_safe,
             "reasons": list(self.reasons),
             "summary": self.summary(),
@@ -534,25 +539,31 @@ class _Side:
     items: Sequence[Item]
     keys: list[bytes]
     call_ids: list[Any]
-    calls: list[tuple[int, str, str]]  # (index, type, call_id) of calls and outputs
+    calls: list[int]  # indexes of the calls and outputs that have a call_id
     # Compare mode asks these many times; replay mode never does, so they are computed lazily.
     _typed: dict[str, list[int]] | None = None
     _answers: dict[int, int] | None = None
 
     @classmethod
-    def of(cls, items: Sequence[Item]) -> _Side:
+    def of(cls, items: Sequence[Item], shared: dict[bytes, bytes] | None = None) -> _Side:
+        """The side of `items`; equal keys are held once across the sides given one `shared`."""
         # Each item's value is read once, for its key, and not kept: a lean item's parse
-        # would otherwise be a second copy of the transcript.
-        keys = [content_key(item.read()) for item in items]
+        # would otherwise be a second copy of the transcript. Most items of two runs of one
+        # session are alike, so their keys are held once.
+        shared = {} if shared is None else shared
+        keys = [shared.setdefault(k, k) for k in (content_key(item.read()) for item in items)]
         call_ids: list[Any] = [item.call_id for item in items]
-        calls = []
-        for index, item in enumerate(items):
-            call_id = call_ids[index]
+        calls = [
+            index
+            for index, item in enumerate(items)
             # Shorthand items (no type) are messages or references, never calls.
-            kind = item.type
-            if isinstance(call_id, str) and _is_call_type(kind):
-                calls.append((index, kind, call_id))
+            if isinstance(call_ids[index], str) and _is_call_type(item.type)
+        ]
         return cls(items, keys, call_ids, calls)
+
+    def call(self, index: int) -> tuple[str, str]:
+        """The type and call_id of one of `calls`."""
+        return self.items[index].type, self.call_ids[index]
 
     def typed(self, kind: str) -> list[int]:
         """Indexes of the items whose `type` is `kind` (function_call or its output)."""
@@ -614,15 +625,16 @@ def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
     call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
     """
     slots: dict[tuple[str, str], list[int]] = {}
-    for index, kind, call_id in right.calls:
-        slots.setdefault((kind, call_id), []).append(index)
+    for index in right.calls:
+        slots.setdefault(right.call(index), []).append(index)
     counts: dict[tuple[str, str], int] = {}
-    for _, kind, call_id in left.calls:
-        counts[kind, call_id] = counts.get((kind, call_id), 0) + 1
+    for index in left.calls:
+        key = left.call(index)
+        counts[key] = counts.get(key, 0) + 1
     used: dict[tuple[str, str], int] = {}
     pairs: list[tuple[int, int]] = []
-    for index, kind, call_id in left.calls:
-        key = (kind, call_id)
+    for index in left.calls:
+        key = left.call(index)
         candidates = slots.get(key)
         if candidates is not None and len(candidates) == counts[key]:
             taken = used.get(key, 0)
@@ -988,7 +1000,8 @@ def align_items(
     left: Sequence[Item], right: Sequence[Item], *, mode: DiffMode | str = DiffMode.REPLAY
 ) -> list[IndexPair]:
     """Pair the items of two transcripts (see the module docstring); display order, each once."""
-    return _align(_Side.of(left), _Side.of(right), DiffMode(mode))
+    shared: dict[bytes, bytes] = {}
+    return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode))
 
 
 def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[IndexPair]:
@@ -1537,7 +1550,9 @@ def diff_results(
 def _diff_results(left: GateResult, right: GateResult, mode: DiffMode) -> DiffResult:
     compare = mode is DiffMode.COMPARE
     litems, ritems = left.transcript.items, right.transcript.items
-    lside, rside = _Side.of(litems), _Side.of(ritems)
+    shared: dict[bytes, bytes] = {}
+    lside, rside = _Side.of(litems, shared), _Side.of(ritems, shared)
+    del shared
     lkeys, rkeys = lside.keys, rside.keys
     if compare:
         lverdicts, rverdicts = _format_neutral_verdicts(left), _format_neutral_verdicts(right)
