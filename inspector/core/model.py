@@ -314,8 +314,9 @@ class _ItemFields(msgspec.Struct, frozen=True, gc=False):
 _STORED_RAW = _ItemFields.__dict__["raw"]
 _STORED_ORIGIN = _ItemFields.__dict__["origin"]
 _set = msgspec.structs.force_setattr
-#: Lean items parsed lately, so a view asking for the same item again and again parses it once.
-_RECENT: dict[int, tuple[Item, Any]] = {}
+#: Values of lean items parsed lately, by their JSON text: a view asking for the same item
+#: again and again parses it once.
+_RECENT: dict[bytes, Any] = {}
 _RECENT_SIZE = 128
 _RECENT_LOCK = threading.Lock()
 
@@ -348,18 +349,24 @@ class Item(_ItemFields, frozen=True, gc=False):
 
     @property  # type: ignore[override]
     def raw(self) -> Any:
-        """The item's JSON value (a lean item's is parsed from its file's bytes)."""
+        """The item's JSON value (a lean item's is parsed from its file's bytes).
+
+        The values of the last lean items asked for are kept, so a view asking for the same
+        item again gets the same object; a pass over many items should use `read`.
+        """
         stored = _STORED_RAW.__get__(self)
         if not self._mask & LEAN:
             return stored
-        key = id(self)
+        # Kept by the JSON text itself: the same text is the same value whatever item or
+        # file it comes from, and a dropped transcript is never kept alive from here.
+        text = stored.text(self.index)
         with _RECENT_LOCK:
-            found = _RECENT.get(key)
-        if found is not None and found[0] is self:
-            return found[1]
+            found = _RECENT.get(text, _MISSING)
+        if found is not _MISSING:
+            return found
         value = stored.value(self.index)
         with _RECENT_LOCK:
-            _RECENT[key] = (self, value)
+            _RECENT[text] = value
             while len(_RECENT) > _RECENT_SIZE:
                 del _RECENT[next(iter(_RECENT))]
         return value
