@@ -309,7 +309,8 @@ def test_lean_items_keep_the_file_once_and_parse_on_demand() -> None:
     assert first.raw is first.raw  # a value asked for again is the one just parsed
     assert first.read() is not first.read()  # a pass over many items keeps none
     assert first.raw == json.loads(_ITEM)
-    assert sys.getrefcount(first.lean_source.data) == held  # nothing keeps the file alive
+    after = sys.getrefcount(first.lean_source.data)
+    assert after == held  # nothing keeps the file alive
 
 
 # --------------------------------------------------------------------------------------------
