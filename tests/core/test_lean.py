@@ -305,12 +305,12 @@ def test_lean_items_keep_the_file_once_and_parse_on_demand() -> None:
     first, second = transcript.items
     assert first.lean_source is not None and first.lean_source is second.lean_source
     assert first.lean_source.text(0) == _ITEM
-    held = sys.getrefcount(first.lean_source.data)
+    held = sys.getrefcount(first), sys.getrefcount(first.lean_source)
     assert first.raw is first.raw  # a value asked for again is the one just parsed
     assert first.read() is not first.read()  # a pass over many items keeps none
     assert first.raw == json.loads(_ITEM)
-    after = sys.getrefcount(first.lean_source.data)
-    assert after == held  # nothing keeps the file alive
+    after = sys.getrefcount(first), sys.getrefcount(first.lean_source)
+    assert after == held  # the values kept hold no item, so no file
 
 
 # --------------------------------------------------------------------------------------------
