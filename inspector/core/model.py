@@ -282,12 +282,16 @@ def hot_mask(obj: Mapping[str, Any], t: Any) -> int:
     return mask
 
 
-def shorthand_type(t: Any, mask: int) -> Any:
-    """The effective type from the raw `type` (or _MISSING) and the presence bits."""
+def shorthand_type(t: Any, has_role: Any, has_id: Any) -> Any:
+    """The effective type from the raw `type` (or _MISSING) and whether `role`, `id` are there.
+
+    An item with no type (or a null one) but a `role` is a message, one with an `id` an
+    item_reference.
+    """
     if t is _MISSING or t is None:
-        if mask & HAS_ROLE:
+        if has_role:
             return "message"
-        if mask & HAS_ID:
+        if has_id:
             return "item_reference"
         return None
     return t
@@ -339,7 +343,7 @@ class Item(_ItemFields, frozen=True, gc=False):
         get = raw.get
         t = get("type", _MISSING)
         mask = hot_mask(raw, t)
-        _set(self, "type", shorthand_type(t, mask))
+        _set(self, "type", shorthand_type(t, mask & HAS_ROLE, mask & HAS_ID))
         _set(self, "id", get("id"))
         _set(self, "call_id", get("call_id"))
         _set(self, "name", get("name"))
@@ -446,13 +450,9 @@ def effective_type(raw: Any) -> Any:
     if not isinstance(raw, dict):
         return None
     t = raw.get("type", _MISSING)
-    if t is _MISSING or t is None:
-        if "role" in raw:
-            return "message"
-        if "id" in raw:
-            return "item_reference"
-        return None
-    return t
+    if t is not _MISSING and t is not None:
+        return t
+    return shorthand_type(t, "role" in raw, "id" in raw)
 
 
 @dataclass(frozen=True, slots=True)

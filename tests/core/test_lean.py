@@ -274,7 +274,9 @@ _EDGES: dict[str, bytes] = {
     "an input that is not an array": b'{"model":"m","input":5}',
     "request lines": b'{"model":"m","input":[' + _ITEM + b"]}\n" + b'{"object":"response",'
     b'"status":"completed","output":[' + _ITEM + b',{"type":"message"}]}\n' + _ITEM + b"\n",
-    "a Batch line": b'{"custom_id":"1","body":{"model":"m","input":[' + _ITEM + b"]}}\n"
+    "a Batch line": b'{"custom_id":"1","body":{"model":"m","input":['
+    + _ITEM
+    + b"]}}\n"
     + _ITEM
     + b"\n",
     "a chat request line": b'{"model":"m","messages":[{"role":"user","content":"hi"}]}\n'

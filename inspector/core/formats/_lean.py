@@ -17,8 +17,8 @@ each settled before an item is made lean, so every lean item's value is exactly 
 loader's and nothing can fail later when it is parsed:
 
 * invalid UTF-8 in a member msgspec skips: the file's bytes are checked once (`utf8_length`);
-* integers of 19 digits or more, which orjson reads as floats: the caller checks the file
-  (`jsonio.has_long_digits`) and does not read it lean;
+* integers of 19 digits or more, which orjson reads as floats: a file that holds a run of 19
+  digits anywhere is not read lean (`Risks`, as `jsonio.has_long_digits`);
 * numbers beyond a double's range in a skipped member (orjson refuses them, the standard
   library reads them as infinities, and then checks the nesting depth): in a file that may
   hold one (`Risks`), a record with more brackets than that depth limit is parsed at once to
@@ -36,8 +36,6 @@ import orjson
 
 from inspector.core.jsonio import MAX_DEPTH, depth_exceeds, load_json
 from inspector.core.model import (
-    HAS_ID,
-    HAS_ROLE,
     HAS_TYPE,
     LEAN,
     Envelope,
@@ -303,15 +301,12 @@ class Reader:
             # `type` is then read from the JSON when asked for (see `Item.get`).
             found = _SHORTHAND.decode(view)
             mask = LEAN
-            t = shorthand_type(
-                None,
-                (HAS_ROLE if found.role is not _UNSET else 0)
-                | (HAS_ID if found.id is not _UNSET else 0),
-            )
+            t = shorthand_type(None, found.role is not _UNSET, found.id is not _UNSET)
         else:
             mask = LEAN | HAS_TYPE
             if type(t) is str:
                 t = strings.setdefault(t, t)
+        # The few distinct types, statuses, roles and names are shared, not held per item.
         if type(status) is str:
             status = strings.setdefault(status, status)
         if type(role) is str:
@@ -342,8 +337,8 @@ class Reader:
         Stops at the first line that is not one (it may still have lean arrays: see `shell`).
         Returns where that line starts, how many lines were passed, and how many items added.
         """
-        data, items, strings = self.data, b.items, self.strings
-        size, find, decode, shared = len(data), data.find, _LINE.decode, strings.setdefault
+        data, items = self.data, b.items
+        size, find, decode = len(data), data.find, _LINE.decode
         overflow, plain, unset = self.risks.overflow, PLAIN_ITEM_TYPES, _UNSET
         run = self.run
         group = b.open_item_group
@@ -379,31 +374,7 @@ class Reader:
             run.starts.append(position)
             run.ends.append(stop)
             run.lines.append(number)
-            status, role, name = hot.status, hot.role, hot.name
-            # The few distinct statuses, roles and names are shared, not held once per item.
-            if type(status) is str:
-                status = shared(status, status)
-            if type(role) is str:
-                role = shared(role, role)
-            if type(name) is str:
-                name = shared(name, name)
-            items.append(
-                Item(
-                    index,
-                    run,
-                    None,
-                    group,
-                    Envelope.OPEN_RESPONSES,
-                    None,
-                    shared(t, t),
-                    hot.id,
-                    hot.call_id,
-                    name,
-                    role,
-                    status,
-                    LEAN | HAS_TYPE,
-                )
-            )
+            self.item(items, hot, run, group, Envelope.OPEN_RESPONSES, line)
             added += 1
             position = stop + 1
         return position, number, added
@@ -420,7 +391,7 @@ class Reader:
         except _REFUSED:
             return None
         arrays = [
-            key for key in _ARRAY_MEMBERS if key in members and bytes(members[key])[:1] == b"["
+            key for key in _ARRAY_MEMBERS if key in members and memoryview(members[key])[:1] == b"["
         ]
         if not arrays:
             return None
