@@ -2,9 +2,10 @@
 
 Each figure is measured side by side with its baseline in the same run, runs interleaved and
 the median taken, as whole processes where a user runs a whole process (peak RSS is that one
-process's ru_maxrss, from os.wait4). The transcripts are synthetic.py's: eight tool schemas,
-about a quarter of the calls invalid; the right-hand file of a pair is a second provider's
-version of the left (bench_diff.make_right: new ids, 1% of items changed).
+process's ru_maxrss, from os.wait4 in a tiny wrapper: see measure.py). The transcripts are
+synthetic.py's: eight tool schemas, about a quarter of the calls invalid; the right-hand file
+of a pair is a second provider's version of the left (bench_diff.make_right: new ids, 1% of
+items changed).
 
   gate --format json on a 100k-item JSONL ÷ a stdlib json parse of it; the same ÷ an orjson
   parse; gate peak RSS ÷ file size; `inspector diff` of two 100k-item files: peak RSS ÷ both
@@ -40,7 +41,6 @@ from measure import Measured, run_measured  # noqa: E402
 
 PARSE_JSON = "import json,sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
 PARSE_ORJSON = "import orjson,sys\nfor line in open(sys.argv[1], 'rb'):\n    orjson.loads(line)\n"
-IMPORT_ONLY = "import inspector.cli"
 
 
 @dataclass(frozen=True)
@@ -91,28 +91,38 @@ def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[Mea
 
 
 def gate_figures(jsonl: Path, tools: Path, runs: int) -> list[Figure]:
-    """gate --format json against a stdlib and an orjson parse, whole processes; its peak RSS."""
+    """gate --format json against a stdlib and an orjson parse, whole processes; its peak RSS.
+
+    The same command on the file's first item alone, timed with them, is the fixed cost of a
+    run (interpreter, imports, argument parsing), shown for context.
+    """
     py = sys.executable
-    gate = [py, "-m", "inspector", "gate", "--format", "json", str(jsonl), "--tools", str(tools)]
+    one = jsonl.with_name("one-item.jsonl")
+    with jsonl.open("rb") as source:
+        one.write_bytes(source.readline())
+
+    def gate(path: Path) -> list[str]:
+        return [py, "-m", "inspector", "gate", "--format", "json", str(path), "--tools", str(tools)]
+
     done = interleaved(
         {
-            "gate": gate,
+            "gate": gate(jsonl),
             "json": [py, "-c", PARSE_JSON, str(jsonl)],
             "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
+            "one": gate(one),
         },
         runs,
     )
     seconds = {name: statistics.median(m.seconds for m in runs_) for name, runs_ in done.items()}
-    peak = statistics.median(m.peak_rss for m in done["gate"])
+    peak = {name: statistics.median(m.peak_rss for m in runs_) for name, runs_ in done.items()}
     size = jsonl.stat().st_size
-    imports = run_measured([py, "-c", IMPORT_ONLY]).peak_rss
     return [
         Figure(
             "gate --format json ÷ stdlib json parse",
             seconds["gate"] / seconds["json"],
             1.0,
-            f"gate {seconds['gate']:.2f} s, json {seconds['json']:.2f} s; "
-            f"{jsonl.stat().st_size / 1e6:.1f} MB JSONL",
+            f"gate {seconds['gate']:.2f} s, json {seconds['json']:.2f} s; {size / 1e6:.1f} MB "
+            f"JSONL; gate of one item {seconds['one']:.2f} s",
         ),
         Figure(
             "gate --format json ÷ orjson parse",
@@ -122,9 +132,9 @@ def gate_figures(jsonl: Path, tools: Path, runs: int) -> list[Figure]:
         ),
         Figure(
             "gate peak RSS ÷ file size",
-            peak / size,
+            peak["gate"] / size,
             5.0,
-            f"peak {_mb(peak)}; the interpreter with inspector imported: {_mb(imports)}",
+            f"peak {_mb(peak['gate'])}; gate of one item {_mb(peak['one'])}",
         ),
     ]
 
