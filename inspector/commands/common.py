@@ -56,13 +56,6 @@ def _encode(value: Any, level: int) -> bytes:
     return data.replace(b"\n", b"\n" + b"  " * level) if level else data
 
 
-def _has_streamed(value: Any) -> bool:
-    return isinstance(value, Streamed) or (
-        type(value) is dict
-        and any(isinstance(v, Streamed | dict) and _has_streamed(v) for v in value.values())
-    )
-
-
 def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
     inner = b"  " * (level + 1)
     if isinstance(value, Streamed):
@@ -70,9 +63,12 @@ def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
         for element in value.elements:
             write((b",\n" if opened else b"[\n") + inner)
             opened = True
-            _write(element, level + 1, write)
+            if value.nested:
+                _write(element, level + 1, write)
+            else:
+                write(_encode(element, level + 1))
         write(b"\n" + b"  " * level + b"]" if opened else b"[]")
-    elif _has_streamed(value):
+    elif type(value) is dict and any(isinstance(v, Streamed) for v in value.values()):
         for number, (key, item) in enumerate(value.items()):
             write((b",\n" if number else b"{\n") + inner + _encode(str(key), 0) + b": ")
             _write(item, level + 1, write)
