@@ -4,39 +4,125 @@ selects the pair it is about. The status bar's decision line opens it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QVBoxLayout, QWidget
 
-from inspector.core.diff import CodeGroup, DiffResult
-from inspector.core.gate import item_label
+from inspector.core.diff import DiffResult
 from inspector.gui import qt_palette
-from inspector.gui.json_text import label, preview
+from inspector.gui.changes_list import ChangeList
+from inspector.gui.json_text import label
 from inspector.gui.qt_text import dim, plain_label, tooltip
 
-#: The role under which a row keeps the number of the pair it is about (None: no pair).
+#: The role under which a row gives the number of the pair it is about (None: no pair).
 PairRole = Qt.ItemDataRole.UserRole + 20
-#: The role under which a row keeps what it is: 'group', 'reason', 'change' or 'document'.
+#: The role under which a row says what it is: 'group', 'reason', 'change' or 'document'.
 KindRole = Qt.ItemDataRole.UserRole + 21
 
 HEADERS = ("Code", "Severity", "Count", "Where", "Detail")
 #: Groups open by themselves when the diff has at most this many changes.
 EXPANDED = 200
+_Index = QModelIndex | QPersistentModelIndex
 
 
-def _row(cells: tuple[str, ...], pair: int | None, kind: str, tip: str = "") -> list[QStandardItem]:
-    row = []
-    for text in cells:
-        cell = QStandardItem(label(text))  # item views show plain text; long values elided
-        cell.setEditable(False)
-        cell.setData(pair, PairRole)
-        cell.setData(kind, KindRole)
-        if tip:
-            cell.setToolTip(tooltip(tip))
-        row.append(cell)
-    return row
+class ChangesModel(QAbstractItemModel):
+    """Codes as top-level rows, their reasons and changes as children; texts made on demand."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.changes: ChangeList | None = None
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._cells = lru_cache(maxsize=4096)(self._make_cells)
+
+    def set_changes(self, changes: ChangeList | None) -> None:
+        """Replace every row."""
+        self.beginResetModel()
+        self.changes = changes
+        self._cells.cache_clear()
+        self.endResetModel()
+
+    def _make_cells(self, group: int, row: int) -> tuple[str, ...]:
+        assert self.changes is not None
+        if row < 0:
+            return self.changes.group_cells(group)
+        return self.changes.entry_cells(self.changes.rows[group][row])
+
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        """Top-level rows carry id 0; a child carries its group's number plus one."""
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        return self.createIndex(row, column, parent.row() + 1 if parent.isValid() else 0)
+
+    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
+        """A child's parent is its code's row."""
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(index.internalId() - 1, 0, 0)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        """Codes at the top, a code's rows below it."""
+        if self.changes is None:
+            return 0
+        if not parent.isValid():
+            return len(self.changes.groups)
+        if parent.internalId() == 0 and parent.column() == 0:
+            return len(self.changes.rows[parent.row()])
+        return 0
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        """The headers."""
+        return len(HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        """Column titles."""
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Plain cell text, the code's icon and colour, tooltips, pair and kind."""
+        if not index.isValid() or self.changes is None:
+            return None
+        group = index.row() if index.internalId() == 0 else index.internalId() - 1
+        row = -1 if index.internalId() == 0 else index.row()
+        if role == PairRole:
+            if row < 0:
+                return self.changes.first_pair(group)
+            return self.changes.rows[group][row].pair
+        if role == KindRole:
+            return "group" if row < 0 else self.changes.rows[group][row].kind
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            cells = self._cells(group, row)
+            if role == Qt.ItemDataRole.DisplayRole:
+                return label(cells[index.column()])  # long values elided with their length
+            text = cells[index.column()] if index.column() != 3 or row < 0 else ""
+            return tooltip("\n".join(c for c in (cells[3], text) if c) if row >= 0 else text)
+        if index.column() != 0:
+            return None
+        code = self.changes.groups[group]
+        if row < 0 and role == Qt.ItemDataRole.FontRole:
+            return self._bold
+        if role in (Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.ForegroundRole):
+            severity = code.severity if row < 0 else self._cells(group, row)[1]
+            swatch = qt_palette.change_swatch(qt_palette.change_level(code.code, severity))
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return swatch.foreground
+            return swatch.icon if row < 0 else None
+        return None
 
 
 class ChangesPanel(QWidget):
@@ -54,7 +140,7 @@ class ChangesPanel(QWidget):
         self.summary = plain_label("", self)
         dim(self.summary)
         column.addWidget(self.summary)
-        self.model = QStandardItemModel(self)
+        self.model = ChangesModel(self)
         self.view = QTreeView(self)
         self.view.setObjectName("changes")
         self.view.setModel(self.model)
@@ -64,113 +150,36 @@ class ChangesPanel(QWidget):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.clicked.connect(self._clicked)
         self.view.activated.connect(self._clicked)
+        char = self.view.fontMetrics().averageCharWidth()
+        for col, chars in enumerate((34, 10, 7, 44)):
+            self.view.setColumnWidth(col, chars * char)
         column.addWidget(self.view, 1)
         self.set_diff(None)
 
     def set_diff(self, diff: DiffResult | None, comparing: bool = False) -> None:
         """Show a diff's changes grouped by code (None: a hint)."""
         self.diff = diff
-        self.model.clear()
-        self.model.setHorizontalHeaderLabels(list(HEADERS))
-        if diff is None:
+        changes = ChangeList(diff) if diff is not None else None
+        self.model.set_changes(changes)
+        if changes is None:
             self.summary.setText(
                 "Comparing…" if comparing else "Open two transcripts to list their changes."
             )
             return
-        groups = diff.changes_by_code()
-        root = self.model.invisibleRootItem()
-        for group in groups:
-            root.appendRow(self._group(diff, group))
-        total = sum(g.count for g in groups)
-        verdict = diff.verdict_summary()
-        self.summary.setText(
-            f"{verdict.headline}   —   {len(groups)} code{'s' if len(groups) != 1 else ''}, "
-            f"{total} change{'s' if total != 1 else ''} and {len(diff.reasons)} "
-            f"reason{'s' if len(diff.reasons) != 1 else ''} ({diff.mode} mode); "
-            "click a row to select its pair"
-        )
-        if total <= EXPANDED:
+        self.summary.setText(changes.summary())
+        if changes.total <= EXPANDED:
             self.view.expandAll()
-        char = self.view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((34, 10, 7, 44)):
-            self.view.setColumnWidth(col, chars * char)
-
-    def _group(self, diff: DiffResult, group: CodeGroup) -> list[QStandardItem]:
-        level = qt_palette.change_level(group.code, group.severity)
-        swatch = qt_palette.change_swatch(level)
-        pairs = len(group.pairs)
-        where = "document" if group.document else ""
-        if pairs:
-            where = f"{where}, " if where else ""
-            where += f"{pairs} pair{'s' if pairs != 1 else ''}"
-        first = group.pairs[0] if group.pairs else None
-        head = _row(
-            (group.code, group.severity, str(group.count), where, "; ".join(group.reasons)),
-            first,
-            "group",
-        )
-        head[0].setIcon(swatch.icon)
-        head[0].setForeground(swatch.foreground)
-        font = QFont(head[0].font())
-        font.setBold(True)
-        head[0].setFont(font)
-        for text in group.reasons:
-            number = next(
-                (r.pair for r in diff.reason_details if r.code == group.code and r.text == text),
-                None,
-            )
-            head[0].appendRow(_row(("reason", group.severity, "", "", text), number, "reason"))
-        for change in diff.document_changes:
-            if change.code == group.code:
-                numbers = [
-                    n
-                    for side, items in (("left", change.left_items), ("right", change.right_items))
-                    for i in items
-                    if (n := diff.pair_number(side, i)) is not None
-                ]
-                head[0].appendRow(
-                    _row(
-                        ("document", str(change.severity), "", "", change.message),
-                        numbers[0] if numbers else None,
-                        "document",
-                    )
-                )
-        for number in group.pairs:
-            pair = diff.pairs[number]
-            where = self._pair_text(diff, number)
-            for change in pair.changes:
-                if change.code != group.code:
-                    continue
-                detail = f"{preview(change.left, 80)} → {preview(change.right, 80)}"
-                head[0].appendRow(
-                    _row(
-                        (change.pointer or "(item)", str(change.severity), "", where, detail),
-                        number,
-                        "change",
-                        tip=f"{where}  {change.pointer or '(item)'}\n{detail}",
-                    )
-                )
-        return head
-
-    @staticmethod
-    def _pair_text(diff: DiffResult, number: int) -> str:
-        pair = diff.pairs[number]
-        parts = []
-        if pair.left is not None:
-            parts.append(item_label(diff.left.transcript.items[pair.left]))
-        if pair.right is not None:
-            parts.append("right " + item_label(diff.right.transcript.items[pair.right]))
-        return " ↔ ".join(parts)
 
     def rows(self) -> list[tuple[str, int]]:
-        """Each group's code and count, in display order (errors first)."""
-        root = self.model.invisibleRootItem()
+        """Each code and its count as shown, in display order (errors first)."""
+        model = self.model
         return [
-            (root.child(n, 0).text(), int(root.child(n, 2).text())) for n in range(root.rowCount())
+            (model.index(n, 0).data(), int(model.index(n, 2).data()))
+            for n in range(model.rowCount())
         ]
 
     def _clicked(self, index: QModelIndex) -> None:
-        number = index.siblingAtColumn(0).data(PairRole) if index.isValid() else None
+        number = index.data(PairRole) if index.isValid() else None
         if isinstance(number, int):
             self.pair_activated.emit(number)
 
