@@ -140,6 +140,13 @@ def test_the_changes_tab_groups_every_change_and_reason_by_code(window):
     assert sorted(reasons) == sorted(diff.reasons)
 
 
+def test_the_changes_model_is_a_sound_item_model(window, qtmodeltester):
+    window.open_pair(str(LEFT), str(RIGHT))
+    qtmodeltester.check(window.changes_panel.model)
+    window.changes_panel.set_diff(None)
+    qtmodeltester.check(window.changes_panel.model)
+
+
 def test_clicking_a_change_selects_its_pair(window, qtbot):
     window.open_pair(str(LEFT), str(RIGHT))
     window.show()

@@ -262,3 +262,27 @@ def test_the_clean_sample_pair_gets_no_target_finding_for_its_calls(window, targ
     window.set_target(target)
     codes = {f.code for f in _targets_found(window.results["left"])}
     assert "target_call_id" not in codes
+
+
+def test_hostile_names_stay_plain_text_with_a_target(make_window, tmp_path):
+    from tests.gui.test_safety import LINK, _hostile_files, _shown_texts, _visit_tabs
+
+    files = _hostile_files(tmp_path)
+    window = make_window()
+    window.show()
+    window.load_tool_file(str(files["tools"]), regate=False)
+    window.open_pair(str(files["left"]), str(files["right"]))
+    window.set_target("openai")  # the tool named like a link breaks openai's name rule
+    panel = window.tools_panel
+    names = [r.name for r in panel.matrix.rows]
+    assert LINK in names
+    panel.select_cell(names.index(LINK), panel.matrix.column_of("openai"))
+    assert panel.problems.rowCount() > 0 and not panel.rule.isHidden()
+    findings = window.findings_panel
+    rows = [r.payload for r in findings.model.records()]
+    target_row = next(n for n, (_s, f) in enumerate(rows) if isinstance(f, TargetFinding))
+    findings.view.selectRow(target_row)
+    assert not findings.rule.isHidden()
+    _visit_tabs(window)
+    shown = "\n".join(_shown_texts(window))  # asserts every label is plain text
+    assert LINK in shown
