@@ -946,6 +946,7 @@ class MainWindow(QMainWindow):
             self.next_diff_action, self.prev_diff_action, self.next_problem_action,
             self.prev_problem_action, self.counterpart_action,
         ]  # fmt: skip
+        actions += [*self.mode_switch.actions.values(), self.export_action]
         lines = [
             f"{a.shortcut().toString(QKeySequence.SequenceFormat.NativeText):<16}"
             f"{a.text().replace('&', '')}"
