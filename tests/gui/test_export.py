@@ -182,3 +182,15 @@ def test_helpers_without_qt(tmp_path):
     assert with_suffix("r", "html") == "r.html" and with_suffix("r.HTM", "html") == "r.HTM"
     assert with_suffix("notes.txt", "markdown") == "notes.txt"  # a suffix given is kept
     assert set(FORMATS) == {"html", "markdown"}
+
+
+def test_the_threaded_window_renders_off_the_gui_thread_and_writes(make_window, qtbot, tmp_path):
+    window = make_window(synchronous=False)
+    window.open_pair(str(_with_secrets(tmp_path)), str(PROVIDER_B))
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=20_000)
+    out = tmp_path / "threaded.md"
+    assert window.export_report(str(out), "markdown")
+    qtbot.waitUntil(lambda: out.exists() and not window.runner.busy("export"), timeout=20_000)
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("## ") and "Redaction on" in text
+    assert "Report written to" in window.statusBar().currentMessage()

@@ -286,3 +286,27 @@ def test_hostile_names_stay_plain_text_with_a_target(make_window, tmp_path):
     _visit_tabs(window)
     shown = "\n".join(_shown_texts(window))  # asserts every label is plain text
     assert LINK in shown
+
+
+def test_the_threaded_window_judges_both_sides_for_a_target_chosen_while_loading(
+    make_window, qtbot
+):
+    window = make_window(synchronous=False)
+    window.open_pair(str(RENAMED_LEFT), str(RENAMED_RIGHT))
+    window.set_target("mistral")  # the loads are still running
+    window.set_mode("compare")
+
+    def settled() -> bool:
+        session = window.session
+        return (
+            window.alignment is not None
+            and not any(session.runner.busy(c) for c in ("left", "right", "diff", "tools"))
+            and all(x is not None and x.target == "mistral" for x in session.files.values())
+        )
+
+    qtbot.waitUntil(settled, timeout=20_000)
+    assert all(_targets_found(window.results[s]) for s in ("left", "right"))
+    assert window.alignment.diff.mode == "compare"
+    assert window.decision_label.text().startswith("Equivalent (informational changes only), but")
+    assert window.tools_panel.matrix.current == "mistral"
+    assert window.tools_panel.matrix.rows
