@@ -17,13 +17,14 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QAbstractItemView, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
 
 from inspector.core.diff import DiffResult
 from inspector.gui import qt_palette
 from inspector.gui.changes_list import ChangeList
 from inspector.gui.json_text import label
-from inspector.gui.qt_text import dim, plain_label, tooltip
+from inspector.gui.qt_tab_frame import tab_frame
+from inspector.gui.qt_text import tooltip
 
 #: The role under which a row gives the number of the pair it is about (None: no pair).
 PairRole = Qt.ItemDataRole.UserRole + 20
@@ -134,12 +135,7 @@ class ChangesPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.diff: DiffResult | None = None
-        column = QVBoxLayout(self)
-        column.setContentsMargins(6, 6, 6, 6)
-        column.setSpacing(4)
-        self.summary = plain_label("", self)
-        dim(self.summary)
-        column.addWidget(self.summary)
+        column, self.summary = tab_frame(self)
         self.model = ChangesModel(self)
         self.view = QTreeView(self)
         self.view.setObjectName("changes")

@@ -32,6 +32,7 @@ from inspector.gui.json_text import display, label
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
 from inspector.gui.qt_rule_detail import RuleDetail
+from inspector.gui.qt_tab_frame import tab_frame
 from inspector.gui.qt_text import dim, plain_label, tooltip
 from inspector.gui.tools_matrix import ToolRow
 
@@ -184,12 +185,7 @@ class ToolsPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(6, 6, 6, 6)
-        column.setSpacing(4)
-        self.summary = plain_label("", self)
-        dim(self.summary)
-        column.addWidget(self.summary)
+        column, self.summary = tab_frame(self)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.setChildrenCollapsible(False)
         self.matrix = MatrixModel(self)
