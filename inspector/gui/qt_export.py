@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from PySide6.QtCore import QIODevice, QSaveFile
+from PySide6.QtCore import QIODevice, QSaveFile, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QRadioButton,
     QVBoxLayout,
@@ -158,4 +159,16 @@ class ExportDialog(QDialog):
             self.error.setText(problem)
             self.error.show()
             return
+        if os.path.exists(self.path) and not self._replace_confirmed():
+            return
         super().accept()
+
+    def _replace_confirmed(self) -> bool:
+        # The save dialog asks before replacing a file; a name typed in the box is asked here.
+        box = QMessageBox(self)
+        box.setWindowTitle("Export Report")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(f"{os.path.basename(self.path)} exists. Replace it?")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Yes

@@ -135,7 +135,7 @@ def test_the_report_agrees_with_the_report_command(secret_window, tmp_path):
             str(PROVIDER_B), "provider-b.json"
         )
         text = text.replace(str(SALES_TOOLS), "sales-tools.json")
-        return re.sub(r"\d{4}-\d\d-\d\d \d\d\\?:\d\d\\?:\d\d UTC", "TIME", text)
+        return re.sub(r"\d{4}\\?-\d\d\\?-\d\d \d\d\\?:\d\d\\?:\d\d UTC", "TIME", text)
 
     assert body(mine.read_text()) == body(theirs.read_text())
     assert "target_call_id" in mine.read_text()
@@ -194,3 +194,26 @@ def test_the_threaded_window_renders_off_the_gui_thread_and_writes(make_window, 
     text = out.read_text(encoding="utf-8")
     assert text.startswith("## ") and "Redaction on" in text
     assert "Report written to" in window.statusBar().currentMessage()
+
+
+def test_replacing_an_existing_report_is_asked_first(window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    old = tmp_path / "old-report.html"
+    old.write_text("an earlier report")
+    dialog = ExportDialog([str(PROVIDER_A)], str(tmp_path), "x", "A report.", window)
+    dialog.path_edit.setText(str(old))
+    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes]
+    asked: list[str] = []
+
+    def answer(box) -> QMessageBox.StandardButton:
+        asked.append(box.text())
+        return answers.pop(0)
+
+    monkeypatch.setattr(QMessageBox, "exec", answer)
+    dialog.accept()
+    assert dialog.result() != QDialog.DialogCode.Accepted
+    dialog.accept()
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert asked == ["old-report.html exists. Replace it?"] * 2
+    dialog.deleteLater()
