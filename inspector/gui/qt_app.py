@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
+from inspector.core.diff import DiffMode
 from inspector.core.gate import PASSING, Verdict
+from inspector.core.targets import UnknownTarget, get_profile, profile_names
 from inspector.gui import qt_palette
 from inspector.gui.qt_main_window import MainWindow, Tab
 from inspector.gui.qt_settings import APPLICATION, ORGANIZATION, Settings
@@ -49,6 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="tool schemas to gate with (repeatable; later files win)",
     )
     parser.add_argument(
+        "--target",
+        metavar="P",
+        type=_target,
+        help=f"judge both transcripts for a target provider too ({', '.join(profile_names())})",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=[str(m) for m in DiffMode],
+        default=str(DiffMode.REPLAY),
+        help="how the right transcript is read against the left (default %(default)s)",
+    )
+    parser.add_argument(
         "--screenshot", metavar="PNG", help="render the window offscreen to a PNG and exit"
     )
     parser.add_argument(
@@ -68,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
+
+
+def _target(text: str) -> str:
+    try:
+        return get_profile(text.strip()).name
+    except UnknownTarget as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -218,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             settings = Settings.open()
         window = MainWindow(settings, synchronous=bool(args.screenshot))
+        window.set_mode(args.mode)
+        if args.target:
+            window.set_target(args.target)  # before the loads, so each file is judged once
         for tools in args.tools:
             window.load_tool_file(tools, regate=False)
         if args.left or args.right:

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPixmap
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPalette, QPixmap
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -23,13 +24,18 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
-from inspector.core.diff import DiffResult
+from inspector.core.diff import DiffMode, DiffVerdict, Outcome
 from inspector.core.gate import Decision, GateResult, make_toolset
 from inspector.core.model import LoadError
+from inspector.core.targets import Profile, get_profile
 from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
+from inspector.gui.export import Rendered, clashing_input, render_report, report_input
 from inspector.gui.paste import PasteKind, route_paste
+from inspector.gui.qt_changes import ChangesPanel, ClickOpens
 from inspector.gui.qt_diff import DiffPanel
+from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector
+from inspector.gui.qt_export import ExportDialog, write_file
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
@@ -40,7 +46,9 @@ from inspector.gui.qt_session import DIFF, SIDES, Session
 from inspector.gui.qt_settings import Settings
 from inspector.gui.qt_stream import StreamPanel
 from inspector.gui.qt_text import ElidedLabel, menu_text, plain_label, tooltip, window_title
+from inspector.gui.qt_tools_tab import ToolsPanel
 from inspector.gui.qt_workers import Progress
+from inspector.gui.tools_matrix import ToolRow, build_matrix
 from inspector.resources import SamplePair, sample_pair
 
 #: Transcripts with more items than this are filtered on a worker thread.
@@ -53,7 +61,7 @@ ASYNC_FILTER_BYTES = 4 * 1024 * 1024
 class Tab:
     """Indexes of the detail tabs."""
 
-    ITEM, ARGUMENTS, DIFF, FINDINGS, STREAM, SCRATCH = range(6)
+    ITEM, ARGUMENTS, DIFF, FINDINGS, STREAM, SCRATCH, CHANGES, TOOLS = range(8)
 
 
 def decision_words(decision: Decision) -> str:
@@ -94,9 +102,11 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_toolbar()
         self._build_status_bar()
+        self._build_extras()
         for side, pane in self.panes.items():
             self._connect_pane(side, pane)
         self._connect_session()
+        self._connect_extras()
         self._restore_settings()
         self._update_status()
         self._update_actions()
@@ -250,7 +260,7 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        file_menu = self.file_menu = bar.addMenu("&File")
         file_menu.addAction(self.open_left_action)
         file_menu.addAction(self.open_right_action)
         self.recent_menu = QMenu("Open &Recent", self)
@@ -269,7 +279,7 @@ class MainWindow(QMainWindow):
         edit_menu.addSeparator()
         edit_menu.addAction(self.revert_action)
         edit_menu.addAction(self.find_action)
-        view_menu = bar.addMenu("&View")
+        view_menu = self.view_menu = bar.addMenu("&View")
         view_menu.addAction(self.aligned_action)
         view_menu.addAction(self.legend_action)
         view_menu.addAction(self.swap_action)
@@ -412,6 +422,7 @@ class MainWindow(QMainWindow):
         self.scratch_panel.stop()
         self.session.stop()
         self.runner.cancel("filter", notify=False)
+        self.runner.cancel("tools", notify=False)
         super().closeEvent(event)
 
     # ---- files ----------------------------------------------------------------------------
@@ -517,6 +528,7 @@ class MainWindow(QMainWindow):
             self._show_details(self.current_side, -1 if item is None else item, "")
         self._update_status()
         self._update_actions()
+        self._refresh_extras()
 
     def choose_tools(self) -> None:
         """Ask for a tools file and re-gate both sides with it."""
@@ -639,7 +651,7 @@ class MainWindow(QMainWindow):
         """Select an item on one side (its counterpart follows); False if it is not shown."""
         return self.panes[side].select_item(item)
 
-    def _select_pair_at(self, position: int) -> None:
+    def _select_pair_at(self, position: int, tab: int | None = Tab.DIFF) -> None:
         assert self.alignment is not None
         pair = self.alignment.diff.pairs[position]
         side = "left" if pair.left is not None else "right"
@@ -652,7 +664,8 @@ class MainWindow(QMainWindow):
                 pane.verdict_combo.setCurrentIndex(0)
         self.refilter()
         self.panes[side].select_item(item)
-        self.tabs.setCurrentIndex(Tab.DIFF)
+        if tab is not None:
+            self.tabs.setCurrentIndex(tab)
 
     def _current_position(self) -> int | None:
         if self.alignment is None:
@@ -861,19 +874,9 @@ class MainWindow(QMainWindow):
             f"{os.path.basename(x.path or side)}: {decision_words(x.decision)}"
             for side, x in loaded.items()
         ]
+        severity = None
         if alignment is not None:
-            diff: DiffResult = alignment.diff
-            if diff.replay_safe:
-                icon = qt_palette.verdict_swatch("ok").icon
-                text = "Replay safe: the right transcript can stand in for the left"
-            else:
-                icon = qt_palette.severity_swatch("error").icon
-                text = "Replay UNSAFE: " + "; ".join(diff.reasons)
-            changed = len(alignment.changed)
-            text += f"   ({changed} changed pair{'s' if changed != 1 else ''})"
-            self.decision_label.setToolTip(
-                tooltip("\n".join([*(diff.reasons or [text]), "", *answers]))
-            )
+            icon, text, severity = self._diff_status(alignment, answers)
         elif loaded:
             blocked = any(x.decision.blocks for x in loaded.values())
             icon = qt_palette.severity_swatch("error" if blocked else "info").icon
@@ -892,6 +895,7 @@ class MainWindow(QMainWindow):
             self.decision_label.setToolTip("")
         self.decision_icon.setPixmap(qt_palette.pixmap(icon, 16) if icon is not None else QPixmap())
         self.decision_label.setText(text)
+        self._colour_decision(severity)
         tool_files = self.session.tool_files
         if tool_files:
             names = ", ".join(os.path.basename(p) for p in tool_files)
@@ -942,6 +946,7 @@ class MainWindow(QMainWindow):
             self.next_diff_action, self.prev_diff_action, self.next_problem_action,
             self.prev_problem_action, self.counterpart_action,
         ]  # fmt: skip
+        actions += [*self.mode_switch.actions.values(), self.export_action]
         lines = [
             f"{a.shortcut().toString(QKeySequence.SequenceFormat.NativeText):<16}"
             f"{a.text().replace('&', '')}"
@@ -964,3 +969,226 @@ class MainWindow(QMainWindow):
         app = QGuiApplication.instance()
         for _ in range(rounds):
             app.processEvents()
+
+    # ---- target, diff mode, changes, tools and export -------------------------------------
+
+    def _build_extras(self) -> None:
+        """The Changes and Tools tabs, the mode switch, the target selector, Export Report."""
+        self.changes_panel = ChangesPanel(self.tabs)
+        self.tools_panel = ToolsPanel(self.tabs)
+        self.tabs.addTab(self.changes_panel, "Changes")
+        self.tabs.addTab(self.tools_panel, "Tools")
+        self._tools_key: tuple[Any, ...] | None = None
+        self._tools_rows: list[ToolRow] = []
+        self._verdict: tuple[Alignment, DiffVerdict] | None = None
+        self.mode_switch = ModeSwitch(self)
+        self.target_selector = TargetSelector(self)
+        bar = self.toolbar
+        for action in self.mode_switch.actions.values():
+            bar.insertAction(self.prev_diff_action, action)
+        bar.insertSeparator(self.prev_diff_action)
+        bar.addSeparator()
+        bar.addWidget(plain_label(" Target: ", bar))
+        bar.addWidget(self.target_selector)
+        modes = QMenu("Diff &Mode", self)
+        for action in self.mode_switch.actions.values():
+            modes.addAction(action)
+        self.view_menu.insertMenu(self.legend_action, modes)
+        for number, name in ((Tab.CHANGES, "Changes"), (Tab.TOOLS, "Tools")):
+            self.view_menu.addAction(
+                self._action(
+                    f"{name} Tab",
+                    lambda n=number: self.tabs.setCurrentIndex(n),
+                    f"Alt+{number + 1}",
+                )
+            )
+        self.export_action = self._action(
+            "&Export Report…", self.choose_export, "Ctrl+E",
+            "Write an HTML page or a Markdown summary of the open files, secrets redacted",
+        )  # fmt: skip
+        self.export_action.setEnabled(False)  # until a file is open
+        self.file_menu.insertAction(self.quit_action, self.export_action)
+        self.file_menu.insertSeparator(self.quit_action)
+        # The reasons line opens the Changes tab, where every reason is listed with its pair.
+        ClickOpens(self.decision_label, self.show_changes)
+
+    def _connect_extras(self) -> None:
+        self.changes_panel.pair_activated.connect(self.select_pair)
+        self.mode_switch.changed.connect(self.set_mode)
+        self.target_selector.target_changed.connect(self.set_target)
+        self.session.tools_changed.connect(self._refresh_tools)
+
+    def _refresh_extras(self) -> None:
+        alignment = self.alignment
+        diff = alignment.diff if alignment is not None else None
+        if diff is None or self.changes_panel.diff is not diff:
+            self.changes_panel.set_diff(diff, comparing=self.session.comparing())
+        self._refresh_tools()
+        self.export_action.setEnabled(any(r is not None for r in self.results.values()))
+
+    def set_mode(self, mode: DiffMode | str) -> None:
+        """Compare the two sides in replay or compare mode (the core decides in either)."""
+        mode = DiffMode(mode)
+        self.mode_switch.set_mode(mode)
+        if mode != self.session.mode:
+            self.session.set_mode(mode)
+            self._show_alignment()  # the old diff's markers go until the new one arrives
+
+    def set_target(self, target: Profile | str | None) -> None:
+        """Judge both sides for a target provider too (None: the gate alone)."""
+        profile = get_profile(target) if isinstance(target, str) else target
+        self.target_selector.set_target(profile.name if profile is not None else None)
+        self.session.set_target(profile)
+        self._refresh_tools()
+
+    def show_changes(self) -> None:
+        """Show the Changes tab."""
+        self.tabs.setCurrentIndex(Tab.CHANGES)
+
+    def select_pair(self, number: int) -> None:
+        """Select the items of one pair of the diff (the tab shown stays)."""
+        if self.alignment is not None and 0 <= number < len(self.alignment.diff.pairs):
+            self._select_pair_at(number, tab=None)
+
+    def _diff_status(self, alignment: Alignment, answers: list[str]) -> tuple[Any, str, str]:
+        """The status line for a diff: icon, text and severity, from the core's verdict."""
+        if self._verdict is None or self._verdict[0] is not alignment:
+            self._verdict = (alignment, alignment.diff.verdict_summary())
+        verdict = self._verdict[1]
+        if verdict.outcome is Outcome.UNSAFE:
+            icon = qt_palette.severity_swatch("error").icon
+            text = "Replay UNSAFE: " + "; ".join(verdict.reasons)
+        elif verdict.outcome is Outcome.BLOCKED:
+            icon = qt_palette.severity_swatch("warning").icon
+            text = verdict.headline
+        else:
+            icon = qt_palette.verdict_swatch("ok").icon
+            text = verdict.headline
+        changed = len(alignment.changed)
+        text += f"   ({verdict.mode} mode; {changed} changed pair{'s' if changed != 1 else ''})"
+        lines = [*verdict.reasons] if verdict.reasons else [verdict.headline]
+        lines += ["", *answers, "", "Click to list every reason and change by code."]
+        self.decision_label.setToolTip(tooltip("\n".join(lines)))
+        return icon, text, str(verdict.outcome.severity)
+
+    def _colour_decision(self, severity: str | None) -> None:
+        palette = self.statusBar().palette()
+        if severity in ("error", "warning"):
+            colour = qt_palette.severity_swatch(severity).foreground.color()
+            palette.setColor(QPalette.ColorRole.WindowText, colour)
+        self.decision_label.setPalette(palette)
+
+    def _refresh_tools(self) -> None:
+        results = {s: r for s, r in self.results.items() if r is not None}
+        tools = self.session.known_tools()
+        current = self.session.target_name
+        # The matrix is worked out again only when the results or the tools are new objects.
+        key = (*results, *results.values(), None, *tools.values(), None, current)
+        if _same(key, self._tools_key):
+            return
+        names = list(self.target_selector.profiles)
+        sides = list(results)
+        same_inputs = _same(key[:-1], (self._tools_key or (None,))[:-1])
+        self._tools_key = key
+        if same_inputs:  # only the chosen target changed: its column is marked
+            self.tools_panel.set_matrix(self._tools_rows, sides, names, current)
+            return
+        profiles = list(self.target_selector.profiles.values())
+
+        def work(progress: Progress) -> list[ToolRow]:
+            progress("Checking the tools against every target…")
+            return build_matrix(tools, profiles, results)
+
+        def done(rows: list[ToolRow]) -> None:
+            self._tools_rows = rows
+            self.tools_panel.set_matrix(rows, sides, names, self.session.target_name)
+
+        if not self.runner.synchronous:
+            self.tools_panel.set_matrix([], sides, names, current, computing=True)
+        self.runner.start(
+            "tools",
+            work,
+            done,
+            lambda error: self.statusBar().showMessage(f"Cannot check the tools: {error}", 8000),
+        )
+
+    def _export_inputs(self) -> list[str | None]:
+        return [*self.session.paths.values(), *self.session.tool_files]
+
+    def _export_problem(self) -> str | None:
+        loaded = [x for x in self.session.files.values() if x is not None]
+        if not loaded:
+            return "Open a transcript first: a report describes the open files."
+        if len(loaded) == 2 and self.alignment is None:
+            return "The two files are still being compared; export when the comparison is done."
+        return None
+
+    def choose_export(self) -> None:
+        """Ask for a format, the redaction choice and a file, then write the report."""
+        problem = self._export_problem()
+        if problem is not None:
+            self._message("Export Report", problem, warning=True)
+            return
+        names = [os.path.basename(x.path) for x in self.session.files.values() if x is not None]
+        settings = [f"{self.session.mode} mode"] if len(names) == 2 else []
+        if self.session.target_name:
+            settings.append(f"target {self.session.target_name}")
+        what = (
+            "A report of " + " ↔ ".join(names) + (f" ({', '.join(settings)})" if settings else "")
+        )
+        stem = os.path.splitext(names[0])[0] + "-report"
+        dialog = ExportDialog(
+            self._export_inputs(), self.settings.last_directory(), stem, what + ".", self
+        )
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.settings.set_last_directory(os.path.dirname(dialog.path))
+            self.export_report(dialog.path, dialog.format, redact=dialog.redact)
+        dialog.deleteLater()
+
+    def export_report(self, path: str, fmt: str = "html", *, redact: bool = True) -> bool:
+        """Render the open files' report (on a worker) and write it through QSaveFile.
+
+        Returns False when it is refused: nothing open, the comparison still running, or `path`
+        is an open input file (an input is never overwritten).
+        """
+        problem = self._export_problem()
+        clash = clashing_input(path, self._export_inputs())
+        if clash is not None:
+            problem = f"{os.path.basename(clash)} is an open input file; it is never overwritten."
+        if problem is not None:
+            self.statusBar().showMessage(f"Report not written: {problem}", 8000)
+            return False
+        loaded = [x for x in self.session.files.values() if x is not None]
+        diff = self.alignment.diff if len(loaded) == 2 and self.alignment is not None else None
+        report = report_input(
+            [(x.path, x.result) for x in loaded],
+            diff,
+            tool_files=self.session.tool_files,
+            target=self.session.target_name,
+        )
+
+        def work(progress: Progress) -> Rendered:
+            progress("Writing the report…")
+            return render_report(report, fmt, redact=redact)
+
+        def done(rendered: Rendered) -> None:
+            error = write_file(path, rendered.text)
+            if error is not None:
+                self.statusBar().showMessage(f"Cannot write {path}: {error}", 8000)
+                return
+            self.statusBar().showMessage(f"Report written to {path}. {rendered.redaction}", 8000)
+
+        self.runner.start(
+            "export",
+            work,
+            done,
+            lambda error: self.statusBar().showMessage(f"Cannot write the report: {error}", 8000),
+        )
+        return True
+
+
+def _same(key: tuple[Any, ...], other: tuple[Any, ...] | None) -> bool:
+    """Whether two keys hold the same objects (names compare by value, the rest by identity)."""
+    if other is None or len(key) != len(other):
+        return False
+    return all(a is b or (isinstance(a, str) and a == b) for a, b in zip(key, other, strict=True))
