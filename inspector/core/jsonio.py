@@ -283,10 +283,15 @@ def load_json(
         return parse(text, long_digits=long_digits)
     except JSONError as exc:
         nested = exc.message.startswith("JSON is nested")
+        line = (exc.line or 1) + line_offset
+        message = exc.message
+        if message.endswith(" at") and exc.column is not None:
+            # The standard library words some errors to be followed by their position.
+            message += f" line {line} column {exc.column}"
         raise LoadError(
-            exc.message if nested else f"invalid JSON: {exc.message}",
+            message if nested else f"invalid JSON: {message}",
             path=path,
-            line=(exc.line or 1) + line_offset,
+            line=line,
             column=exc.column,
         ) from None
 
