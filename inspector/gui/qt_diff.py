@@ -14,7 +14,7 @@ from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
 from inspector.gui.json_text import Display, display, preview
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, fit_columns, records_view
 from inspector.gui.qt_text import dim, plain_label
 from inspector.gui.qt_transcript_model import change_description
 
@@ -64,9 +64,6 @@ class DiffPanel(QWidget):
         self.changes = RecordsModel(("Change", "Severity", "Pointer", "Left", "Right"), self)
         self.changes_view = records_view(self.changes, split)
         self.changes_view.setObjectName("diff-changes")
-        char = self.changes_view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((26, 10, 18, 40)):
-            self.changes_view.setColumnWidth(col, chars * char)
         self.changes_view.selectionModel().currentRowChanged.connect(self._change_selected)
         sides = QSplitter(Qt.Orientation.Horizontal, split)
         sides.setChildrenCollapsible(False)
@@ -104,6 +101,7 @@ class DiffPanel(QWidget):
         state = "changed" if pair.changed else "same"
         self.title.setText(f"left {lname}  ↔  right {rname}   ({state})")
         self.changes.set_records([self._record(c) for c in pair.changes])
+        fit_columns(self.changes_view)
         lshown = display(litem.raw) if litem is not None else Display("")
         rshown = display(ritem.raw) if ritem is not None else Display("")
         ltext, rtext = lshown.text, rshown.text

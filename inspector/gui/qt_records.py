@@ -114,6 +114,35 @@ class RecordsModel(QAbstractTableModel):
         return None
 
 
+#: The widest share of a table's width one column is fitted to (the last one stretches).
+_FIT_SHARE = 0.4
+#: ... and never narrower than this cap, for a table not laid out yet.
+_FIT_FLOOR = 240
+
+
+def fit_columns(view: QTableView, stretch: int | None = None) -> None:
+    """Size each column but one to its content, within a share of the table's width, so that
+    pointers, codes and event names read whole; the `stretch` column (the last one unless
+    given) takes the rest."""
+    model = view.model()
+    if model is None:
+        return
+    cap = max(int(view.viewport().width() * _FIT_SHARE), _FIT_FLOOR)
+    header = view.horizontalHeader()
+    last = model.columnCount() - 1
+    stretch = last if stretch is None else stretch
+    header.setStretchLastSection(stretch == last)
+    if stretch != last:
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    for column in range(model.columnCount()):
+        if column == stretch or header.isSectionHidden(column):
+            continue
+        # Qt reads at most resizeContentsPrecision() rows (1000 by default), so long tables
+        # cost no more than short ones.
+        wanted = max(view.sizeHintForColumn(column), header.sectionSizeHint(column))
+        view.setColumnWidth(column, min(wanted, cap))
+
+
 def records_view(model: RecordsModel, parent: QWidget | None = None) -> QTableView:
     """Return a compact, row-selecting table for a RecordsModel; the last column stretches."""
     view = QTableView(parent)
