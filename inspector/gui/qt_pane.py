@@ -73,8 +73,10 @@ _CELL_PADDING = 12
 _ICON_ROOM = 22
 #: The item number fits this many digits.
 _INDEX_DIGITS = "000000"
-#: The narrowest Name and call_id are squeezed to before the other columns give way.
+#: The narrowest Name and call_id are squeezed to before the other columns give way, and the
+#: narrowest any column is made when even that is not enough.
 _FLEX_FLOOR = 90
+_LAST_FLOOR = 40
 #: Hidden until the user shows them from the header menu (they rarely decide a replay). A
 #: pair's changes are the same seen from either side, so they are marked on the right only,
 #: as in the window sketch; the left pane's changed cells are still coloured.
@@ -519,7 +521,8 @@ class TranscriptPane(QFrame):
         self.filter_row.setEnabled(False)
 
     def show_loading(self, path: str) -> None:
-        """Show the busy page for a file being read."""
+        """Show the busy page for a file being read (its name in the header meanwhile)."""
+        self.header.set_content(os.path.basename(path), path, "loading…", None)
         self.loading_label.setText(f"Loading {os.path.basename(path)}…")
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
@@ -566,11 +569,17 @@ class TranscriptPane(QFrame):
         """Leave the loading page after a cancel (back to the tree, error or empty state)."""
         if self.stack.currentIndex() != _Page.LOADING:
             return
-        if self.model.result is not None:
+        result = self.model.result
+        if result is not None:
+            self._set_header(
+                os.path.basename(self.path or ""), result.transcript.format, result.summary()
+            )
             self.stack.setCurrentIndex(_Page.TREE)
         elif self.path is not None and self.error_location.text():
+            self._set_header(os.path.basename(self.path), "unreadable", None)
             self.stack.setCurrentIndex(_Page.ERROR)
         else:
+            self._set_header("No file", "", None)
             self.stack.setCurrentIndex(_Page.EMPTY)
 
     @property
@@ -792,6 +801,22 @@ def span_field_rows(tree: QTreeView) -> None:
     tree.expanded.connect(expanded)
 
 
+def _give_way(widths: dict[int, int], columns: list[int], floor: int, spare: int) -> int:
+    """Narrow `columns` (not below `floor`) by up to -`spare`, each in proportion to what it
+    has above the floor; return what is still missing (0 when nothing is)."""
+    room = {c: max(widths[c] - floor, 0) for c in columns}
+    total = sum(room.values())
+    given = min(-spare, total)
+    if given <= 0:
+        return spare
+    shares = {c: given * r // total for c, r in room.items()}
+    # Rounding down leaves a few pixels over: the roomiest column gives them too.
+    shares[max(room, key=room.__getitem__)] += given - sum(shares.values())
+    for column, give in shares.items():
+        widths[column] -= give
+    return spare + given
+
+
 class ColumnFitter(QObject):
     """Sizes a transcript tree's columns to their content, within the width the tree has.
 
@@ -879,29 +904,20 @@ class ColumnFitter(QObject):
             if not header.isSectionHidden(c)
         }
         flexible = [c for c in _FLEXIBLE if c in widths and c not in self.user_sized]
-        spare = self.tree.viewport().width() - sum(widths.values())
+        # A tree not shown yet has no real width: it gets what its content wants, and is fitted
+        # to its width when it is shown.
+        visible = self.tree.isVisible()
+        spare = self.tree.viewport().width() - sum(widths.values()) if visible else 0
         if spare >= 0:
-            shares = sum(_FLEXIBLE[c] for c in flexible)
+            shares = sum(_FLEXIBLE[c] for c in flexible) or 1
             for column in flexible:
                 widths[column] += spare * _FLEXIBLE[column] // shares
         else:
-            # Name and call_id give way first, each in proportion to what it has to give.
-            room = {c: max(widths[c] - _FLEX_FLOOR, 0) for c in flexible}
-            given = min(-spare, sum(room.values()))
-            for column in flexible:
-                give = given * room[column] // max(sum(room.values()), 1)
-                widths[column] -= give
-                spare += give
-            others = sorted(
-                (c for c in widths if c not in flexible and c not in self.user_sized),
-                key=lambda c: -widths[c],
-            )
-            for column in others:
-                if spare >= 0:
-                    break
-                give = min(-spare, max(widths[column] - 2 * _FLEX_FLOOR, 0))
-                widths[column] -= give
-                spare += give
+            # Name and call_id give way first, down to a floor; then every column but `#`,
+            # so that the columns never need more than the tree's width (no sideways scroll).
+            spare = _give_way(widths, flexible, _FLEX_FLOOR, spare)
+            others = [c for c in widths if c != Column.INDEX and c not in self.user_sized]
+            _give_way(widths, others, _LAST_FLOOR, spare)
         self._fitting = True
         try:
             for column, width in widths.items():

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -206,7 +207,12 @@ class ArgumentsPanel(QWidget):
         row.addWidget(_section("Tool", side))
         self.tool_combo = QComboBox(side)
         self.tool_combo.setObjectName("tool-picker")
-        self.tool_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # The picker spans the row: a long (or escaped) tool name shows whole.
+        self.tool_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.tool_combo.setMinimumContentsLength(12)
+        self.tool_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.tool_combo.currentIndexChanged.connect(self._tool_picked)
         row.addWidget(self.tool_combo, 1)
         column.addLayout(row)

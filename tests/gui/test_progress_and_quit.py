@@ -90,6 +90,7 @@ def test_cancel_stops_the_work_itself(make_window, qtbot, tmp_path, monkeypatch)
     window.session.progress.connect(lambda _side, _stage, f: fractions.append(f))
     window.open_file("left", str(big))
     qtbot.waitUntil(lambda: any(f > 0 for f in fractions), timeout=60_000)
+    assert window.left.name_label.text() == "big.jsonl"  # the header names the file meanwhile
     window.left.cancel_button.click()
     started = time.monotonic()
     assert window.runner.wait(30_000)
@@ -98,6 +99,7 @@ def test_cancel_stops_the_work_itself(make_window, qtbot, tmp_path, monkeypatch)
     assert "gate finished" not in outcomes
     assert window.results["left"] is None
     assert window.left.stack.currentIndex() == 0  # back to the drop target
+    assert window.left.name_label.text() == "No file"
     print(f"\nwork stopped {stopped * 1000:.0f} ms after Cancel ({outcomes})")
 
 
