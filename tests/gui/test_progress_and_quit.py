@@ -103,6 +103,18 @@ def test_cancel_stops_the_work_itself(make_window, qtbot, tmp_path, monkeypatch)
     print(f"\nwork stopped {stopped * 1000:.0f} ms after Cancel ({outcomes})")
 
 
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run Python offscreen in the repository, as a user would start the app."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=REPO,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 _QUIT_SCRIPT = """
 import sys
 from PySide6.QtCore import QTimer
@@ -119,38 +131,23 @@ def test_quitting_while_loading_is_clean(tmp_path, delay_ms):
     big = _big_jsonl(tmp_path / "big.jsonl", 120_000)
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(PROFILE_TOOL))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _QUIT_SCRIPT,
-            str(delay_ms),
-            str(big),
-            str(big),
-            "--tools",
-            str(tools),
-            "--settings",
-            str(tmp_path / "settings.ini"),
-        ],
-        cwd=REPO,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = _run(
+        "-c",
+        _QUIT_SCRIPT,
+        str(delay_ms),
+        str(big),
+        str(big),
+        "--tools",
+        str(tools),
+        "--settings",
+        str(tmp_path / "settings.ini"),
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""  # no traceback, no Qt warning
 
 
 def test_an_offscreen_screenshot_run_prints_nothing_on_stderr(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "--screenshot", str(tmp_path / "shot.png")],
-        cwd=REPO,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _run("-m", "inspector", "--screenshot", str(tmp_path / "shot.png"))
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +26,7 @@ from inspector.gui.qt_main_window import Tab
 from inspector.gui.qt_pane import copy_actions
 from inspector.gui.qt_transcript_model import Column
 from tests.conftest import SAMPLES
+from tests.gui.conftest import call_stream, model_indexes, write_sse
 
 SPOOFED = SAMPLES / "findings" / "spoofed-names.json"
 #: The bidi controls the issue names, beside every other Cc, Cf, Zl and Zp character.
@@ -71,16 +72,6 @@ def test_cells_and_previews_are_escaped():
 # ---- the walk --------------------------------------------------------------------------------
 
 
-def _indexes(model, parent=None, depth=0):
-    parent = parent if parent is not None else QModelIndex()
-    for row in range(min(model.rowCount(parent), 300)):
-        for column in range(model.columnCount(parent)):
-            index = model.index(row, column, parent)
-            yield index
-            if column == 0 and depth < 3 and model.rowCount(index) > 0:
-                yield from _indexes(model, index, depth + 1)
-
-
 def _texts(window) -> list[tuple[str, str]]:
     """(where, text) for every text the window shows or would show on hover."""
     found = [("title", window.windowTitle()), ("status", window.statusBar().currentMessage())]
@@ -106,7 +97,7 @@ def _texts(window) -> list[tuple[str, str]]:
             model = widget.model()
             if model is None:
                 continue
-            for index in _indexes(model):
+            for index in model_indexes(model, levels=3, rows=300):
                 for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
                     data = index.data(role)
                     if isinstance(data, str):
@@ -194,31 +185,8 @@ def _spoofed_stream(folder):
         "call_id": "call\u2066",
         "name": "get\u202e",
     }
-    events = [
-        {"type": "response.created", "response": {"id": "r1", "status": "in_progress"}},
-        {
-            "type": "response.output_item.added",
-            "output_index": 0,
-            "item": {**item, "arguments": "", "status": "in_progress"},
-        },
-        {
-            "type": "response.function_call_arguments.delta",
-            "item_id": "fc\u200b1",
-            "output_index": 0,
-            "delta": "{\u202e}",
-        },
-        {"type": "response.\u202eevent"},
-        {
-            "type": "response.output_item.done",
-            "output_index": 0,
-            "item": {**item, "arguments": "{\u202e}", "status": "completed"},
-        },
-    ]
-    for number, event in enumerate(events):
-        event["sequence_number"] = number
-    path = folder / "spoofed\u200f.sse"
-    path.write_text("".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events))
-    return path
+    events = call_stream(item, "{\u202e}", "response.\u202eevent", "{\u202e}")
+    return write_sse(folder / "spoofed\u200f.sse", events)
 
 
 def test_the_raw_value_stays_one_copy_away(window):
