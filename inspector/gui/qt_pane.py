@@ -65,7 +65,7 @@ FILTER_DELAY_MS = 200
 
 #: How many items the columns are fitted to (Qt's own fit would read every row of a large
 #: transcript), and the widest a column is made automatically; the user may widen it further.
-_FIT_ITEMS = 2000
+_FIT_ITEMS = 1000
 _FIT_CAP = 480
 #: Room around a cell's text (the delegate's margins and focus frame, with a little air), and
 #: for an icon drawn beside it.
@@ -830,7 +830,9 @@ class ColumnFitter(QObject):
         super().__init__(tree)
         self.tree = tree
         self.model = model
-        self._wanted: dict[int, int] | None = None
+        self._wanted: dict[int, int] = {}
+        #: What the measured widths are of: the transcript, its diff and the shown columns.
+        self._measured: tuple[object, ...] | None = None
         self._fitting = False
         self.user_sized: set[int] = set()
         tree.header().sectionResized.connect(self._resized)
@@ -838,20 +840,29 @@ class ColumnFitter(QObject):
         self._viewport.installEventFilter(self)
 
     def refit(self) -> None:
-        """Measure the content again and fit."""
-        self._wanted = None
+        """Measure the content again (if it changed) and fit."""
         self.fit()
+
+    def _wanted_widths(self) -> dict[int, int]:
+        header = self.tree.header()
+        hidden = tuple(header.isSectionHidden(c) for c in Column)
+        key = (self.model.result, self.model.alignment, hidden)
+        old = self._measured
+        # Measuring reads a thousand items: only when the transcript, its diff (the objects
+        # themselves, not their equality) or the shown columns change.
+        if old is None or old[0] is not key[0] or old[1] is not key[1] or old[2] != hidden:
+            self._wanted, self._measured = self._measure(), key
+        return self._wanted
 
     def needed(self) -> int:
         """The width the tree needs to show every shown column whole (0 with nothing shown)."""
         if self.model.result is None:
             return 0
-        if self._wanted is None:
-            self._wanted = self._measure()
+        wanted = self._wanted_widths()
         header = self.tree.header()
         columns = sum(
             header.sectionSize(c) if c in self.user_sized else w
-            for c, w in self._wanted.items()
+            for c, w in wanted.items()
             if not header.isSectionHidden(c)
         )
         scrollbar = self.tree.verticalScrollBar()
@@ -895,12 +906,11 @@ class ColumnFitter(QObject):
         """Give each shown column its width for the tree's current width."""
         if self.model.result is None:
             return
-        if self._wanted is None:
-            self._wanted = self._measure()
+        wanted = self._wanted_widths()
         header = self.tree.header()
         widths = {
             c: (header.sectionSize(c) if c in self.user_sized else w)
-            for c, w in self._wanted.items()
+            for c, w in wanted.items()
             if not header.isSectionHidden(c)
         }
         flexible = [c for c in _FLEXIBLE if c in widths and c not in self.user_sized]

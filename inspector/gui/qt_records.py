@@ -118,6 +118,8 @@ class RecordsModel(QAbstractTableModel):
 _FIT_SHARE = 0.4
 #: ... and never narrower than this cap, for a table not laid out yet.
 _FIT_FLOOR = 240
+#: Rows a column is fitted to: the first screenfuls (each row is built to be measured).
+_FIT_ROWS = 200
 
 
 def fit_columns(view: QTableView, stretch: int | None = None) -> None:
@@ -137,8 +139,8 @@ def fit_columns(view: QTableView, stretch: int | None = None) -> None:
     for column in range(model.columnCount()):
         if column == stretch or header.isSectionHidden(column):
             continue
-        # Qt reads at most resizeContentsPrecision() rows (1000 by default), so long tables
-        # cost no more than short ones.
+        # Qt reads at most resizeContentsPrecision() rows (set in records_view), so a long
+        # table costs no more than a short one.
         wanted = max(view.sizeHintForColumn(column), header.sectionSizeHint(column))
         view.setColumnWidth(column, min(wanted, cap))
 
@@ -158,5 +160,6 @@ def records_view(model: RecordsModel, parent: QWidget | None = None) -> QTableVi
     header = view.horizontalHeader()
     header.setStretchLastSection(True)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setResizeContentsPrecision(_FIT_ROWS)
     header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     return view
