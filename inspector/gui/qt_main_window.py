@@ -625,7 +625,7 @@ class MainWindow(QMainWindow):
         for path in files:
             action = self.recent_menu.addAction(menu_text(os.path.basename(path)))
             action.setToolTip(tooltip(path))
-            action.setStatusTip(path)
+            action.setStatusTip(visible(path))
             action.triggered.connect(lambda _c=False, p=path, s=target: self.open_file(s, p))
         self.recent_menu.addSeparator()
         clear = self.recent_menu.addAction("Clear Recent Files")

@@ -143,6 +143,9 @@ def test_no_raw_invisible_character_anywhere_after_loading_a_spoofing_file(
     tools.write_text(json.dumps({"look\u200bup\u202e": {"type": "object"}}))
     window.load_tool_file(str(tools), regate=False)
     window.open_pair(str(SPOOFED), str(SPOOFED))
+    renamed = tmp_path / "names\u202efdp.json"  # a spoofed file name, for the recent files
+    renamed.write_bytes(SPOOFED.read_bytes())
+    window.open_file("right", str(renamed))
     window.find_in_contents()
     window.find_panel.query_edit.setText("user")
     window.find_panel.search()
