@@ -10,7 +10,15 @@ import traceback
 from collections.abc import Sequence
 from types import TracebackType
 
-from PySide6.QtCore import QIODevice, QSaveFile, Qt
+from PySide6.QtCore import (
+    QIODevice,
+    QMessageLogContext,
+    QSaveFile,
+    Qt,
+    QtMsgType,
+    qFormatLogMessage,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QGuiApplication, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
@@ -96,7 +104,21 @@ def _size(text: str) -> tuple[int, int]:
     return max(int(width), 640), max(int(height), 480)
 
 
+#: Messages Qt's platform plugins print about features the window does not need: the offscreen
+#: plugin (screenshots, tests, headless CI) cannot pass size hints to a window system it lacks.
+HARMLESS_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+
+
+def qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Qt's messages go to stderr as Qt would print them, except the known-harmless ones."""
+    if message.startswith(HARMLESS_QT_MESSAGES):
+        return
+    if sys.__stderr__ is not None:
+        sys.__stderr__.write(qFormatLogMessage(kind, context, message) + "\n")
+
+
 def _application() -> QApplication:
+    qInstallMessageHandler(qt_message)
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication([sys.argv[0] if sys.argv else "replay-inspector"])

@@ -16,7 +16,7 @@ from inspector.gui.alignment import Alignment
 from inspector.gui.json_diff import Mark, compare_pair, follow_key_order, locate_nearest
 from inspector.gui.json_text import Display, display, preview
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, fit_columns, records_view
 from inspector.gui.qt_text import dim, plain_label
 from inspector.gui.qt_transcript_model import change_description
 
@@ -56,9 +56,6 @@ class DiffPanel(QWidget):
         self.changes = RecordsModel(("Change", "Severity", "Pointer", "Left", "Right"), self)
         self.changes_view = records_view(self.changes, split)
         self.changes_view.setObjectName("diff-changes")
-        char = self.changes_view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((26, 10, 18, 40)):
-            self.changes_view.setColumnWidth(col, chars * char)
         self.changes_view.selectionModel().currentRowChanged.connect(self._change_selected)
         sides = QSplitter(Qt.Orientation.Horizontal, split)
         sides.setChildrenCollapsible(False)
@@ -108,6 +105,7 @@ class DiffPanel(QWidget):
             "   compared by JSON Pointer: key order and id never count"
         )
         self.changes.set_records([self._record(c) for c in pair.changes])
+        fit_columns(self.changes_view)
         lshown = display(litem.raw) if litem is not None else Display("")
         rraw = ritem.raw if ritem is not None else None
         if litem is not None and ritem is not None:

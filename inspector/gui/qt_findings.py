@@ -9,7 +9,14 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from inspector.core.gate import Finding, GateResult
 from inspector.gui import qt_palette
-from inspector.gui.qt_records import LazyRecords, PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_records import (
+    LazyRecords,
+    PayloadRole,
+    Record,
+    RecordsModel,
+    fit_columns,
+    records_view,
+)
 from inspector.gui.qt_rule_detail import RuleDetail, finding_tip
 from inspector.gui.qt_text import dim, plain_label
 
@@ -33,9 +40,6 @@ class FindingsPanel(QWidget):
         self.model = RecordsModel(("Side", "Severity", "Code", "Items", "Message"), self)
         self.view = records_view(self.model, self)
         self.view.setObjectName("findings")
-        char = self.view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((8, 12, 24, 10)):
-            self.view.setColumnWidth(col, chars * char)
         self.view.doubleClicked.connect(self._activated)
         column.addWidget(self.view, 1)
         # A target finding's rule and sources, under the table while it is selected.
@@ -53,6 +57,7 @@ class FindingsPanel(QWidget):
         self.rule.clear_rule()
         # Built as rows are shown: a large log can have a finding for most of its items.
         self.model.set_records(LazyRecords(len(rows), lambda n: self._record(*rows[n][1:])))
+        fit_columns(self.view)
         counts = Counter(str(f.severity) for _o, _s, f in rows)
         if rows:
             self.summary.setText(

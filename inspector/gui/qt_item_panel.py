@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QVBoxLayout, QWid
 from inspector.core.gate import ItemVerdict
 from inspector.core.model import Item
 from inspector.gui import qt_palette
-from inspector.gui.json_text import Display, Shortened, display, elide, pretty
+from inspector.gui.contents import spans_of
+from inspector.gui.json_text import Display, Shortened, display, elide, locate, pretty
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_text import ElidedLabel, dim, menu_text, plain_label, tooltip
@@ -104,6 +105,8 @@ class ItemPanel(QWidget):
         column.addWidget(self.notice)
         column.addWidget(self.view, 1)
         self.raw: Any = None
+        #: Text highlighted wherever it occurs (the Search tab's query; '' for none).
+        self.find_query = ""
         self.clear()
 
     def clear(self) -> None:
@@ -133,3 +136,22 @@ class ItemPanel(QWidget):
             brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).background
             if brush is not None:
                 self.view.show_pointer(pointer, "field", brush)
+        self.show_find(pointer)
+
+    def set_find(self, query: str) -> None:
+        """Highlight every occurrence of `query` (any case) in the shown item ('' for none)."""
+        self.find_query = query
+        self.show_find()
+
+    def show_find(self, pointer: str = "") -> list[tuple[int, int]]:
+        """Mark the find query's occurrences; the first inside `pointer`'s value is selected."""
+        text = self.view.toPlainText()
+        spans = spans_of(text, self.find_query) if self.find_query and self.raw is not None else []
+        brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MAJOR).background
+        if brush is not None:
+            self.view.mark_spans("find", spans, brush)
+        if spans:
+            field = locate(text, pointer) if pointer else None
+            inside = [s for s in spans if field is None or field[0] <= s[0] < field[1]]
+            self.view.select_span(*(inside or spans)[0])
+        return spans

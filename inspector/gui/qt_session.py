@@ -13,8 +13,8 @@ from PySide6.QtCore import QObject, Signal
 from inspector.core.diff import DiffMode, diff_results
 from inspector.core.formats import load_bytes, load_tools
 from inspector.core.gate import Decision, GateResult, decide, gate_transcript
-from inspector.core.jsonio import read_bytes
-from inspector.core.model import InspectorError, LoadError, Tool
+from inspector.core.jsonio import display_name, read_bytes
+from inspector.core.model import Cancelled, InspectorError, LoadError, Tool
 from inspector.core.targets import Profile, TargetFinding, with_target_findings
 from inspector.gui.alignment import Alignment
 from inspector.gui.qt_stream import StreamView
@@ -62,16 +62,40 @@ def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = No
     return replace(loaded, result=result, decision=decide(result), target=name)
 
 
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:,.1f} MB"
+
+
+def _gating(progress: Progress, name: str) -> Callable[[int, int], None]:
+    """The gate's progress callback: items gated of all, with how far."""
+
+    def gated(done: int, items: int) -> None:
+        progress(f"Gating {name}: {done:,} of {items:,} items", done / max(items, 1))
+
+    return gated
+
+
 def load_and_gate(
     path: str, tools: dict[str, Tool], progress: Progress, cancel: threading.Event | None = None
 ) -> Loaded:
-    """Read, load and gate one file (runs in a worker thread); `cancel` stops the gating."""
-    progress(f"Reading {os.path.basename(path)}…")
-    data = read_bytes(path)
-    progress(f"Parsing {os.path.basename(path)} ({len(data):,} bytes)…")
-    transcript = load_bytes(data, path)
-    progress(f"Gating {len(transcript.items):,} items…")
-    result = gate_transcript(transcript, tools, cancel=cancel)
+    """Read, load and gate one file (runs in a worker thread); `cancel` stops the work.
+
+    Progress is reported as bytes read, then as items gated, each with how far it has got.
+    """
+    name = os.path.basename(path)
+    progress(f"Reading {name}…")
+    # Cancel also ends a read that waits on a pipe or a device.
+    data = read_bytes(path, cancel=cancel)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("the load was cancelled")
+    total = _megabytes(len(data))
+    progress(f"Reading {name}: 0.0 of {total}", 0.0)
+
+    def parsed(done: int, size: int) -> None:
+        progress(f"Reading {name}: {_megabytes(done)} of {total}", done / max(size, 1))
+
+    transcript = load_bytes(data, display_name(path), cancel=cancel, progress=parsed)
+    result = gate_transcript(transcript, tools, cancel=cancel, progress=_gating(progress, name))
     stream = None
     if transcript.stream is not None:
         # The events decoded by the load, kept on the transcript: the Stream tab never re-reads.
@@ -84,8 +108,8 @@ class Session(QObject):
 
     #: side, path — a load started (the side shows it is busy).
     loading = Signal(str, str)
-    #: side, stage — what a running load or re-gate is doing.
-    progress = Signal(str, str)
+    #: side, stage, fraction (0..1; negative when unknown) — what a running load or re-gate does.
+    progress = Signal(str, str, float)
     #: side — a gated file is ready on that side (a load or re-gate); the diff is dropped.
     loaded = Signal(str)
     #: side, path, LoadError — the file could not be read; the side holds nothing.
@@ -167,8 +191,10 @@ class Session(QObject):
                 continue
 
             def work(progress: Progress, cancel: threading.Event, old: Loaded = old) -> Loaded:
-                progress(f"Gating {len(old.result.transcript.items):,} items…")
-                result = gate_transcript(old.result.transcript, tools, cancel=cancel)
+                gated = _gating(progress, os.path.basename(old.path))
+                result = gate_transcript(
+                    old.result.transcript, tools, cancel=cancel, progress=gated
+                )
                 return Loaded.of(old.path, result, old.stream, old.size)
 
             self._start_side(side, old.path, work)
@@ -298,9 +324,9 @@ class Session(QObject):
         if self.runner.busy(channel):
             self.busy.emit(channel, True)
 
-    def _progress(self, channel: str, stage: str) -> None:
+    def _progress(self, channel: str, stage: str, fraction: float) -> None:
         if channel in SIDES:
-            self.progress.emit(channel, stage)
+            self.progress.emit(channel, stage, fraction)
 
     def _idle(self, channel: str) -> None:
         if channel in (*SIDES, DIFF):

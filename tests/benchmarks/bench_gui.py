@@ -88,7 +88,7 @@ def child_large(path: str, tools_path: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as scratch:
         window = _shown_window(scratch, synchronous=True)
         started = time.perf_counter()
-        loaded = load_and_gate(path, load_tools(tools_path), lambda _stage: None)
+        loaded = load_and_gate(path, load_tools(tools_path), lambda *_report: None)
         load_s = time.perf_counter() - started
         started = time.perf_counter()
         window.session.set_loaded("left", loaded)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
@@ -55,7 +56,15 @@ from inspector.core.jsonio import (
     strip_utf8_bom,
     utf8_error,
 )
-from inspector.core.model import LoadError, Origin, Tool, Transcript, join_pointer, paused_gc
+from inspector.core.model import (
+    Cancelled,
+    LoadError,
+    Origin,
+    Tool,
+    Transcript,
+    join_pointer,
+    paused_gc,
+)
 from inspector.core.stream import (
     StreamEvent,
     StreamResult,
@@ -388,11 +397,42 @@ def _load_records(records: Iterable[tuple[int, Any]], path: str | None) -> Trans
     return b.transcript(fmt)
 
 
-def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | None:
+#: Reports how far a load has got: (bytes parsed, bytes in all).
+Progress = Callable[[int, int], None]
+
+
+def _checkpoint(
+    cancel: threading.Event | None, progress: Progress | None, total: int
+) -> Callable[[int], None] | None:
+    """A call made between records: raises Cancelled once `cancel` is set, reports progress."""
+    if cancel is None and progress is None:
+        return None
+    # Every 1% (and at least every MiB): enough for a progress bar, cheap for the loader.
+    step = max(total // 100, 1 << 20)
+    due = 0
+
+    def check(done: int) -> None:
+        nonlocal due
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the load was cancelled")
+        if progress is not None and done >= due:
+            progress(done, total)
+            due = done + step
+
+    return check
+
+
+def _jsonl_bytes(
+    data: bytes,
+    path: str | None,
+    strict: bool,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Transcript | None:
     """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
 
     Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
-    and its split lines at once.
+    and its split lines at once. `cancel` is checked, and `progress` told, between lines.
     """
     start = len(data) - len(data.lstrip())
     if start >= len(data) or data[start] not in b"{[":
@@ -408,18 +448,22 @@ def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | No
         return load_stream(data, path, strict=strict)
     long_digits = has_long_digits(data)
 
-    def lines() -> Iterator[bytes]:
+    check = _checkpoint(cancel, progress, len(data))
+
+    def lines() -> Iterator[tuple[int, bytes]]:
         # One line at a time, rather than a list of every line beside the data itself.
         position = 0
         while position < len(data):
             stop = data.find(b"\n", position)
             if stop < 0:
                 stop = len(data)
-            yield data[position:stop]
+            yield stop, data[position:stop]
             position = stop + 1
 
     def records() -> Iterator[tuple[int, Any]]:
-        for number, line in enumerate(lines(), start=1):
+        for number, (end, line) in enumerate(lines(), start=1):
+            if check is not None:
+                check(end)
             if not line.strip():
                 continue
             if not long_digits:
@@ -438,20 +482,37 @@ def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | No
     return _load_records(records(), path)
 
 
-def load_bytes(data: bytes, path: str | None = None, *, strict: bool = False) -> Transcript:
-    """Load a transcript from the bytes of a file (`strict` applies to a stream's reducer)."""
+def load_bytes(
+    data: bytes,
+    path: str | None = None,
+    *,
+    strict: bool = False,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Transcript:
+    """Load a transcript from the bytes of a file (`strict` applies to a stream's reducer).
+
+    JSON Lines check `cancel` between lines (raising Cancelled once it is set) and report
+    `progress` as bytes parsed.
+    """
     body = strip_utf8_bom(data)
     if not is_wide(body):
         with paused_gc():
-            loaded = _jsonl_bytes(body, path, strict)
+            loaded = _jsonl_bytes(body, path, strict, cancel, progress)
         if loaded is not None:
             return loaded
     return load_text(decode_text(data, path), path, data=data, strict=strict)
 
 
-def load_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
-    """Load a transcript file (`-` is standard input, gzip is read through); never modifies it."""
-    return load_bytes(read_bytes(path), display_name(path), strict=strict)
+def load_path(
+    path: str | os.PathLike[str], *, strict: bool = False, cancel: threading.Event | None = None
+) -> Transcript:
+    """Load a transcript file (`-` is standard input, gzip is read through); never modifies it.
+
+    `cancel` stops the read between chunks and the load between records.
+    """
+    data = read_bytes(path, cancel=cancel)
+    return load_bytes(data, display_name(path), strict=strict, cancel=cancel)
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
