@@ -41,30 +41,18 @@ def safe_text(value: Any) -> str:
     return _UNSAFE.sub(_escape_char, text)
 
 
-class _Nested(Exception):
-    """A value holds a `Streamed` array, so it is written member by member."""
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, Streamed):
-        raise _Nested
-    return str(value)
-
-
 def _encode(value: Any, level: int) -> bytes:
     """One value as indented JSON bytes, its inner lines indented to sit at `level`."""
     try:
-        data = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=_plain)
-    except (orjson.JSONEncodeError, TypeError) as exc:
-        if isinstance(exc.__cause__, _Nested):
-            raise _Nested from None
+        data = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str)
+    except (orjson.JSONEncodeError, TypeError):
         # Integers beyond 64 bits and lone surrogates from the input: orjson refuses them, the
         # standard library writes them exactly (surrogates as \u escapes).
-        text = json.dumps(value, ensure_ascii=False, indent=2, default=_plain)
+        text = json.dumps(value, ensure_ascii=False, indent=2, default=str)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
-            data = json.dumps(value, ensure_ascii=True, indent=2, default=_plain).encode("ascii")
+            data = json.dumps(value, ensure_ascii=True, indent=2, default=str).encode("ascii")
     return data.replace(b"\n", b"\n" + b"  " * level) if level else data
 
 
@@ -75,20 +63,18 @@ def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
         for element in value.elements:
             write((b",\n" if opened else b"[\n") + inner)
             opened = True
-            _write(element, level + 1, write)
+            if value.nested:
+                _write(element, level + 1, write)
+            else:
+                write(_encode(element, level + 1))
         write(b"\n" + b"  " * level + b"]" if opened else b"[]")
-        return
-    try:
-        # Most values hold no Streamed array: encoded whole, in one call.
+    elif type(value) is dict and any(isinstance(v, Streamed) for v in value.values()):
+        for number, (key, item) in enumerate(value.items()):
+            write((b",\n" if number else b"{\n") + inner + _encode(str(key), 0) + b": ")
+            _write(item, level + 1, write)
+        write(b"\n" + b"  " * level + b"}" if value else b"{}")
+    else:
         write(_encode(value, level))
-        return
-    except _Nested:
-        if type(value) is not dict:
-            raise TypeError("a Streamed array may sit only in objects") from None
-    for number, (key, item) in enumerate(value.items()):
-        write((b",\n" if number else b"{\n") + inner + _encode(str(key), 0) + b": ")
-        _write(item, level + 1, write)
-    write(b"\n" + b"  " * level + b"}" if value else b"{}")
 
 
 def write_json(document: Any, out: TextIO) -> None:

@@ -181,7 +181,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             error_document(path, r) if isinstance(r, LoadError) else gate_document(path, r)
             for path, r in reports()
         )
-        write_json({"files": Streamed(documents)}, out)
+        write_json({"files": Streamed(documents, nested=True)}, out)
     else:
         for number, (path, r) in enumerate(reports()):
             if isinstance(r, LoadError):

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import threading
+import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import regex
+
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
     ArgumentsError,
+    Cancelled,
     Envelope,
     Item,
     Severity,
@@ -268,7 +272,10 @@ def _check_arguments(
             Verdict.UNKNOWN_TOOL, f"{name!r} is outside tool_choice.allowed_tools", tool=name
         )
     if tool is None:
-        return ItemVerdict(Verdict.UNKNOWN_TOOL, f"no schema is known for tool {name!r}", tool=name)
+        lookalike = _lookalike(name, tools.tools)
+        return ItemVerdict(
+            Verdict.UNKNOWN_TOOL, f"no schema is known for tool {name!r}{lookalike}", tool=name
+        )
     if not tool.has_schema:
         return ItemVerdict(
             Verdict.UNKNOWN_TOOL, f"tool {name!r} declares no parameters schema", tool=name
@@ -299,6 +306,47 @@ def _check_arguments(
 
 
 _ABSENT: Any = object()
+
+#: Characters a reader cannot see, or that reorder what follows them: Unicode control and format
+#: characters (bidi embeddings, overrides and isolates, U+200E/F, zero-width ones) and the line
+#: and paragraph separators. A tool name holding one can pass for another when it is shown.
+INVISIBLE = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
+#: A right-to-left override up to its pop (or the end): drawn reversed in a left-to-right line.
+_OVERRIDE = regex.compile("\u202e([^\u202c]*)\u202c?")
+#: Non-Latin letters drawn like ASCII ones: the Cyrillic and Greek entries of Unicode's
+#: confusables.txt (UTS #39, https://www.unicode.org/Public/security/latest/confusables.txt)
+#: whose prototype is one ASCII letter. NFKC folds fullwidth and compatibility forms first.
+_CONFUSABLE_TABLE = """
+0430:a 0435:e 04BB:h 0456:i 0458:j 043E:o 0440:p 0441:c 0455:s 0443:y 0445:x 0501:d 051B:q
+051D:w 03B1:a 03B9:i 03BD:v 03BF:o 03C1:p 0410:A 0412:B 0415:E 0405:S 0406:I 0408:J 041A:K
+041C:M 041D:H 041E:O 0420:P 0421:C 0422:T 0425:X 04AE:Y 0391:A 0392:B 0395:E 0396:Z 0397:H
+0399:I 039A:K 039C:M 039D:N 039F:O 03A1:P 03A4:T 03A5:Y 03A7:X
+"""
+_CONFUSABLES = {
+    int(code, 16): letter
+    for code, letter in (pair.split(":") for pair in _CONFUSABLE_TABLE.split())
+}
+
+
+def _skeleton(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
+
+
+def _lookalike(name: str, tools: Mapping[str, Tool]) -> str:
+    """'; it differs from 'known' by U+…' when an unknown name reads as a known tool's."""
+    if name.isascii() and name.isprintable():
+        return ""  # plain ASCII can only match itself
+    # The name as stored without its invisible characters, and as a line would draw it.
+    shown = {INVISIBLE.sub("", name), INVISIBLE.sub("", _OVERRIDE.sub(lambda m: m[1][::-1], name))}
+    skeletons = {_skeleton(form) for form in shown}
+    names = sorted(tools)
+    known = next((k for k in names if k in shown), None) or next(
+        (k for k in names if _skeleton(k) in skeletons), None
+    )
+    if known is None:
+        return ""
+    odd = dict.fromkeys(ch for ch in name if INVISIBLE.match(ch) or ch not in known)
+    return f"; it differs from {known!r} by " + ", ".join(f"U+{ord(ch):04X}" for ch in odd)
 
 
 def _json_kind(value: Any) -> str:
@@ -347,10 +395,19 @@ def gate_transcript(
     *,
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> GateResult:
-    """Gate every item of a transcript and collect the transcript findings."""
+    """Gate every item of a transcript and collect the transcript findings.
+
+    Between items, a set `cancel` stops the work (Cancelled) and `progress` hears how many of
+    the items are done.
+    """
     with paused_gc():
-        return _gate_transcript(transcript, extra_tools, budget, cancel)
+        return _gate_transcript(transcript, extra_tools, budget, cancel, progress)
+
+
+#: Items gated between two looks at the cancel flag and two progress reports.
+_CHECK_EVERY = 1024
 
 
 def _gate_transcript(
@@ -358,13 +415,20 @@ def _gate_transcript(
     extra_tools: Mapping[str, Tool] | None,
     budget: float,
     cancel: threading.Event | None,
+    progress: Callable[[int, int], None] | None,
 ) -> GateResult:
     toolset, overridden = make_toolset(transcript, extra_tools)
     # Logs repeat the same call many times; a completed call's verdict depends only on its
     # name and arguments, so each pair is gated once.
     memo: dict[tuple[str, str], ItemVerdict] = {}
     verdicts: list[ItemVerdict] = []
-    for item in transcript.items:
+    total = len(transcript.items)
+    for done, item in enumerate(transcript.items):
+        if not done % _CHECK_EVERY:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("gating was cancelled")
+            if progress is not None:
+                progress(done, total)
         kind = item.type
         if kind != "function_call":
             verdicts.append(_type_verdict(kind))

@@ -37,7 +37,7 @@ from typing import Any
 
 import orjson
 
-from inspector.core.model import ArgumentsError, InspectorError, LoadError
+from inspector.core.model import ArgumentsError, Cancelled, InspectorError, LoadError
 
 #: Reads stop with a clear error as soon as more than this many bytes (after decompression)
 #: have come in, whatever size the file reports: a pipe or a device reports none. Read at call
@@ -192,7 +192,7 @@ def _chunks(
 
 def _check_cancel(cancel: threading.Event | None, name: str) -> None:
     if cancel is not None and cancel.is_set():
-        raise LoadError("reading was cancelled", path=name)
+        raise Cancelled(f"{name}: reading was cancelled")
 
 
 class _ChunkReader(io.RawIOBase):
@@ -507,10 +507,15 @@ def load_json(
         return parse(text, long_digits=long_digits)
     except JSONError as exc:
         nested = exc.message.startswith("JSON is nested")
+        line = (exc.line or 1) + line_offset
+        message = exc.message
+        if message.endswith(" at") and exc.column is not None:
+            # The standard library words some errors to be followed by their position.
+            message += f" line {line} column {exc.column}"
         raise LoadError(
-            exc.message if nested else f"invalid JSON: {exc.message}",
+            message if nested else f"invalid JSON: {message}",
             path=path,
-            line=(exc.line or 1) + line_offset,
+            line=line,
             column=exc.column,
         ) from None
 

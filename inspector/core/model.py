@@ -116,6 +116,10 @@ class LoadError(InspectorError):
         return data
 
 
+class Cancelled(InspectorError):
+    """Work stopped because its cancel flag was set (a load or gate the user no longer wants)."""
+
+
 class ArgumentsError(InspectorError):
     """An `arguments` string is not strict JSON; carries line and column when known."""
 

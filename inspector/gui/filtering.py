@@ -69,14 +69,14 @@ class ItemFilter:
         text: str | None = None
         for key, value in self.fields:
             if key == "text":
-                text = text if text is not None else _item_text(item)
+                text = text if text is not None else item_text(item)
                 if value not in text:
                     return False
             elif value not in _field_text(item, verdict, key):
                 return False
         if self.words:
             # The item's JSON holds every field; the verdict and shorthand types are added.
-            text = text if text is not None else _item_text(item)
+            text = text if text is not None else item_text(item)
             extra = f"{verdict.verdict} {item.type_label.lower()}"
             for word in self.words:
                 if word not in text and word not in extra:
@@ -93,7 +93,8 @@ def _field_text(item: Item, verdict: ItemVerdict, key: str) -> str:
     return value.lower() if isinstance(value, str) else ("" if value is None else str(value))
 
 
-def _item_text(item: Item) -> str:
+def item_text(item: Item) -> str:
+    """The item as compact, lower-cased JSON: what free-text filters and searches look in."""
     # The item as compact JSON, lower-cased: orjson writes a 200,000-item log in well under a
     # second, far faster than walking each value in Python. Text inside strings keeps JSON
     # escaping for quotes, backslashes and control characters only.

@@ -10,6 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
+from inspector.core.gate import INVISIBLE
 from inspector.core.model import join_pointer
 
 #: Longest text a single cell preview shows.
@@ -27,6 +30,47 @@ LOCATE_LIMIT = 4 * 1024 * 1024
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SCALAR = re.compile(r"-?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|Infinity)|true|false|null|NaN")
 _SPACE = re.compile(r"\s*")
+
+
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: The invisible characters of ASCII text (all of text, or all but line breaks and tabs): the
+#: common case, matched far faster than the Unicode classes.
+_ASCII_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
+_ASCII_CONTROLS_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _escape(match: re.Match[str] | regex.Match[str]) -> str:
+    ch = match[0]
+    short = _SHORT_ESCAPES.get(ch)
+    if short is not None:
+        return short
+    code = ord(ch)
+    if code > 0xFFFF:  # as JSON writes it: a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def _escape_but_lines(match: re.Match[str] | regex.Match[str]) -> str:
+    return match[0] if match[0] in "\n\t" else _escape(match)
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """Return text with every invisible or direction-changing character as a visible escape.
+
+    Control and format characters (bidi overrides and isolates, U+200E/F, zero-width ones …)
+    and line and paragraph separators become JSON escapes (`\\u202e`, `\\n`): a name cannot
+    pass for another, and JSON text stays the same JSON. `lines=True` keeps line breaks and
+    tabs, for multi-line panels and tooltips. Every string from a file goes through here before
+    it is shown; the raw value is what Copy gives.
+    """
+    if text.isprintable():
+        return text
+    if text.isascii():
+        if lines:
+            return _ASCII_CONTROLS_BUT_LINES.sub(_escape, text)
+        return _ASCII_CONTROLS.sub(_escape, text)
+    return INVISIBLE.sub(_escape_but_lines if lines else _escape, text)
 
 
 def pretty(value: Any) -> str:
@@ -62,13 +106,13 @@ def preview(value: Any, limit: int = PREVIEW_LIMIT) -> str:
         text = f"[…] {len(value)} item{'s' if len(value) != 1 else ''}"
     elif isinstance(value, str) and len(value) > limit:
         # Only the start is encoded: a 200 MB string must not be dumped to show 160 characters.
-        return elide(json.dumps(value[:limit], ensure_ascii=False), limit, len(value))
+        return visible(elide(json.dumps(value[:limit], ensure_ascii=False), limit, len(value)))
     else:
         try:
             text = json.dumps(value, ensure_ascii=False, default=repr)
         except ValueError:
             text = repr(value)
-    return elide(text, limit)
+    return visible(elide(text, limit))
 
 
 def label(value: Any, limit: int = CELL_LIMIT) -> str:
@@ -76,7 +120,7 @@ def label(value: Any, limit: int = CELL_LIMIT) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return elide(value, limit) if len(value) > limit else value
+        return visible(elide(value, limit) if len(value) > limit else value)
     return preview(value)
 
 
@@ -149,7 +193,7 @@ def display(value: Any, string_limit: int = STRING_LIMIT, text_limit: int = TEXT
         end = end if end > 0 else text_limit
         cut = len(text) - end
         text = text[:end] + f"\n…({cut:,} more chars not shown)"
-    return Display(text, tuple(found), cut)
+    return Display(visible(text, lines=True), tuple(found), cut)
 
 
 def pointer_tokens(pointer: str) -> list[str]:

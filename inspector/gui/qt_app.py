@@ -10,7 +10,15 @@ import traceback
 from collections.abc import Sequence
 from types import TracebackType
 
-from PySide6.QtCore import QIODevice, QSaveFile, Qt
+from PySide6.QtCore import (
+    QIODevice,
+    QMessageLogContext,
+    QSaveFile,
+    Qt,
+    QtMsgType,
+    qFormatLogMessage,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QGuiApplication, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
@@ -22,7 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
+from inspector.core.diff import DiffMode
 from inspector.core.gate import PASSING, Verdict
+from inspector.core.targets import UnknownTarget, get_profile, profile_names
 from inspector.gui import qt_palette
 from inspector.gui.qt_main_window import MainWindow, Tab
 from inspector.gui.qt_settings import APPLICATION, ORGANIZATION, Settings
@@ -49,6 +59,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="tool schemas to gate with (repeatable; later files win)",
     )
     parser.add_argument(
+        "--target",
+        metavar="P",
+        type=_target,
+        help=f"judge both transcripts for a target provider too ({', '.join(profile_names())})",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=[str(m) for m in DiffMode],
+        default=str(DiffMode.REPLAY),
+        help="how the right transcript is read against the left (default %(default)s)",
+    )
+    parser.add_argument(
         "--screenshot", metavar="PNG", help="render the window offscreen to a PNG and exit"
     )
     parser.add_argument(
@@ -70,12 +92,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _target(text: str) -> str:
+    try:
+        return get_profile(text.strip()).name
+    except UnknownTarget as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _size(text: str) -> tuple[int, int]:
     width, _sep, height = text.lower().partition("x")
     return max(int(width), 640), max(int(height), 480)
 
 
+#: Messages Qt's platform plugins print about features the window does not need: the offscreen
+#: plugin (screenshots, tests, headless CI) cannot pass size hints to a window system it lacks.
+HARMLESS_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+
+
+def qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Qt's messages go to stderr as Qt would print them, except the known-harmless ones."""
+    if message.startswith(HARMLESS_QT_MESSAGES):
+        return
+    if sys.__stderr__ is not None:
+        sys.__stderr__.write(qFormatLogMessage(kind, context, message) + "\n")
+
+
 def _application() -> QApplication:
+    qInstallMessageHandler(qt_message)
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication([sys.argv[0] if sys.argv else "replay-inspector"])
@@ -218,6 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             settings = Settings.open()
         window = MainWindow(settings, synchronous=bool(args.screenshot))
+        window.set_mode(args.mode)
+        if args.target:
+            window.set_target(args.target)  # before the loads, so each file is judged once
         for tools in args.tools:
             window.load_tool_file(tools, regate=False)
         if args.left or args.right:

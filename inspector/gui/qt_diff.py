@@ -1,34 +1,24 @@
-"""The Diff tab: the changes of the selected aligned pair, and both items side by side."""
+"""The Diff tab: the changes of the selected aligned pair, and both items side by side, compared
+as JSON by pointer (key order never matters, `id` is never marked, changed strings are marked
+word by word; see `json_diff`)."""
 
 from __future__ import annotations
 
-import difflib
 import os
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
 
 from inspector.core.diff import Change, Pair
 from inspector.core.gate import item_label
 from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
+from inspector.gui.json_diff import Mark, compare_pair, follow_key_order, locate_nearest
 from inspector.gui.json_text import Display, display, preview
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, fit_columns, records_view
 from inspector.gui.qt_text import dim, plain_label
 from inspector.gui.qt_transcript_model import change_description
-
-
-def changed_lines(left: list[str], right: list[str]) -> tuple[list[int], list[int]]:
-    """Return the 0-based lines that differ on each side (difflib opcodes)."""
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
-    ours: list[int] = []
-    theirs: list[int] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            ours.extend(range(i1, i2))
-            theirs.extend(range(j1, j2))
-    return ours, theirs
 
 
 class _Side(QWidget):
@@ -40,12 +30,14 @@ class _Side(QWidget):
         self.title = plain_label("", self)
         dim(self.title)
         self.view = JsonView(self)
+        # Long lines wrap: a changed word far right in a long string must be seen.
+        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         column.addWidget(self.title)
         column.addWidget(self.view, 1)
 
 
 class DiffPanel(QWidget):
-    """Changes of one pair (table) above the two items' JSON with changed lines marked."""
+    """Changes of one pair (table) above the two items' JSON with differing values marked."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,9 +56,6 @@ class DiffPanel(QWidget):
         self.changes = RecordsModel(("Change", "Severity", "Pointer", "Left", "Right"), self)
         self.changes_view = records_view(self.changes, split)
         self.changes_view.setObjectName("diff-changes")
-        char = self.changes_view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((26, 10, 18, 40)):
-            self.changes_view.setColumnWidth(col, chars * char)
         self.changes_view.selectionModel().currentRowChanged.connect(self._change_selected)
         sides = QSplitter(Qt.Orientation.Horizontal, split)
         sides.setChildrenCollapsible(False)
@@ -76,8 +65,14 @@ class DiffPanel(QWidget):
         sides.addWidget(self.right)
         split.addWidget(self.changes_view)
         split.addWidget(sides)
-        split.setStretchFactor(0, 1)
+        split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
+        split.setObjectName("diff-split")
+        # The handle resizes the table; it keeps room for a few rows whatever the window size.
+        self.changes_view.setMinimumHeight(
+            4 * self.changes_view.verticalHeader().defaultSectionSize()
+        )
+        self.splitter = split
         column.addWidget(split, 1)
         self.show_pair(None, None)
 
@@ -85,6 +80,8 @@ class DiffPanel(QWidget):
         """Show one aligned pair (None: a hint)."""
         self._alignment = alignment
         self._pair = pair
+        #: How many differing values the two texts mark (the JSON-by-pointer comparison).
+        self.marked = 0
         if alignment is None or pair is None:
             self.title.setText(
                 "Open two transcripts to compare them; select an item to see its pair."
@@ -101,19 +98,43 @@ class DiffPanel(QWidget):
         ritem = diff.right.transcript.items[pair.right] if pair.right is not None else None
         lname = item_label(litem) if litem is not None else "—"
         rname = item_label(ritem) if ritem is not None else "—"
-        state = "changed" if pair.changed else "same"
-        self.title.setText(f"left {lname}  ↔  right {rname}   ({state})")
+        state = "changed" if pair.changed else ("informational changes" if pair.changes else "same")
+        count = len(pair.changes)
+        self.title.setText(
+            f"left {lname}  ↔  right {rname}   ({state}; {count} change{'s' if count != 1 else ''})"
+            "   compared by JSON Pointer: key order and id never count"
+        )
         self.changes.set_records([self._record(c) for c in pair.changes])
+        fit_columns(self.changes_view)
         lshown = display(litem.raw) if litem is not None else Display("")
-        rshown = display(ritem.raw) if ritem is not None else Display("")
-        ltext, rtext = lshown.text, rshown.text
+        rraw = ritem.raw if ritem is not None else None
+        if litem is not None and ritem is not None:
+            # Keys in the left's order, so the two items line up; order is never a change.
+            rraw = follow_key_order(ritem.raw, litem.raw)
+        rshown = display(rraw) if ritem is not None else Display("")
         self._fill(self.left, diff.left.transcript.path, litem is not None, lshown)
         self._fill(self.right, diff.right.transcript.path, ritem is not None, rshown)
-        ours, theirs = changed_lines(ltext.splitlines(), rtext.splitlines())
-        brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).background
-        if brush is not None and litem is not None and ritem is not None:
-            self.left.view.mark_lines("lines", ours, brush)
-            self.right.view.mark_lines("lines", theirs, brush)
+        if litem is not None and ritem is not None:
+            marks = compare_pair(litem.raw, ritem.raw, lshown.text, rshown.text, pair.changes)
+            self._paint(self.left, marks.left)
+            self._paint(self.right, marks.right)
+            self.marked = len(marks.pointers) - marks.unmarked
+            if marks.unmarked:
+                self.title.setText(
+                    f"{self.title.text()}   {marks.unmarked} more differing values not marked"
+                )
+
+    @staticmethod
+    def _paint(side: _Side, marks: tuple[Mark, ...]) -> None:
+        """Paint each mark in the colour of the core change that covers it (info: unpainted)."""
+        groups: dict[qt_palette.ChangeLevel, list[tuple[int, int]]] = {}
+        for mark in marks:
+            level = qt_palette.change_level(mark.code, mark.severity)
+            groups.setdefault(level, []).append((mark.start, mark.end))
+        for level, spans in groups.items():
+            brush = qt_palette.change_swatch(level).background
+            if brush is not None:
+                side.view.mark_spans(f"diff-{level}", spans, brush)
 
     @staticmethod
     def _fill(side: _Side, path: str | None, present: bool, shown: Display) -> None:
@@ -154,5 +175,10 @@ class DiffPanel(QWidget):
         if brush is None:
             return
         for side in (self.left, self.right):
-            if side.view.toPlainText():
-                side.view.show_pointer(change.pointer, "pointer", brush)
+            # A pointer into parsed arguments marks the `arguments` string that holds it.
+            span = locate_nearest(side.view.toPlainText(), change.pointer)
+            if span is None:
+                side.view.clear_marks("pointer")
+                continue
+            side.view.mark_spans("pointer", [span], brush)
+            side.view.select_span(*span)

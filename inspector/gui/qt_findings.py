@@ -9,7 +9,15 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from inspector.core.gate import Finding, GateResult
 from inspector.gui import qt_palette
-from inspector.gui.qt_records import LazyRecords, PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_records import (
+    LazyRecords,
+    PayloadRole,
+    Record,
+    RecordsModel,
+    fit_columns,
+    records_view,
+)
+from inspector.gui.qt_rule_detail import RuleDetail, finding_tip
 from inspector.gui.qt_text import dim, plain_label
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -32,11 +40,12 @@ class FindingsPanel(QWidget):
         self.model = RecordsModel(("Side", "Severity", "Code", "Items", "Message"), self)
         self.view = records_view(self.model, self)
         self.view.setObjectName("findings")
-        char = self.view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((8, 12, 24, 10)):
-            self.view.setColumnWidth(col, chars * char)
         self.view.doubleClicked.connect(self._activated)
         column.addWidget(self.view, 1)
+        # A target finding's rule and sources, under the table while it is selected.
+        self.rule = RuleDetail(self)
+        column.addWidget(self.rule)
+        self.view.selectionModel().currentRowChanged.connect(self._selected)
         self.set_results({})
 
     def set_results(self, results: dict[str, GateResult]) -> None:
@@ -45,8 +54,10 @@ class FindingsPanel(QWidget):
         for side, result in results.items():
             rows.extend((_ORDER.get(str(f.severity), 3), side, f) for f in result.findings)
         rows.sort(key=lambda r: r[0])
+        self.rule.clear_rule()
         # Built as rows are shown: a large log can have a finding for most of its items.
         self.model.set_records(LazyRecords(len(rows), lambda n: self._record(*rows[n][1:])))
+        fit_columns(self.view)
         counts = Counter(str(f.severity) for _o, _s, f in rows)
         if rows:
             self.summary.setText(
@@ -71,7 +82,14 @@ class FindingsPanel(QWidget):
             icon=swatch.icon,
             icon_column=1,
             foreground=swatch.foreground,
+            tip=finding_tip(finding),
         )
+
+    def _selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        payload = (
+            self.model.index(current.row(), 0).data(PayloadRole) if current.isValid() else None
+        )
+        self.rule.show_finding(payload[1] if payload is not None else None)
 
     def _activated(self, index: QModelIndex) -> None:
         payload = self.model.index(index.row(), 0).data(PayloadRole)

@@ -7,13 +7,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QHBoxLayout, QMenu, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMenu, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from inspector.core.gate import ItemVerdict
-from inspector.core.model import Item
+from inspector.core.model import FORMAT_LABELS, Item
 from inspector.gui import qt_palette
-from inspector.gui.json_text import Display, Shortened, display, elide, pretty
+from inspector.gui.contents import spans_of
+from inspector.gui.json_text import Display, Shortened, display, elide, locate, pretty, visible
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_text import ElidedLabel, dim, menu_text, plain_label, tooltip
@@ -96,14 +98,33 @@ class ItemPanel(QWidget):
         self.banner = VerdictBanner(self)
         self.origin = plain_label("", self)
         dim(self.origin)
+        # For an item converted from another API: how it was made, and the native block.
+        self.conversion = plain_label("", self)
+        self.conversion.setObjectName("conversion-note")
+        self.conversion.setWordWrap(True)
         self.notice = ShortenedNotice(self)
         self.view = JsonView(self)
         self.view.setObjectName("item-json")
+        self.native_box = QWidget(self)
+        native_column = QVBoxLayout(self.native_box)
+        native_column.setContentsMargins(0, 0, 0, 0)
+        self.native_caption = plain_label("", self.native_box)
+        dim(self.native_caption)
+        self.native_view = JsonView(self.native_box)
+        self.native_view.setObjectName("native-json")
+        native_column.addWidget(self.native_caption)
+        native_column.addWidget(self.native_view, 1)
+        self.split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.split.addWidget(self.view)
+        self.split.addWidget(self.native_box)
         column.addWidget(self.banner)
         column.addWidget(self.origin)
+        column.addWidget(self.conversion)
         column.addWidget(self.notice)
-        column.addWidget(self.view, 1)
+        column.addWidget(self.split, 1)
         self.raw: Any = None
+        #: Text highlighted wherever it occurs (the Search tab's query; '' for none).
+        self.find_query = ""
         self.clear()
 
     def clear(self) -> None:
@@ -113,6 +134,7 @@ class ItemPanel(QWidget):
         self.origin.setText("")
         self.notice.set_display(Display(""))
         self.view.set_text("")
+        self._show_conversion(None)
 
     def full_json(self) -> str:
         """The shown item as indented JSON, in full ('' when none is shown)."""
@@ -129,7 +151,41 @@ class ItemPanel(QWidget):
         shown = display(item.raw)
         self.view.set_text(shown.text)
         self.notice.set_display(shown, self.full_json)
+        self._show_conversion(item)
         if pointer:
             brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).background
             if brush is not None:
                 self.view.show_pointer(pointer, "field", brush)
+        self.show_find(pointer)
+
+    def _show_conversion(self, item: Item | None) -> None:
+        """Say how a converted item was made and show its native block beside it."""
+        conversion = item.conversion if item is not None else None
+        self.conversion.setVisible(conversion is not None)
+        self.native_box.setVisible(conversion is not None)
+        if conversion is None:
+            self.conversion.setText("")
+            self.native_view.set_text("")
+            return
+        self.conversion.setText(visible(conversion.describe()))
+        label = FORMAT_LABELS.get(conversion.source, conversion.source)
+        self.native_caption.setText(f"native {label} JSON")
+        self.native_view.set_text(display(conversion.native).text)
+
+    def set_find(self, query: str) -> None:
+        """Highlight every occurrence of `query` (any case) in the shown item ('' for none)."""
+        self.find_query = query
+        self.show_find()
+
+    def show_find(self, pointer: str = "") -> list[tuple[int, int]]:
+        """Mark the find query's occurrences; the first inside `pointer`'s value is selected."""
+        text = self.view.toPlainText()
+        spans = spans_of(text, self.find_query) if self.find_query and self.raw is not None else []
+        brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MAJOR).background
+        if brush is not None:
+            self.view.mark_spans("find", spans, brush)
+        if spans:
+            field = locate(text, pointer) if pointer else None
+            inside = [s for s in spans if field is None or field[0] <= s[0] < field[1]]
+            self.view.select_span(*(inside or spans)[0])
+        return spans

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from PySide6.QtGui import QBrush, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
-from inspector.gui.json_text import locate
+from inspector.gui.json_text import locate, visible
 from inspector.gui.qt_highlight import JsonHighlighter
 from inspector.gui.qt_text import monospace_font
 
@@ -26,10 +26,14 @@ class JsonView(QPlainTextEdit):
         self._marks: dict[str, list[QTextEdit.ExtraSelection]] = {}
 
     def set_text(self, text: str) -> None:
-        """Replace the text and drop every mark."""
+        """Replace the text and drop every mark; invisible characters show as JSON escapes.
+
+        Inside JSON strings an escape is the same value, so an editor's text still parses to
+        what the file holds.
+        """
         self._marks.clear()
         self.setExtraSelections([])
-        self.setPlainText(text)
+        self.setPlainText(visible(text, lines=True))
 
     def clear_marks(self, group: str) -> None:
         """Remove one group of marks."""

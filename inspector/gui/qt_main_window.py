@@ -6,9 +6,17 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPixmap
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QGuiApplication,
+    QKeySequence,
+    QPalette,
+    QPixmap,
+)
 from PySide6.QtWidgets import (
+    QDialog,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -23,13 +31,20 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
-from inspector.core.diff import DiffResult
+from inspector.core.diff import DiffMode, DiffVerdict, Outcome
 from inspector.core.gate import Decision, GateResult, make_toolset
 from inspector.core.model import LoadError
+from inspector.core.targets import Profile, get_profile
 from inspector.gui import qt_palette
 from inspector.gui.alignment import Alignment
+from inspector.gui.export import Rendered, clashing_input, render_report, report_input
+from inspector.gui.json_text import visible
 from inspector.gui.paste import PasteKind, route_paste
+from inspector.gui.qt_changes import ChangesPanel, ClickOpens
 from inspector.gui.qt_diff import DiffPanel
+from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector
+from inspector.gui.qt_export import ExportDialog, write_file
+from inspector.gui.qt_find import FindPanel
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
@@ -40,9 +55,13 @@ from inspector.gui.qt_session import DIFF, SIDES, Session
 from inspector.gui.qt_settings import Settings
 from inspector.gui.qt_stream import StreamPanel
 from inspector.gui.qt_text import ElidedLabel, menu_text, plain_label, tooltip, window_title
-from inspector.gui.qt_workers import Progress
+from inspector.gui.qt_tools_tab import ToolsPanel
+from inspector.gui.qt_workers import Progress, debounce
+from inspector.gui.tools_matrix import ToolRow, build_matrix
 from inspector.resources import SamplePair, sample_pair
 
+#: The smallest share of the width a pane is given when the panes are balanced.
+PANE_SHARE_FLOOR = 0.4
 #: Transcripts with more items than this are filtered on a worker thread.
 ASYNC_FILTER_ITEMS = 20_000
 #: Files larger than this are filtered on a worker whatever their item count (the filter
@@ -53,7 +72,11 @@ ASYNC_FILTER_BYTES = 4 * 1024 * 1024
 class Tab:
     """Indexes of the detail tabs."""
 
-    ITEM, ARGUMENTS, DIFF, FINDINGS, STREAM, SCRATCH = range(6)
+    ITEM, ARGUMENTS, DIFF, FINDINGS, STREAM, SCRATCH, SEARCH, CHANGES, TOOLS = range(9)
+
+
+#: The titles of the tabs made with the window, in Tab order (Changes and Tools come after).
+TAB_NAMES = ("Item", "Arguments", "Diff", "Findings", "Stream", "Scratch", "Search")
 
 
 def decision_words(decision: Decision) -> str:
@@ -81,6 +104,8 @@ class MainWindow(QMainWindow):
         self.samples = sample_pair() if samples is True else (samples or None)
         self.aligned = settings.aligned()
         self.current_side = "left"
+        #: Whether the user has moved the splitter between the panes (then it stays put).
+        self.panes_user_sized = False
         self._linking = False
         self._syncing_scroll = False
         self.setWindowTitle("Replay Inspector")
@@ -94,9 +119,11 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_toolbar()
         self._build_status_bar()
+        self._build_extras()
         for side, pane in self.panes.items():
             self._connect_pane(side, pane)
         self._connect_session()
+        self._connect_extras()
         self._restore_settings()
         self._update_status()
         self._update_actions()
@@ -121,6 +148,9 @@ class MainWindow(QMainWindow):
         self.pane_split.addWidget(self.left)
         self.pane_split.addWidget(self.right)
         self.pane_split.setHandleWidth(10)
+        self.pane_split.splitterMoved.connect(self._panes_moved)
+        self._balance_timer = debounce(self, 0, self.balance_panes)
+        self.pane_split.installEventFilter(self)
         top_column.addWidget(self.pane_split, 1)
         self.legend = Legend(top)
         top_column.addWidget(self.legend)
@@ -133,12 +163,13 @@ class MainWindow(QMainWindow):
         self.findings_panel = FindingsPanel(self.tabs)
         self.stream_panel = StreamPanel(self.tabs)
         self.scratch_panel = ScratchPanel(self.session.known_tools, self.tabs, self.runner)
-        self.tabs.addTab(self.item_panel, "Item")
-        self.tabs.addTab(self.arguments_panel, "Arguments")
-        self.tabs.addTab(self.diff_panel, "Diff")
-        self.tabs.addTab(self.findings_panel, "Findings")
-        self.tabs.addTab(self.stream_panel, "Stream")
-        self.tabs.addTab(self.scratch_panel, "Scratch")
+        self.find_panel = FindPanel(lambda: self.results, self.tabs, self.runner)
+        panels = (
+            self.item_panel, self.arguments_panel, self.diff_panel, self.findings_panel,
+            self.stream_panel, self.scratch_panel, self.find_panel,
+        )  # fmt: skip
+        for panel, name in zip(panels, TAB_NAMES, strict=True):
+            self.tabs.addTab(panel, name)
         self.main_split.addWidget(top)
         self.main_split.addWidget(self.tabs)
         self.main_split.setStretchFactor(0, 5)
@@ -150,6 +181,12 @@ class MainWindow(QMainWindow):
             lambda item, pointer: self._show_details("scratch", item, pointer)
         )
         self.scratch_panel.paste_requested.connect(self.paste)
+        self.scratch_panel.arguments_requested.connect(self._check_bare_arguments)
+        self.find_panel.query_changed.connect(self.item_panel.set_find)
+        self.find_panel.hit_chosen.connect(lambda side, item, ptr: self._show_hit(side, item, ptr))
+        self.find_panel.hit_opened.connect(
+            lambda side, item, ptr: self._show_hit(side, item, ptr, open_item=True)
+        )
 
     def _action(
         self,
@@ -205,9 +242,28 @@ class MainWindow(QMainWindow):
         self.copy_action = self._action(
             "&Copy Item JSON", self.copy_item, None, "Copy the selected item as JSON"
         )
+        self.copy_arguments_action = self._action(
+            "Copy Edited &Arguments as String", self.copy_arguments, None,
+            "Copy the Arguments tab's arguments as the escaped string an item's arguments holds",
+        )  # fmt: skip
+        self.copy_item_arguments_action = self._action(
+            "Copy Item with &Edited Arguments", self.copy_item_with_arguments, None,
+            "Copy the selected item as JSON, with the Arguments tab's arguments in it",
+        )  # fmt: skip
         self.find_action = self._action(
             "&Filter…", self.focus_filter, QKeySequence.StandardKey.Find,
             "Filter the current pane",
+        )  # fmt: skip
+        self.find_contents_action = self._action(
+            "Find in C&ontents…", self.find_in_contents, "Ctrl+Shift+F",
+            "Find a text in every item of the current pane: messages, outputs, arguments",
+        )  # fmt: skip
+        self.find_next_action = self._action(
+            "Find &Next", lambda: self.step_hit(True), "F3", "Show the next hit of the search"
+        )
+        self.find_previous_action = self._action(
+            "Find Pre&vious", lambda: self.step_hit(False), "Shift+F3",
+            "Show the previous hit of the search",
         )  # fmt: skip
         self.revert_action = self._action(
             "Re&vert Arguments", self.arguments_panel.revert, None,
@@ -250,7 +306,7 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        file_menu = self.file_menu = bar.addMenu("&File")
         file_menu.addAction(self.open_left_action)
         file_menu.addAction(self.open_right_action)
         self.recent_menu = QMenu("Open &Recent", self)
@@ -264,21 +320,26 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu("&Edit")
         edit_menu.addAction(self.copy_action)
+        edit_menu.addAction(self.copy_arguments_action)
+        edit_menu.addAction(self.copy_item_arguments_action)
         edit_menu.addAction(self.paste_action)
         edit_menu.addAction(self.paste_schema_action)
         edit_menu.addSeparator()
         edit_menu.addAction(self.revert_action)
         edit_menu.addAction(self.find_action)
-        view_menu = bar.addMenu("&View")
+        edit_menu.addAction(self.find_contents_action)
+        edit_menu.addAction(self.find_next_action)
+        edit_menu.addAction(self.find_previous_action)
+        view_menu = self.view_menu = bar.addMenu("&View")
         view_menu.addAction(self.aligned_action)
         view_menu.addAction(self.legend_action)
         view_menu.addAction(self.swap_action)
         columns = view_menu.addMenu("&Columns")
-        columns.aboutToShow.connect(lambda: fill_column_menu(columns, self._headers()))
+        columns.aboutToShow.connect(
+            lambda: fill_column_menu(columns, self._headers(), self._fit_columns)
+        )
         view_menu.addSeparator()
-        for number, name in enumerate(
-            ("Item", "Arguments", "Diff", "Findings", "Stream", "Scratch")
-        ):
+        for number, name in enumerate(TAB_NAMES):
             action = self._action(
                 f"{name} Tab", lambda n=number: self.tabs.setCurrentIndex(n), f"Alt+{number + 1}"
             )
@@ -343,6 +404,7 @@ class MainWindow(QMainWindow):
         pane.cancel_requested.connect(lambda: self.cancel_load(side))
         pane.current_changed.connect(lambda item, pointer: self._pane_current(side, item, pointer))
         pane.filter_changed.connect(self.refilter)
+        pane.columns_fitted.connect(self.balance_panes)
         pane.columns_menu_requested.connect(self._columns_menu)
         pane.tree.verticalScrollBar().valueChanged.connect(
             lambda value: self._sync_scroll(side, value)
@@ -354,14 +416,16 @@ class MainWindow(QMainWindow):
     def _connect_session(self) -> None:
         session = self.session
         session.loading.connect(self._loading)
-        session.progress.connect(lambda side, stage: self.panes[side].set_stage(stage))
+        session.progress.connect(
+            lambda side, stage, fraction: self.panes[side].set_stage(
+                stage, fraction if fraction >= 0 else None
+            )
+        )
         session.loaded.connect(self._show_loaded)
         session.failed.connect(self._load_failed)
         session.swapped.connect(self._swapped)
         session.diffed.connect(self._show_alignment)
-        session.diff_failed.connect(
-            lambda error: self.statusBar().showMessage(f"Cannot compare: {error}", 8000)
-        )
+        session.diff_failed.connect(lambda error: self._say(f"Cannot compare: {error}", 8000))
         session.busy.connect(self._busy)
         session.tools_changed.connect(self._update_status)
 
@@ -410,8 +474,11 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.arguments_panel.stop()
         self.scratch_panel.stop()
+        self.find_panel.stop()
         self.session.stop()
-        self.runner.cancel("filter", notify=False)
+        # Running work stops at its next record once cancelled; waiting for it here keeps it
+        # from outliving the window (and its signals) when the application quits.
+        self.runner.stop_all()
         super().closeEvent(event)
 
     # ---- files ----------------------------------------------------------------------------
@@ -458,7 +525,7 @@ class MainWindow(QMainWindow):
         """Drop one side's running load; the pane goes back to what it showed."""
         self.session.cancel(side)
         self.panes[side].restore_page()
-        self.statusBar().showMessage("Load cancelled", 4000)
+        self._say("Load cancelled", 4000)
 
     def _dropped(self, side: str, paths: list[str]) -> None:
         if len(paths) >= 2:
@@ -484,13 +551,14 @@ class MainWindow(QMainWindow):
 
     def _load_failed(self, side: str, path: str, error: LoadError) -> None:
         self.panes[side].show_error(path, error)
-        self.statusBar().showMessage(f"Cannot open {os.path.basename(path)}", 5000)
+        self._say(f"Cannot open {os.path.basename(path)}", 5000)
         self._after_results_changed()
 
     def _after_results_changed(self) -> None:
         self.findings_panel.set_results({s: r for s, r in self.results.items() if r is not None})
         self.stream_panel.set_streams(self.session.streams)
         self.scratch_panel.regate()
+        self.find_panel.refresh()
         names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
         self.setWindowTitle(
             window_title(" ↔ ".join(names)) + " — Replay Inspector" if names else "Replay Inspector"
@@ -502,7 +570,10 @@ class MainWindow(QMainWindow):
         alignment = self.alignment
         current = {side: pane.current_item() for side, pane in self.panes.items()}
         for side, pane in self.panes.items():
+            before = pane.model.alignment
             pane.model.set_alignment(alignment, side, self.aligned)
+            if pane.model.alignment is not before:
+                pane.fit_columns()  # the change column's texts came or went
         self.refilter()
         for side, pane in self.panes.items():
             if current[side] is not None:
@@ -517,6 +588,7 @@ class MainWindow(QMainWindow):
             self._show_details(self.current_side, -1 if item is None else item, "")
         self._update_status()
         self._update_actions()
+        self._refresh_extras()
 
     def choose_tools(self) -> None:
         """Ask for a tools file and re-gate both sides with it."""
@@ -536,7 +608,7 @@ class MainWindow(QMainWindow):
         except LoadError as exc:
             if not self.runner.synchronous:  # no modal box while rendering a screenshot
                 self._message("Cannot load tools", f"{exc.location()}: {exc.message}", warning=True)
-            self.statusBar().showMessage(f"Cannot load tools: {exc}", 8000)
+            self._say(f"Cannot load tools: {exc}", 8000)
             return False
         if regate:
             self.session.regate()
@@ -565,19 +637,48 @@ class MainWindow(QMainWindow):
         for path in files:
             action = self.recent_menu.addAction(menu_text(os.path.basename(path)))
             action.setToolTip(tooltip(path))
-            action.setStatusTip(path)
+            action.setStatusTip(visible(path))
             action.triggered.connect(lambda _c=False, p=path, s=target: self.open_file(s, p))
         self.recent_menu.addSeparator()
         clear = self.recent_menu.addAction("Clear Recent Files")
         clear.triggered.connect(self.settings.clear_recent_files)
 
+    def _panes_moved(self, _position: int, _index: int) -> None:
+        self.panes_user_sized = True
+
+    def balance_panes(self) -> None:
+        """Share the width between the panes by what their columns need (until the user moves
+        the splitter): a pane whose names are longer gets the room to show them whole."""
+        needs = [pane.fitter.needed() for pane in (self.left, self.right)]
+        total = sum(self.pane_split.sizes())
+        if self.panes_user_sized or not all(needs) or total <= 0:
+            return
+        spare = total - sum(needs)
+        first = needs[0] + spare // 2 if spare >= 0 else total * needs[0] // sum(needs)
+        # Neither side drops below a share that keeps a comparison in view.
+        low = int(total * PANE_SHARE_FLOOR)
+        first = min(max(first, low), total - low)
+        if self.pane_split.sizes() != [first, total - first]:
+            self.pane_split.setSizes([first, total - first])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Share the splitter's new width between the panes by what they need."""
+        # The event type first: filters also see the events of the splitter's destruction.
+        if event.type() == QEvent.Type.Resize and watched is self.pane_split:
+            self._balance_timer.start()  # once the splitter has laid its panes out
+        return super().eventFilter(watched, event)
+
     def _headers(self) -> list[Any]:
         return [pane.tree.header() for pane in self.panes.values()]
+
+    def _fit_columns(self) -> None:
+        for pane in self.panes.values():
+            pane.fit_columns()
 
     def _columns_menu(self, pos: Any) -> None:
         # One menu drives both panes so their columns stay in step.
         menu = QMenu(self)
-        fill_column_menu(menu, self._headers())
+        fill_column_menu(menu, self._headers(), self._fit_columns)
         menu.exec(pos)
         menu.deleteLater()
 
@@ -632,14 +733,14 @@ class MainWindow(QMainWindow):
             self.diff_panel.show_pair(self.alignment, self.alignment.pair_of(source, item))
         elif source in SIDES:
             self.diff_panel.show_pair(None, None)
-        if source in self.session.streams:
-            self.stream_panel.show_side(source)
+        if source in SIDES:
+            self.stream_panel.show_side(source)  # the Stream tab follows the selected side
 
     def select(self, side: str, item: int) -> bool:
         """Select an item on one side (its counterpart follows); False if it is not shown."""
         return self.panes[side].select_item(item)
 
-    def _select_pair_at(self, position: int) -> None:
+    def _select_pair_at(self, position: int, tab: int | None = Tab.DIFF) -> None:
         assert self.alignment is not None
         pair = self.alignment.diff.pairs[position]
         side = "left" if pair.left is not None else "right"
@@ -652,7 +753,44 @@ class MainWindow(QMainWindow):
                 pane.verdict_combo.setCurrentIndex(0)
         self.refilter()
         self.panes[side].select_item(item)
-        self.tabs.setCurrentIndex(Tab.DIFF)
+        if tab is not None:
+            self.tabs.setCurrentIndex(tab)
+
+    def _shown_side_of(self, position: int) -> str | None:
+        """A side whose pane shows an item of the pair at `position` (filters may hide it)."""
+        assert self.alignment is not None
+        pair = self.alignment.diff.pairs[position]
+        for side, item in (("left", pair.left), ("right", pair.right)):
+            if item is not None and self.panes[side].model.row_of_item(item) is not None:
+                return side
+        return None
+
+    def _step_difference(self, forward: bool) -> None:
+        # Only differences the filters show are stepped to: a filter is never dropped behind
+        # the user's back, and when it hides them all the status bar says so.
+        alignment = self.alignment
+        if alignment is None or not alignment.changed:
+            return
+        current = self._current_position()
+        step = alignment.next_changed if forward else alignment.previous_changed
+        position = step(current)
+        for _ in range(len(alignment.changed)):
+            assert position is not None
+            side = self._shown_side_of(position)
+            if side is not None and (position != current or len(alignment.changed) == 1):
+                pair = alignment.diff.pairs[position]
+                item = pair.left if side == "left" else pair.right
+                assert item is not None
+                self.panes[side].select_item(item)
+                self.tabs.setCurrentIndex(Tab.DIFF)
+                return
+            position = step(position)
+        if any(pane.model.filtered for pane in self.panes.values()):
+            self._say(
+                f"The filter hides the other differences ({len(alignment.changed):,} in all): "
+                "Esc in the filter box clears it",
+                6000,
+            )
 
     def _current_position(self) -> int | None:
         if self.alignment is None:
@@ -662,20 +800,12 @@ class MainWindow(QMainWindow):
         return self.alignment.position(side, item) if item is not None else None
 
     def next_difference(self) -> None:
-        """Select the next changed pair (F8)."""
-        if self.alignment is None:
-            return
-        position = self.alignment.next_changed(self._current_position())
-        if position is not None:
-            self._select_pair_at(position)
+        """Select the next changed pair that the filters show (F8)."""
+        self._step_difference(True)
 
     def previous_difference(self) -> None:
-        """Select the previous changed pair (Shift+F8)."""
-        if self.alignment is None:
-            return
-        position = self.alignment.previous_changed(self._current_position())
-        if position is not None:
-            self._select_pair_at(position)
+        """Select the previous changed pair that the filters show (Shift+F8)."""
+        self._step_difference(False)
 
     def _step_problem(self, forward: bool) -> None:
         side = self.current_side if self.current_side in SIDES else "left"
@@ -686,7 +816,7 @@ class MainWindow(QMainWindow):
             return
         problems = result.problems()
         if not problems:
-            self.statusBar().showMessage("No item blocks a replay on this side", 4000)
+            self._say("No item blocks a replay on this side", 4000)
             return
         current = self.panes[side].current_item()
         if forward:
@@ -761,7 +891,7 @@ class MainWindow(QMainWindow):
             for side, job in jobs.items()
         )
         if large and not self.runner.synchronous:
-            self.statusBar().showMessage("Filtering…")
+            self._say("Filtering…")
             self.runner.start("filter", work, apply, lambda _error: None)
         else:
             self.runner.cancel("filter", notify=False)
@@ -821,7 +951,7 @@ class MainWindow(QMainWindow):
         if text is None:
             text = QGuiApplication.clipboard().text()
         if not text.strip():
-            self.statusBar().showMessage("The clipboard holds no text", 4000)
+            self._say("The clipboard holds no text", 4000)
             return
         pasted = route_paste(text)
         if pasted.kind == PasteKind.TRANSCRIPT:
@@ -851,6 +981,50 @@ class MainWindow(QMainWindow):
         if text:
             QGuiApplication.clipboard().setText(text)
 
+    def copy_arguments(self) -> None:
+        """Copy the Arguments tab's (edited) arguments as the escaped `arguments` string."""
+        QGuiApplication.clipboard().setText(self.arguments_panel.arguments_string())
+
+    def copy_item_with_arguments(self) -> None:
+        """Copy the shown item as JSON with the Arguments tab's (edited) arguments in it."""
+        text = self.arguments_panel.item_with_arguments()
+        if text is None:
+            self._say("Pasted arguments belong to no item: copy them as a string instead", 5000)
+            return
+        QGuiApplication.clipboard().setText(text)
+
+    def _check_bare_arguments(self, text: str, tool: str | None) -> None:
+        toolset, _overridden = make_toolset(None, self.session.known_tools())
+        self.arguments_panel.set_bare_arguments(text, toolset, tool)
+        self.tabs.setCurrentIndex(Tab.ARGUMENTS)
+
+    # ---- find in contents -----------------------------------------------------------------
+
+    def find_in_contents(self) -> None:
+        """Search the current pane's items for a text (Ctrl+Shift+F)."""
+        side = self.current_side if self.current_side in SIDES else "left"
+        self.tabs.setCurrentIndex(Tab.SEARCH)
+        self.find_panel.start(side)
+
+    def step_hit(self, forward: bool) -> None:
+        """Show the next (or previous) hit of the search in the Item tab (F3 / Shift+F3)."""
+        hit = self.find_panel.step(forward)
+        if hit is None:
+            self._say("Nothing found to step through: Ctrl+Shift+F searches the contents", 4000)
+            return
+        self._show_hit(self.find_panel.side, hit.item, hit.pointer, open_item=True)
+
+    def _show_hit(self, side: str, item: int, pointer: str, *, open_item: bool = False) -> None:
+        pane = self.panes[side]
+        if pane.model.row_of_item(item) is None and pane.model.filtered:
+            pane.clear_filter()  # the user asked for this item: show it
+            self.refilter()
+            self._say("The filter hid that item, so it was cleared", 4000)
+        pane.select_item(item)
+        if open_item:
+            self.tabs.setCurrentIndex(Tab.ITEM)
+        self.item_panel.show_find(pointer)
+
     # ---- status ---------------------------------------------------------------------------
 
     def _update_status(self) -> None:
@@ -861,19 +1035,9 @@ class MainWindow(QMainWindow):
             f"{os.path.basename(x.path or side)}: {decision_words(x.decision)}"
             for side, x in loaded.items()
         ]
+        severity = None
         if alignment is not None:
-            diff: DiffResult = alignment.diff
-            if diff.replay_safe:
-                icon = qt_palette.verdict_swatch("ok").icon
-                text = "Replay safe: the right transcript can stand in for the left"
-            else:
-                icon = qt_palette.severity_swatch("error").icon
-                text = "Replay UNSAFE: " + "; ".join(diff.reasons)
-            changed = len(alignment.changed)
-            text += f"   ({changed} changed pair{'s' if changed != 1 else ''})"
-            self.decision_label.setToolTip(
-                tooltip("\n".join([*(diff.reasons or [text]), "", *answers]))
-            )
+            icon, text, severity = self._diff_status(alignment, answers)
         elif loaded:
             blocked = any(x.decision.blocks for x in loaded.values())
             icon = qt_palette.severity_swatch("error" if blocked else "info").icon
@@ -882,7 +1046,7 @@ class MainWindow(QMainWindow):
                 for answer, x in zip(answers, loaded.values(), strict=True)
             )
             if len(loaded) == 1:
-                text += "   — open a second transcript to compare"
+                text += "   — " + self._other_side_words(next(iter(loaded)))
             elif self.session.comparing():
                 text += "   — comparing…"
             self.decision_label.setToolTip(tooltip(text))
@@ -892,6 +1056,7 @@ class MainWindow(QMainWindow):
             self.decision_label.setToolTip("")
         self.decision_icon.setPixmap(qt_palette.pixmap(icon, 16) if icon is not None else QPixmap())
         self.decision_label.setText(text)
+        self._colour_decision(severity)
         tool_files = self.session.tool_files
         if tool_files:
             names = ", ".join(os.path.basename(p) for p in tool_files)
@@ -899,6 +1064,21 @@ class MainWindow(QMainWindow):
             self.tools_label.setToolTip(tooltip("\n".join(tool_files)))
         else:
             self.tools_label.setText("")
+
+    def _other_side_words(self, side: str) -> str:
+        """What the status bar says about the side without a transcript."""
+        other = "right" if side == "left" else "left"
+        path = self.session.paths[other]
+        if path is None:
+            return "open a second transcript to compare"
+        name = os.path.basename(path)
+        if self.panes[other].showing_error:
+            return f"the {other} file {name} could not be read, so there is nothing to compare"
+        return f"loading {name}…"
+
+    def _say(self, text: str, msecs: int = 0) -> None:
+        """Show a passing message in the status bar (file names in it shown escaped)."""
+        self.statusBar().showMessage(visible(text), msecs)
 
     def _update_actions(self) -> None:
         has_diff = self.alignment is not None and bool(self.alignment.changed)
@@ -917,7 +1097,7 @@ class MainWindow(QMainWindow):
         box = QMessageBox(self)
         box.setWindowTitle(title)
         box.setTextFormat(Qt.TextFormat.PlainText)  # text may come from a file
-        box.setText(text)
+        box.setText(visible(text, lines=True))
         if warning:
             box.setIcon(QMessageBox.Icon.Warning)
         else:
@@ -942,6 +1122,7 @@ class MainWindow(QMainWindow):
             self.next_diff_action, self.prev_diff_action, self.next_problem_action,
             self.prev_problem_action, self.counterpart_action,
         ]  # fmt: skip
+        actions += [*self.mode_switch.actions.values(), self.export_action]
         lines = [
             f"{a.shortcut().toString(QKeySequence.SequenceFormat.NativeText):<16}"
             f"{a.text().replace('&', '')}"
@@ -964,3 +1145,226 @@ class MainWindow(QMainWindow):
         app = QGuiApplication.instance()
         for _ in range(rounds):
             app.processEvents()
+
+    # ---- target, diff mode, changes, tools and export -------------------------------------
+
+    def _build_extras(self) -> None:
+        """The Changes and Tools tabs, the mode switch, the target selector, Export Report."""
+        self.changes_panel = ChangesPanel(self.tabs)
+        self.tools_panel = ToolsPanel(self.tabs)
+        self.tabs.addTab(self.changes_panel, "Changes")
+        self.tabs.addTab(self.tools_panel, "Tools")
+        self._tools_key: tuple[Any, ...] | None = None
+        self._tools_rows: list[ToolRow] = []
+        self._verdict: tuple[Alignment, DiffVerdict] | None = None
+        self.mode_switch = ModeSwitch(self)
+        self.target_selector = TargetSelector(self)
+        bar = self.toolbar
+        for action in self.mode_switch.actions.values():
+            bar.insertAction(self.prev_diff_action, action)
+        bar.insertSeparator(self.prev_diff_action)
+        bar.addSeparator()
+        bar.addWidget(plain_label(" Target: ", bar))
+        bar.addWidget(self.target_selector)
+        modes = QMenu("Diff &Mode", self)
+        for action in self.mode_switch.actions.values():
+            modes.addAction(action)
+        self.view_menu.insertMenu(self.legend_action, modes)
+        for number, name in ((Tab.CHANGES, "Changes"), (Tab.TOOLS, "Tools")):
+            self.view_menu.addAction(
+                self._action(
+                    f"{name} Tab",
+                    lambda n=number: self.tabs.setCurrentIndex(n),
+                    f"Alt+{number + 1}",
+                )
+            )
+        self.export_action = self._action(
+            "&Export Report…", self.choose_export, "Ctrl+E",
+            "Write an HTML page or a Markdown summary of the open files, secrets redacted",
+        )  # fmt: skip
+        self.export_action.setEnabled(False)  # until a file is open
+        self.file_menu.insertAction(self.quit_action, self.export_action)
+        self.file_menu.insertSeparator(self.quit_action)
+        # The reasons line opens the Changes tab, where every reason is listed with its pair.
+        ClickOpens(self.decision_label, self.show_changes)
+
+    def _connect_extras(self) -> None:
+        self.changes_panel.pair_activated.connect(self.select_pair)
+        self.mode_switch.changed.connect(self.set_mode)
+        self.target_selector.target_changed.connect(self.set_target)
+        self.session.tools_changed.connect(self._refresh_tools)
+
+    def _refresh_extras(self) -> None:
+        alignment = self.alignment
+        diff = alignment.diff if alignment is not None else None
+        if diff is None or self.changes_panel.diff is not diff:
+            self.changes_panel.set_diff(diff, comparing=self.session.comparing())
+        self._refresh_tools()
+        self.export_action.setEnabled(any(r is not None for r in self.results.values()))
+
+    def set_mode(self, mode: DiffMode | str) -> None:
+        """Compare the two sides in replay or compare mode (the core decides in either)."""
+        mode = DiffMode(mode)
+        self.mode_switch.set_mode(mode)
+        if mode != self.session.mode:
+            self.session.set_mode(mode)
+            self._show_alignment()  # the old diff's markers go until the new one arrives
+
+    def set_target(self, target: Profile | str | None) -> None:
+        """Judge both sides for a target provider too (None: the gate alone)."""
+        profile = get_profile(target) if isinstance(target, str) else target
+        self.target_selector.set_target(profile.name if profile is not None else None)
+        self.session.set_target(profile)
+        self._refresh_tools()
+
+    def show_changes(self) -> None:
+        """Show the Changes tab."""
+        self.tabs.setCurrentIndex(Tab.CHANGES)
+
+    def select_pair(self, number: int) -> None:
+        """Select the items of one pair of the diff (the tab shown stays)."""
+        if self.alignment is not None and 0 <= number < len(self.alignment.diff.pairs):
+            self._select_pair_at(number, tab=None)
+
+    def _diff_status(self, alignment: Alignment, answers: list[str]) -> tuple[Any, str, str]:
+        """The status line for a diff: icon, text and severity, from the core's verdict."""
+        if self._verdict is None or self._verdict[0] is not alignment:
+            self._verdict = (alignment, alignment.diff.verdict_summary())
+        verdict = self._verdict[1]
+        if verdict.outcome is Outcome.UNSAFE:
+            icon = qt_palette.severity_swatch("error").icon
+            text = "Replay UNSAFE: " + "; ".join(verdict.reasons)
+        elif verdict.outcome is Outcome.BLOCKED:
+            icon = qt_palette.severity_swatch("warning").icon
+            text = verdict.headline
+        else:
+            icon = qt_palette.verdict_swatch("ok").icon
+            text = verdict.headline
+        changed = len(alignment.changed)
+        text += f"   ({verdict.mode} mode; {changed} changed pair{'s' if changed != 1 else ''})"
+        lines = [*verdict.reasons] if verdict.reasons else [verdict.headline]
+        lines += ["", *answers, "", "Click to list every reason and change by code."]
+        self.decision_label.setToolTip(tooltip("\n".join(lines)))
+        return icon, text, str(verdict.outcome.severity)
+
+    def _colour_decision(self, severity: str | None) -> None:
+        palette = self.statusBar().palette()
+        if severity in ("error", "warning"):
+            colour = qt_palette.severity_swatch(severity).foreground.color()
+            palette.setColor(QPalette.ColorRole.WindowText, colour)
+        self.decision_label.setPalette(palette)
+
+    def _refresh_tools(self) -> None:
+        results = {s: r for s, r in self.results.items() if r is not None}
+        tools = self.session.known_tools()
+        current = self.session.target_name
+        # The matrix is worked out again only when the results or the tools are new objects.
+        key = (*results, *results.values(), None, *tools.values(), None, current)
+        if _same(key, self._tools_key):
+            return
+        names = list(self.target_selector.profiles)
+        sides = list(results)
+        same_inputs = _same(key[:-1], (self._tools_key or (None,))[:-1])
+        self._tools_key = key
+        if same_inputs:  # only the chosen target changed: its column is marked
+            self.tools_panel.set_matrix(self._tools_rows, sides, names, current)
+            return
+        profiles = list(self.target_selector.profiles.values())
+
+        def work(progress: Progress) -> list[ToolRow]:
+            progress("Checking the tools against every target…")
+            return build_matrix(tools, profiles, results)
+
+        def done(rows: list[ToolRow]) -> None:
+            self._tools_rows = rows
+            self.tools_panel.set_matrix(rows, sides, names, self.session.target_name)
+
+        if not self.runner.synchronous:
+            self.tools_panel.set_matrix([], sides, names, current, computing=True)
+        self.runner.start(
+            "tools",
+            work,
+            done,
+            lambda error: self.statusBar().showMessage(f"Cannot check the tools: {error}", 8000),
+        )
+
+    def _export_inputs(self) -> list[str | None]:
+        return [*self.session.paths.values(), *self.session.tool_files]
+
+    def _export_problem(self) -> str | None:
+        loaded = [x for x in self.session.files.values() if x is not None]
+        if not loaded:
+            return "Open a transcript first: a report describes the open files."
+        if len(loaded) == 2 and self.alignment is None:
+            return "The two files are still being compared; export when the comparison is done."
+        return None
+
+    def choose_export(self) -> None:
+        """Ask for a format, the redaction choice and a file, then write the report."""
+        problem = self._export_problem()
+        if problem is not None:
+            self._message("Export Report", problem, warning=True)
+            return
+        names = [os.path.basename(x.path) for x in self.session.files.values() if x is not None]
+        settings = [f"{self.session.mode} mode"] if len(names) == 2 else []
+        if self.session.target_name:
+            settings.append(f"target {self.session.target_name}")
+        what = (
+            "A report of " + " ↔ ".join(names) + (f" ({', '.join(settings)})" if settings else "")
+        )
+        stem = os.path.splitext(names[0])[0] + "-report"
+        dialog = ExportDialog(
+            self._export_inputs(), self.settings.last_directory(), stem, what + ".", self
+        )
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.settings.set_last_directory(os.path.dirname(dialog.path))
+            self.export_report(dialog.path, dialog.format, redact=dialog.redact)
+        dialog.deleteLater()
+
+    def export_report(self, path: str, fmt: str = "html", *, redact: bool = True) -> bool:
+        """Render the open files' report (on a worker) and write it through QSaveFile.
+
+        Returns False when it is refused: nothing open, the comparison still running, or `path`
+        is an open input file (an input is never overwritten).
+        """
+        problem = self._export_problem()
+        clash = clashing_input(path, self._export_inputs())
+        if clash is not None:
+            problem = f"{os.path.basename(clash)} is an open input file; it is never overwritten."
+        if problem is not None:
+            self.statusBar().showMessage(f"Report not written: {problem}", 8000)
+            return False
+        loaded = [x for x in self.session.files.values() if x is not None]
+        diff = self.alignment.diff if len(loaded) == 2 and self.alignment is not None else None
+        report = report_input(
+            [(x.path, x.result) for x in loaded],
+            diff,
+            tool_files=self.session.tool_files,
+            target=self.session.target_name,
+        )
+
+        def work(progress: Progress) -> Rendered:
+            progress("Writing the report…")
+            return render_report(report, fmt, redact=redact)
+
+        def done(rendered: Rendered) -> None:
+            error = write_file(path, rendered.text)
+            if error is not None:
+                self.statusBar().showMessage(f"Cannot write {path}: {error}", 8000)
+                return
+            self.statusBar().showMessage(f"Report written to {path}. {rendered.redaction}", 8000)
+
+        self.runner.start(
+            "export",
+            work,
+            done,
+            lambda error: self.statusBar().showMessage(f"Cannot write the report: {error}", 8000),
+        )
+        return True
+
+
+def _same(key: tuple[Any, ...], other: tuple[Any, ...] | None) -> bool:
+    """Whether two keys hold the same objects (names compare by value, the rest by identity)."""
+    if other is None or len(key) != len(other):
+        return False
+    return all(a is b or (isinstance(a, str) and a == b) for a, b in zip(key, other, strict=True))

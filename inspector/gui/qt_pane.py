@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from enum import IntEnum
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPoint,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
     QFont,
     QFontMetrics,
     QGuiApplication,
+    QKeyEvent,
     QPalette,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.gate import GateResult, Verdict
+from inspector.core.gate import PASSING, GateResult, Verdict
 from inspector.core.model import LoadError
 from inspector.gui import qt_palette
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
@@ -51,23 +63,211 @@ from inspector.gui.qt_workers import debounce
 #: Milliseconds between the last keystroke in the filter box and the filter running.
 FILTER_DELAY_MS = 200
 
-#: Column widths as the text they must show whole, plus room for an icon where one is drawn.
-#: The tree never sizes columns to their contents, which would read every row of a large
-#: transcript; the name column takes whatever width is left.
-_COLUMN_SAMPLES = {
-    Column.INDEX: ("0000", 40, False),
-    Column.TYPE: ("function_call_output", 10, True),
-    Column.CALL_ID: ("call_0000", 10, False),
-    Column.ID: ("fc_00000", 10, False),
-    Column.STATUS: ("in_progress", 10, False),
-    Column.VERDICT: ("arguments_schema", 12, False),
-    Column.CHANGE: ("CALL_ID CHANGED", 30, False),
+#: How many items the columns are fitted to (Qt's own fit would read every row of a large
+#: transcript), and the widest a column is made automatically; the user may widen it further.
+_FIT_ITEMS = 1000
+_FIT_CAP = 480
+#: Room around a cell's text (the delegate's margins and focus frame, with a little air), and
+#: for an icon drawn beside it.
+_CELL_PADDING = 12
+_ICON_ROOM = 22
+#: The item number fits this many digits.
+_INDEX_DIGITS = "000000"
+#: The narrowest Name and call_id are squeezed to before the other columns give way, and the
+#: narrowest any column is made when even that is not enough.
+_FLEX_FLOOR = 90
+_LAST_FLOOR = 40
+#: Hidden until the user shows them from the header menu (they rarely decide a replay). A
+#: pair's changes are the same seen from either side, so they are marked on the right only,
+#: as in the window sketch; the left pane's changed cells are still coloured.
+_HIDDEN_BY_DEFAULT = {
+    "left": (Column.ID, Column.STATUS, Column.CHANGE),
+    "right": (Column.ID, Column.STATUS),
 }
-#: How many items the Type column is fitted to, and the widest it is made automatically.
-_FIT_ITEMS = 2000
-_FIT_CAP = 240
-#: Hidden until the user shows them from the header menu (they rarely decide a replay).
-_HIDDEN_BY_DEFAULT = (Column.ID, Column.STATUS)
+#: Columns that take the spare width, and their shares of it.
+_FLEXIBLE = {Column.NAME: 2, Column.CALL_ID: 1}
+
+
+class CountsMode(IntEnum):
+    """How much room the verdict counts take: word and count, icon and count, one summary."""
+
+    FULL, COMPACT, SUMMARY = range(3)
+
+
+class VerdictCounts(QWidget):
+    """A file's verdict counts as chips that give way to the width they are given.
+
+    The pane header picks the widest mode that leaves the file name whole; the tooltip always
+    lists every count with its meaning, so nothing is lost in the compact forms.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.mode = CountsMode.FULL
+        self._groups: dict[CountsMode, QWidget] = {}
+        self.summary: dict[str, int] = {}
+
+    def set_counts(self, summary: dict[str, int] | None) -> None:
+        """Show these verdict counts (None: none)."""
+        for group in self._groups.values():
+            group.hide()  # deleteLater waits for the event loop; a screenshot may not
+            group.deleteLater()
+        self._groups = {}
+        self.summary = dict(summary or {})
+        if not self.summary:
+            self.setToolTip("")
+            self.updateGeometry()
+            return
+        chips = [(Verdict(v), n) for v, n in self.summary.items()]
+        self._groups[CountsMode.FULL] = self._group(
+            [(qt_palette.verdict_swatch(v).icon, f"{v} {n}", f"count-{v}") for v, n in chips]
+        )
+        self._groups[CountsMode.COMPACT] = self._group(
+            [(qt_palette.verdict_swatch(v).icon, f"{n:,}", f"count-{v}") for v, n in chips]
+        )
+        total = sum(self.summary.values())
+        blocked = sum(n for v, n in chips if v not in PASSING)
+        swatch = qt_palette.severity_swatch("error") if blocked else qt_palette.verdict_swatch("ok")
+        words = f"{total:,} items, {blocked:,} blocked"
+        self._groups[CountsMode.SUMMARY] = self._group([(swatch.icon, words, "count-summary")])
+        lines = [f"{v} {n:,} — {qt_palette.verdict_swatch(v).meaning}" for v, n in chips]
+        self.setToolTip(tooltip("\n".join(lines)))
+        self.set_mode(self.mode)
+
+    def _group(self, chips: list[tuple[object, str, str]]) -> QWidget:
+        group = QWidget(self)
+        row = QHBoxLayout(group)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(10)
+        for icon, text, name in chips:
+            chip = QWidget(group)
+            chip.setObjectName(name)
+            chip_row = QHBoxLayout(chip)
+            chip_row.setContentsMargins(0, 0, 0, 0)
+            chip_row.setSpacing(3)
+            picture = QLabel(chip)
+            picture.setPixmap(qt_palette.pixmap(icon, 14))  # type: ignore[arg-type]
+            chip_row.addWidget(picture)
+            chip_row.addWidget(plain_label(text, chip))
+            row.addWidget(chip)
+        group.hide()
+        return group
+
+    def width_for(self, mode: CountsMode) -> int:
+        """The width the counts take in a mode (0 when there are none)."""
+        group = self._groups.get(mode)
+        return group.sizeHint().width() if group is not None else 0
+
+    def set_mode(self, mode: CountsMode) -> None:
+        """Show the counts in one mode."""
+        self.mode = mode
+        for each, group in self._groups.items():
+            group.setVisible(each == mode)
+            if each == mode:
+                group.setGeometry(0, 0, group.sizeHint().width(), self.height())
+        self.updateGeometry()
+
+    def shown_texts(self) -> list[str]:
+        """The chip texts shown in the current mode."""
+        group = self._groups.get(self.mode)
+        if group is None:
+            return []
+        return [label.text() for label in group.findChildren(QLabel) if label.text()]
+
+    def sizeHint(self) -> QSize:
+        """The current mode's width."""
+        group = self._groups.get(self.mode)
+        return group.sizeHint() if group is not None else QSize(0, 0)
+
+    def minimumSizeHint(self) -> QSize:
+        """Never a reason for the window to grow: the header picks a mode that fits."""
+        return QSize(0, self.sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Keep the shown group at the counts' height."""
+        group = self._groups.get(self.mode)
+        if group is not None:
+            group.setGeometry(0, 0, group.sizeHint().width(), event.size().height())
+        super().resizeEvent(event)
+
+
+class PaneHeader(QWidget):
+    """File name (left), format and verdict counts (right), laid out to the width given.
+
+    The name is shown whole whenever it can be: the counts give way first (full chips, compact
+    chips, one summary chip), then the name is elided. The header never asks for more width
+    than it has, so no transcript can make the window grow.
+    """
+
+    _GAP = 8
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setContentsMargins(2, 2, 2, 0)
+        self.name_label = ElidedLabel("", self)
+        font = self.name_label.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.08)
+        self.name_label.setFont(font)
+        self.format_label = plain_label("", self)
+        self.format_label.setObjectName("format-label")
+        dim(self.format_label)
+        self.counts = VerdictCounts(self)
+
+    def set_content(self, name: str, path: str, fmt: str, summary: dict[str, int] | None) -> None:
+        """Show a file's name (path in the tooltip), format and verdict counts."""
+        self.name_label.setText(name)
+        self.name_label.setToolTip(tooltip(path))
+        self.format_label.setText(fmt)
+        self.counts.set_counts(summary)
+        self.arrange()
+
+    def sizeHint(self) -> QSize:
+        """The width that shows everything in full."""
+        height = max(self.name_label.sizeHint().height(), self.counts.sizeHint().height())
+        return QSize(self._wanted(CountsMode.FULL), height + 2)
+
+    def minimumSizeHint(self) -> QSize:
+        """Any width will do: the content is compacted and elided to it."""
+        return QSize(0, self.sizeHint().height())
+
+    def _name_width(self) -> int:
+        label = self.name_label
+        return label.fontMetrics().horizontalAdvance(label.text()) + 4
+
+    def _format_width(self) -> int:
+        return self.format_label.sizeHint().width() if self.format_label.text() else 0
+
+    def _wanted(self, mode: CountsMode) -> int:
+        margins = self.contentsMargins()
+        return (
+            margins.left()
+            + self._name_width()
+            + self._GAP
+            + self._format_width()
+            + self._GAP
+            + self.counts.width_for(mode)
+            + margins.right()
+        )
+
+    def arrange(self) -> None:
+        """Pick the counts' mode for the current width and place the three parts."""
+        rect = self.contentsRect()
+        mode = next((m for m in CountsMode if self._wanted(m) <= self.width()), CountsMode.SUMMARY)
+        self.counts.set_mode(mode)
+        right = rect.right() + 1
+        width = min(self.counts.width_for(mode), rect.width())
+        self.counts.setGeometry(right - width, rect.y(), width, rect.height())
+        right -= width + (self._GAP if width else 0)
+        width = min(self._format_width(), max(right - rect.x(), 0))
+        self.format_label.setGeometry(right - width, rect.y(), width, rect.height())
+        right -= width + (self._GAP if width else 0)
+        self.name_label.setGeometry(rect.x(), rect.y(), max(right - rect.x(), 0), rect.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Lay the parts out again for the new width."""
+        super().resizeEvent(event)
+        self.arrange()
 
 
 class _Page:
@@ -91,6 +291,8 @@ class TranscriptPane(QFrame):
     filter_changed = Signal()
     #: The column header was right-clicked (global position).
     columns_menu_requested = Signal(QPoint)
+    #: The columns were sized to new content (the width the tree needs may have changed).
+    columns_fitted = Signal()
 
     def __init__(self, side: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -118,26 +320,11 @@ class TranscriptPane(QFrame):
     # ---- construction ---------------------------------------------------------------------
 
     def _build_header(self) -> QWidget:
-        header = QWidget(self)
-        row = QHBoxLayout(header)
-        row.setContentsMargins(2, 2, 2, 0)
-        row.setSpacing(8)
-        self.name_label = ElidedLabel("", header)
-        font = self.name_label.font()
-        font.setBold(True)
-        font.setPointSizeF(font.pointSizeF() * 1.08)
-        self.name_label.setFont(font)
-        self.format_label = plain_label("", header)
-        self.format_label.setObjectName("format-label")
-        dim(self.format_label)
-        self.counts = QWidget(header)
-        self.counts_layout = QHBoxLayout(self.counts)
-        self.counts_layout.setContentsMargins(0, 0, 0, 0)
-        self.counts_layout.setSpacing(10)
-        row.addWidget(self.name_label, 1)
-        row.addWidget(self.format_label)
-        row.addWidget(self.counts)
-        return header
+        self.header = PaneHeader(self)
+        self.name_label = self.header.name_label
+        self.format_label = self.header.format_label
+        self.counts = self.header.counts
+        return self.header
 
     def _build_filter_row(self) -> QWidget:
         box = QWidget(self)
@@ -154,6 +341,10 @@ class TranscriptPane(QFrame):
             )
         )
         self.filter_edit.textChanged.connect(lambda _text: self._filter_timer.start())
+        self.filter_edit.installEventFilter(self)
+        self.match_label = plain_label("", box)
+        self.match_label.setObjectName("match-count")
+        dim(self.match_label)
         self.verdict_combo = QComboBox(box)
         self.verdict_combo.addItem("All verdicts", str(Choice.ALL))
         self.verdict_combo.addItem("Problems only", str(Choice.PROBLEMS))
@@ -166,6 +357,7 @@ class TranscriptPane(QFrame):
         self.verdict_combo.currentIndexChanged.connect(lambda _i: self.filter_changed.emit())
         self.verdict_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         row.addWidget(self.filter_edit, 1)
+        row.addWidget(self.match_label)
         row.addWidget(self.verdict_combo)
         self.filter_row = box
         return box
@@ -234,22 +426,18 @@ class TranscriptPane(QFrame):
         header = tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(24)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(
             lambda pos: self.columns_menu_requested.emit(header.mapToGlobal(pos))
         )
-        bold = QFont(tree.font())
-        bold.setBold(True)
-        for column, (sample, extra, strong) in _COLUMN_SAMPLES.items():
-            metrics = QFontMetrics(bold) if strong else tree.fontMetrics()
-            header.resizeSection(column, metrics.horizontalAdvance(sample) + extra)
-        for column in _HIDDEN_BY_DEFAULT:
+        for column in _HIDDEN_BY_DEFAULT.get(self.side, _HIDDEN_BY_DEFAULT["right"]):
             header.hideSection(column)
         self.tree = tree
+        self.fitter = ColumnFitter(tree, self.model)
         tree.selectionModel().currentRowChanged.connect(self._current_row_changed)
         add_copy_menu(tree)
+        span_field_rows(tree)
         # The counterpart row is made current silently by the linked selection; when the
         # user then moves into this tree, its current row becomes the one shown in detail.
         tree.installEventFilter(self)
@@ -266,6 +454,7 @@ class TranscriptPane(QFrame):
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
         self.progress.setMaximumWidth(320)
+        self.progress.setMinimumWidth(160)
         cancel = QPushButton("Cancel", page)
         cancel.clicked.connect(self.cancel_requested.emit)
         self.cancel_button = cancel
@@ -332,14 +521,25 @@ class TranscriptPane(QFrame):
         self.filter_row.setEnabled(False)
 
     def show_loading(self, path: str) -> None:
-        """Show the busy page for a file being read."""
+        """Show the busy page for a file being read (its name in the header meanwhile)."""
+        self.header.set_content(os.path.basename(path), path, "loading…", None)
         self.loading_label.setText(f"Loading {os.path.basename(path)}…")
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
         self.stack.setCurrentIndex(_Page.LOADING)
 
-    def set_stage(self, stage: str) -> None:
-        """Show what the running load is doing."""
+    def set_stage(self, stage: str, fraction: float | None = None) -> None:
+        """Show what the running load is doing, and how far it has got (None: unknown)."""
         if self.path is None or self.stack.currentIndex() == _Page.LOADING:
             self.loading_label.setText(stage)
+            if fraction is None:
+                self.progress.setRange(0, 0)
+                self.progress.setTextVisible(False)
+            else:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(round(min(max(fraction, 0.0), 1.0) * 1000))
+                self.progress.setFormat("%p%")
+                self.progress.setTextVisible(True)
 
     def show_error(self, path: str, error: LoadError) -> None:
         """Show why a file could not be read; the pane keeps no transcript."""
@@ -355,33 +555,31 @@ class TranscriptPane(QFrame):
         """Show a gated transcript and its verdict counts."""
         self.path = path
         self.model.set_result(result)
-        self._fit_type_column(result)
         self._set_header(os.path.basename(path), result.transcript.format, summary)
         self.stack.setCurrentIndex(_Page.TREE)
         self.filter_row.setEnabled(True)
+        self.fit_columns()
 
-    def _fit_type_column(self, result: GateResult) -> None:
-        # A provider-prefixed type is the thing to see, so widen the column to the longest
-        # type among the first items (never narrower than the user left it, within a cap).
-        bold = QFont(self.tree.font())
-        bold.setBold(True)
-        metrics = QFontMetrics(bold)
-        labels = {item.type_label for item in result.transcript.items[:_FIT_ITEMS]}
-        wanted = max((metrics.horizontalAdvance(label[:60]) for label in labels), default=0) + 16
-        header = self.tree.header()
-        current = header.sectionSize(Column.TYPE)
-        if wanted > current:
-            header.resizeSection(Column.TYPE, min(wanted, _FIT_CAP))
+    def fit_columns(self) -> None:
+        """Size the columns to the content again (after a diff arrives or a column is shown)."""
+        self.fitter.refit()
+        self.columns_fitted.emit()
 
     def restore_page(self) -> None:
         """Leave the loading page after a cancel (back to the tree, error or empty state)."""
         if self.stack.currentIndex() != _Page.LOADING:
             return
-        if self.model.result is not None:
+        result = self.model.result
+        if result is not None:
+            self._set_header(
+                os.path.basename(self.path or ""), result.transcript.format, result.summary()
+            )
             self.stack.setCurrentIndex(_Page.TREE)
         elif self.path is not None and self.error_location.text():
+            self._set_header(os.path.basename(self.path), "unreadable", None)
             self.stack.setCurrentIndex(_Page.ERROR)
         else:
+            self._set_header("No file", "", None)
             self.stack.setCurrentIndex(_Page.EMPTY)
 
     @property
@@ -390,33 +588,7 @@ class TranscriptPane(QFrame):
         return self.stack.currentIndex() == _Page.ERROR
 
     def _set_header(self, name: str, fmt: str, summary: dict[str, int] | None) -> None:
-        self.name_label.setText(name)
-        self.name_label.setToolTip(tooltip(self.path or ""))
-        self.format_label.setText(fmt)
-        while self.counts_layout.count():
-            child = self.counts_layout.takeAt(0).widget()
-            if child is not None:
-                child.hide()  # deleteLater waits for the event loop; a screenshot may not
-                child.deleteLater()
-        if summary is None:
-            return
-        for verdict in Verdict:
-            count = summary.get(str(verdict))
-            if not count:
-                continue
-            swatch = qt_palette.verdict_swatch(verdict)
-            chip = QWidget(self.counts)
-            chip.setObjectName(f"count-{verdict}")
-            chip_row = QHBoxLayout(chip)
-            chip_row.setContentsMargins(0, 0, 0, 0)
-            chip_row.setSpacing(3)
-            icon = QLabel(chip)
-            icon.setPixmap(qt_palette.pixmap(swatch.icon, 14))
-            text = plain_label(f"{verdict} {count}", chip)
-            chip_row.addWidget(icon)
-            chip_row.addWidget(text)
-            chip.setToolTip(tooltip(swatch.meaning))
-            self.counts_layout.addWidget(chip)
+        self.header.set_content(name, self.path or "", fmt, summary)
 
     # ---- filter ---------------------------------------------------------------------------
 
@@ -448,13 +620,36 @@ class TranscriptPane(QFrame):
         self.model.set_filter(rows)
         if current is not None:
             self.select_item(current, notify=False)
+        self._show_match_count()
+
+    def _show_match_count(self) -> None:
+        if not self.model.filtered:
+            self.match_label.setText("")
+            return
+        shown = self.model.display_rows
+        total = len(self.model.rows) if self.model.rows is not None else self.model.item_count()
+        self.match_label.setText(f"{shown:,} of {total:,}")
+
+    def clear_filter(self) -> None:
+        """Drop the filter text and verdict choice (Esc in the filter box)."""
+        self.filter_edit.clear()
+        self.verdict_combo.setCurrentIndex(0)
 
     # ---- selection ------------------------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Announce the current row when the tree gains the focus."""
+        """Announce the current row when the tree gains the focus; Esc clears the filter."""
         if watched is self.tree and event.type() == QEvent.Type.FocusIn:
             self.announce_current()
+        elif (
+            watched is self.filter_edit
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and self.item_filter().active
+        ):
+            self.clear_filter()
+            return True
         return super().eventFilter(watched, event)
 
     def announce_current(self) -> None:
@@ -574,15 +769,169 @@ def _to_clipboard(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
 
 
-def fill_column_menu(menu: QMenu, headers: Sequence[QHeaderView]) -> None:
+def fill_column_menu(
+    menu: QMenu, headers: Sequence[QHeaderView], changed: Callable[[], None] | None = None
+) -> None:
     """Fill a menu with entries that show or hide each column in every given header at once."""
     menu.clear()
+
+    def toggle(column: Column, on: bool) -> None:
+        for header in headers:
+            header.setSectionHidden(column, not on)
+        if changed is not None:
+            changed()
+
     for column in Column:
         if column == Column.INDEX:
             continue
         action = menu.addAction(HEADERS[column])
         action.setCheckable(True)
-        action.setChecked(not headers[0].isSectionHidden(column))
-        action.toggled.connect(
-            lambda on, c=column: [h.setSectionHidden(c, not on) for h in headers]
+        action.setChecked(any(not h.isSectionHidden(column) for h in headers))
+        action.toggled.connect(lambda on, c=column: toggle(c, on))
+
+
+def span_field_rows(tree: QTreeView) -> None:
+    """Let each field row of an expanded item span the columns, so its key and value read whole."""
+
+    def expanded(index: QModelIndex) -> None:
+        model = index.model()
+        for row in range(model.rowCount(index)):
+            tree.setFirstColumnSpanned(row, index, True)
+
+    tree.expanded.connect(expanded)
+
+
+def _give_way(widths: dict[int, int], columns: list[int], floor: int, spare: int) -> int:
+    """Narrow `columns` (not below `floor`) by up to -`spare`, each in proportion to what it
+    has above the floor; return what is still missing (0 when nothing is)."""
+    room = {c: max(widths[c] - floor, 0) for c in columns}
+    total = sum(room.values())
+    given = min(-spare, total)
+    if given <= 0:
+        return spare
+    shares = {c: given * r // total for c, r in room.items()}
+    # Rounding down leaves a few pixels over: the roomiest column gives them too.
+    shares[max(room, key=room.__getitem__)] += given - sum(shares.values())
+    for column, give in shares.items():
+        widths[column] -= give
+    return spare + given
+
+
+class ColumnFitter(QObject):
+    """Sizes a transcript tree's columns to their content, within the width the tree has.
+
+    Each column wants the width of its widest text among the first items (capped); `#` fits six
+    digits. When they fit, Name and call_id share the spare width; when they do not, Name and
+    call_id give way first (in proportion, down to a floor), then the widest of the others. A
+    column the user resizes by hand keeps the width given.
+    """
+
+    def __init__(self, tree: QTreeView, model: TranscriptModel) -> None:
+        super().__init__(tree)
+        self.tree = tree
+        self.model = model
+        self._wanted: dict[int, int] = {}
+        #: What the measured widths are of: the transcript, its diff and the shown columns.
+        self._measured: tuple[object, ...] | None = None
+        self._fitting = False
+        self.user_sized: set[int] = set()
+        tree.header().sectionResized.connect(self._resized)
+        self._viewport = tree.viewport()
+        self._viewport.installEventFilter(self)
+
+    def refit(self) -> None:
+        """Measure the content again (if it changed) and fit."""
+        self.fit()
+
+    def _wanted_widths(self) -> dict[int, int]:
+        header = self.tree.header()
+        hidden = tuple(header.isSectionHidden(c) for c in Column)
+        key = (self.model.result, self.model.alignment, hidden)
+        old = self._measured
+        # Measuring reads a thousand items: only when the transcript, its diff (the objects
+        # themselves, not their equality) or the shown columns change.
+        if old is None or old[0] is not key[0] or old[1] is not key[1] or old[2] != hidden:
+            self._wanted, self._measured = self._measure(), key
+        return self._wanted
+
+    def needed(self) -> int:
+        """The width the tree needs to show every shown column whole (0 with nothing shown)."""
+        if self.model.result is None:
+            return 0
+        wanted = self._wanted_widths()
+        header = self.tree.header()
+        columns = sum(
+            header.sectionSize(c) if c in self.user_sized else w
+            for c, w in wanted.items()
+            if not header.isSectionHidden(c)
         )
+        scrollbar = self.tree.verticalScrollBar()
+        bar = scrollbar.sizeHint().width() if scrollbar.isVisible() else 0
+        return columns + bar + 2 * self.tree.frameWidth()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Fit again when the tree's width changes."""
+        # Only plain Python comparisons before the event is known to be a resize: filters also
+        # see the events of the viewport's destruction, when the tree is half gone.
+        if event.type() == QEvent.Type.Resize and watched is self._viewport:
+            self.fit()
+        return False
+
+    def _resized(self, column: int, _old: int, new: int) -> None:
+        if not self._fitting and new > 0 and not self.tree.header().isSectionHidden(column):
+            self.user_sized.add(column)
+
+    def _measure(self) -> dict[int, int]:
+        bold = QFont(self.tree.font())
+        bold.setBold(True)  # provider-prefixed items and major changes are drawn bold
+        metrics = {False: self.tree.fontMetrics(), True: QFontMetrics(bold)}
+        header = self.tree.header()
+        wanted: dict[int, int] = {}
+        for column in Column:
+            if header.isSectionHidden(column):
+                continue
+            title = header.fontMetrics().horizontalAdvance(HEADERS[column]) + _CELL_PADDING
+            if column == Column.INDEX:
+                text = metrics[False].horizontalAdvance(_INDEX_DIGITS)
+                # The branch arrow and the verdict icon sit in this column too.
+                wanted[column] = self.tree.indentation() + _ICON_ROOM + text + _CELL_PADDING
+                continue
+            texts = self.model.cell_texts(column, _FIT_ITEMS)
+            widest = max((metrics[b].horizontalAdvance(t[:200]) for t, b in texts), default=0)
+            room = _ICON_ROOM if column == Column.CHANGE and widest else 0
+            wanted[column] = min(max(widest + room + _CELL_PADDING, title), _FIT_CAP)
+        return wanted
+
+    def fit(self) -> None:
+        """Give each shown column its width for the tree's current width."""
+        if self.model.result is None:
+            return
+        wanted = self._wanted_widths()
+        header = self.tree.header()
+        widths = {
+            c: (header.sectionSize(c) if c in self.user_sized else w)
+            for c, w in wanted.items()
+            if not header.isSectionHidden(c)
+        }
+        flexible = [c for c in _FLEXIBLE if c in widths and c not in self.user_sized]
+        # A tree not shown yet has no real width: it gets what its content wants, and is fitted
+        # to its width when it is shown.
+        visible = self.tree.isVisible()
+        spare = self.tree.viewport().width() - sum(widths.values()) if visible else 0
+        if spare >= 0:
+            shares = sum(_FLEXIBLE[c] for c in flexible) or 1
+            for column in flexible:
+                widths[column] += spare * _FLEXIBLE[column] // shares
+        else:
+            # Name and call_id give way first, down to a floor; then every column but `#`,
+            # so that the columns never need more than the tree's width (no sideways scroll).
+            spare = _give_way(widths, flexible, _FLEX_FLOOR, spare)
+            others = [c for c in widths if c != Column.INDEX and c not in self.user_sized]
+            _give_way(widths, others, _LAST_FLOOR, spare)
+        self._fitting = True
+        try:
+            for column, width in widths.items():
+                if header.sectionSize(column) != width:
+                    header.resizeSection(column, width)
+        finally:
+            self._fitting = False

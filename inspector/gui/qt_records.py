@@ -114,6 +114,37 @@ class RecordsModel(QAbstractTableModel):
         return None
 
 
+#: The widest share of a table's width one column is fitted to (the last one stretches).
+_FIT_SHARE = 0.4
+#: ... and never narrower than this cap, for a table not laid out yet.
+_FIT_FLOOR = 240
+#: Rows a column is fitted to: the first screenfuls (each row is built to be measured).
+_FIT_ROWS = 200
+
+
+def fit_columns(view: QTableView, stretch: int | None = None) -> None:
+    """Size each column but one to its content, within a share of the table's width, so that
+    pointers, codes and event names read whole; the `stretch` column (the last one unless
+    given) takes the rest."""
+    model = view.model()
+    if model is None:
+        return
+    cap = max(int(view.viewport().width() * _FIT_SHARE), _FIT_FLOOR)
+    header = view.horizontalHeader()
+    last = model.columnCount() - 1
+    stretch = last if stretch is None else stretch
+    header.setStretchLastSection(stretch == last)
+    if stretch != last:
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    for column in range(model.columnCount()):
+        if column == stretch or header.isSectionHidden(column):
+            continue
+        # Qt reads at most resizeContentsPrecision() rows (set in records_view), so a long
+        # table costs no more than a short one.
+        wanted = max(view.sizeHintForColumn(column), header.sectionSizeHint(column))
+        view.setColumnWidth(column, min(wanted, cap))
+
+
 def records_view(model: RecordsModel, parent: QWidget | None = None) -> QTableView:
     """Return a compact, row-selecting table for a RecordsModel; the last column stretches."""
     view = QTableView(parent)
@@ -129,5 +160,6 @@ def records_view(model: RecordsModel, parent: QWidget | None = None) -> QTableVi
     header = view.horizontalHeader()
     header.setStretchLastSection(True)
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setResizeContentsPrecision(_FIT_ROWS)
     header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     return view

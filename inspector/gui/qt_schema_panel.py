@@ -7,6 +7,7 @@ check, so a schema pattern that backtracks catastrophically never freezes the wi
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from dataclasses import dataclass
@@ -14,12 +15,16 @@ from types import MappingProxyType
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLineEdit,
+    QMenu,
     QPushButton,
+    QSizePolicy,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -35,10 +40,18 @@ from inspector.core.jsonio import load_json, parse_arguments
 from inspector.core.model import ArgumentsError, LoadError, Tool
 from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue
 from inspector.gui import qt_palette
-from inspector.gui.json_text import STRING_LIMIT, display, elide, locate, pretty, preview
+from inspector.gui.json_text import (
+    STRING_LIMIT,
+    display,
+    elide,
+    locate,
+    pretty,
+    preview,
+    visible,
+)
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, fit_columns, records_view
 from inspector.gui.qt_text import dim, monospace_font, plain_label, tooltip
 from inspector.gui.qt_workers import BUSY_DELAY_MS, TaskRunner, debounce
 
@@ -51,6 +64,13 @@ EDIT_LIMIT = 100_000
 RAW_LIMIT = 4000
 #: The runner channel of the checks.
 CHANNEL = "arguments"
+
+#: What the panel says about pasted arguments with no tool to check them against.
+NO_TOOLS = (
+    "No tools are loaded to check these arguments against: load tools (Ctrl+T) or paste "
+    "a schema into the box on the right."
+)
+PICK_TOOL = "Pick the tool these arguments are for, or paste a schema into the box on the right."
 
 #: Item verdicts decided before the arguments are looked at; the panel says so.
 _EARLIER = (Verdict.NAMESPACED, Verdict.NOT_FUNCTION_CALL, Verdict.STATUS)
@@ -117,8 +137,25 @@ class ArgumentsPanel(QWidget):
         self.revert_button = QPushButton("Revert", self)
         self.revert_button.setToolTip(tooltip("Put back the arguments as they are in the file"))
         self.revert_button.clicked.connect(self.revert)
+        self.copy_button = QToolButton(self)
+        self.copy_button.setText("Copy")
+        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        copy_menu = QMenu(self.copy_button)
+        self.copy_string_action = copy_menu.addAction("Copy as the arguments String")
+        self.copy_string_action.setToolTip(
+            tooltip("The edited arguments as the escaped JSON string an item's arguments holds")
+        )
+        self.copy_string_action.triggered.connect(
+            lambda _c=False: QGuiApplication.clipboard().setText(self.arguments_string())
+        )
+        self.copy_item_action = copy_menu.addAction("Copy the Item with these Arguments")
+        self.copy_item_action.triggered.connect(
+            lambda _c=False: QGuiApplication.clipboard().setText(self.item_with_arguments() or "")
+        )
+        self.copy_button.setMenu(copy_menu)
         top.addWidget(self.banner, 1)
         top.addWidget(self.edited_label)
+        top.addWidget(self.copy_button)
         top.addWidget(self.revert_button)
         outer.addLayout(top)
         self.note = plain_label("", self)
@@ -158,10 +195,6 @@ class ArgumentsPanel(QWidget):
         self.errors_view = records_view(self.errors, side)
         self.errors_view.setObjectName("arguments-errors")
         self.errors_view.selectionModel().currentRowChanged.connect(self._error_selected)
-        char = self.errors_view.fontMetrics().averageCharWidth()
-        self.errors_view.setColumnWidth(0, 14 * char)
-        self.errors_view.setColumnWidth(1, 12 * char)
-        self.errors_view.setColumnWidth(2, 48 * char)
         column.addWidget(self.errors_view, 2)
         return side
 
@@ -174,7 +207,12 @@ class ArgumentsPanel(QWidget):
         row.addWidget(_section("Tool", side))
         self.tool_combo = QComboBox(side)
         self.tool_combo.setObjectName("tool-picker")
-        self.tool_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # The picker spans the row: a long (or escaped) tool name shows whole.
+        self.tool_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.tool_combo.setMinimumContentsLength(12)
+        self.tool_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.tool_combo.currentIndexChanged.connect(self._tool_picked)
         row.addWidget(self.tool_combo, 1)
         column.addLayout(row)
@@ -227,24 +265,35 @@ class ArgumentsPanel(QWidget):
             text = ""
         name = raw.get("name") if isinstance(raw, dict) else None
         self._fill_tools(name if isinstance(name, str) else None)
-        self._original = text
-        self._set_editor(text)
+        self._set_original(text)
         self._show_note()
         self.recheck()
 
-    def set_bare_arguments(self, text: str, toolset: ToolSet) -> None:
-        """Check a pasted arguments object against the chosen tool."""
-        current = self.tool_combo.currentText()
+    def set_bare_arguments(self, text: str, toolset: ToolSet, tool: str | None = None) -> None:
+        """Check a pasted arguments object against a tool: `tool`, else the one chosen before,
+        else the only one known (with several, the user picks)."""
+        current = self._tool_name()
         self._raw = None
         self._logged = None
         self._toolset = toolset
         self._fixed = None
         self.raw_view.setText("")
-        self._fill_tools(current or None)
-        self._original = text
-        self._set_editor(text)
-        self._note_text("Pasted arguments, checked against the tool you pick.")
+        names = toolset.names()
+        if tool is None:
+            tool = current if current in toolset.tools else (names[0] if len(names) == 1 else None)
+        self._fill_tools(tool)
+        self._set_original(text)
+        if not names:
+            self._note_text(NO_TOOLS)
+        else:
+            self._note_text("Pasted arguments, checked against the tool you pick.")
         self.recheck()
+
+    def _set_original(self, text: str) -> None:
+        self._set_editor(text)
+        # What the editor shows (invisible characters escaped) is what an edit is compared to.
+        self._original = self.editor.toPlainText()
+        self._update_edited()
 
     def set_schema_text(self, text: str) -> None:
         """Put a schema in the schema box, as if typed there (it then overrides the tool's)."""
@@ -268,18 +317,21 @@ class ArgumentsPanel(QWidget):
         self._setting = True
         try:
             self.tool_combo.clear()
+            # Nothing chosen is a choice of its own: an item that names no tool (a message,
+            # an output) must not show some unrelated tool's schema.
+            self.tool_combo.addItem("(no tool)", None)
             for name in self._toolset.names():
                 tool = self._toolset.tools[name]
-                self.tool_combo.addItem(name, name)
+                self.tool_combo.addItem(visible(name), name)
                 self.tool_combo.setItemData(
                     self.tool_combo.count() - 1,
-                    tooltip(f"from {tool.source}"),
+                    tooltip(f"{name}\nfrom {tool.source}"),
                     Qt.ItemDataRole.ToolTipRole,
                 )
             if preferred is not None and preferred not in self._toolset.tools:
-                self.tool_combo.addItem(f"{preferred}  (no schema known)", preferred)
-            if preferred is not None:
-                self.tool_combo.setCurrentIndex(self.tool_combo.findData(preferred))
+                self.tool_combo.addItem(f"{visible(preferred)}  (no schema known)", preferred)
+            at = self.tool_combo.findData(preferred) if preferred is not None else 0
+            self.tool_combo.setCurrentIndex(max(at, 0))
         finally:
             self._setting = False
         self._show_schema()
@@ -298,8 +350,9 @@ class ArgumentsPanel(QWidget):
                 self.schema_source.setText(
                     "No schema for this name — paste one here to check against it."
                     if name
-                    else "No tool chosen."
+                    else "No tool chosen: pick one above, or paste a schema here."
                 )
+                self.schema_source.setToolTip("")
             else:
                 self.schema_view.set_text(pretty(tool.parameters))
                 where = tool.origin.file if tool.origin is not None else None
@@ -353,6 +406,7 @@ class ArgumentsPanel(QWidget):
         edited = self._fixed is None and self.editor.toPlainText() != self._original
         self.edited_label.setVisible(edited)
         self.revert_button.setEnabled(edited)
+        self.copy_item_action.setEnabled(isinstance(self._raw, dict))
 
     def _schema_edited(self) -> None:
         if self._setting:
@@ -364,6 +418,33 @@ class ArgumentsPanel(QWidget):
             return
         self._show_schema()
         self.recheck()
+
+    def arguments_string(self) -> str:
+        """The edited arguments as the JSON string literal an item's `arguments` holds.
+
+        Arguments that parse are written compactly (invisible characters shown escaped in the
+        editor come back as themselves); text that does not parse is quoted as it stands.
+        """
+        if isinstance(self._fixed, str):
+            return json.dumps(self._fixed, ensure_ascii=False)
+        if isinstance(self._fixed, _Value):
+            text = json.dumps(self._fixed.value, ensure_ascii=False, separators=(",", ":"))
+            return json.dumps(text, ensure_ascii=False)
+        source = self.editor.toPlainText()
+        try:
+            value = parse_arguments(source)
+        except ArgumentsError:
+            return json.dumps(source, ensure_ascii=False)
+        compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(compact, ensure_ascii=False)
+
+    def item_with_arguments(self) -> str | None:
+        """The shown item as indented JSON with the edited arguments (None for pasted ones)."""
+        if not isinstance(self._raw, dict):
+            return None
+        item = dict(self._raw)
+        item["arguments"] = json.loads(self.arguments_string())
+        return pretty(item)
 
     def revert(self) -> None:
         """Put back the original arguments text."""
@@ -377,7 +458,7 @@ class ArgumentsPanel(QWidget):
         tool = self._toolset.tools.get(name) if name is not None else None
         if name is None or not text.strip():
             return self._toolset, None
-        if tool is not None and text == pretty(tool.parameters):
+        if tool is not None and text == visible(pretty(tool.parameters), lines=True):
             return self._toolset, None
         try:
             schema = load_json(text, "schema box")
@@ -413,6 +494,12 @@ class ArgumentsPanel(QWidget):
         source: str | _Value = self._fixed if self._fixed is not None else self.editor.toPlainText()
         if isinstance(source, str) and not source.strip():
             self._show(None, "Nothing to check.", (), [])
+            return
+        names_tool = isinstance(self._raw, dict) and "name" in self._raw
+        if self._tool_name() is None and not names_tool:
+            # Pasted arguments, or typed ones for an item that names no tool: say what to do
+            # rather than judge a missing name.
+            self._show(None, NO_TOOLS if not self._toolset.tools else PICK_TOOL, (), [])
             return
         cancel = threading.Event()
         name, budget = self._tool_name(), self.budget
@@ -469,6 +556,7 @@ class ArgumentsPanel(QWidget):
         self.issues = issues
         self.banner.show_verdict(verdict, detail)
         self.errors.set_records(rows)
+        fit_columns(self.errors_view, stretch=2)  # the message
         self.checked.emit(str(verdict) if verdict is not None else "")
 
     def _error_selected(self, current: QModelIndex, _previous: QModelIndex) -> None:

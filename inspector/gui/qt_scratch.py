@@ -1,7 +1,8 @@
 """The Scratch tab: pasted items or transcripts, gated at once and again as they are edited.
 
-Gating runs on a worker: pasted text may be large, or name tools whose schemas take the
-core's whole time budget per call.
+A bare arguments object (no item around it) is recognised too: it is checked against the tool
+picked beside it, or sent to the Arguments tab. Gating runs on a worker: pasted text may be
+large, or name tools whose schemas take the core's whole time budget per call.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QPushButton,
     QSplitter,
@@ -22,15 +24,24 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.formats import load_text
-from inspector.core.gate import GateResult, gate_transcript
+from inspector.core.gate import (
+    GateResult,
+    ItemVerdict,
+    arguments_verdict,
+    gate_transcript,
+    make_toolset,
+)
 from inspector.core.model import LoadError, Tool
 from inspector.core.schema import DEFAULT_BUDGET
+from inspector.gui.json_text import visible
+from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_pane import add_copy_menu
+from inspector.gui.qt_pane import add_copy_menu, span_field_rows
+from inspector.gui.qt_schema_panel import NO_TOOLS
 from inspector.gui.qt_text import dim, plain_label
 from inspector.gui.qt_transcript_model import Column, IndexRole, PointerRole, TranscriptModel
-from inspector.gui.qt_workers import BUSY_DELAY_MS, TaskRunner, debounce
+from inspector.gui.qt_workers import BUSY_DELAY_MS, Progress, TaskRunner, debounce
 
 #: Milliseconds between the last keystroke and the re-gate.
 GATE_DELAY_MS = 250
@@ -38,14 +49,18 @@ GATE_DELAY_MS = 250
 PASTED = "<pasted>"
 #: The runner channel of the gating.
 CHANNEL = "scratch"
+#: Longest text looked at as a possible bare arguments object.
+BARE_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
 class _Gated:
-    """What gating the scratch text produced: a result, or the loader's error."""
+    """What gating the scratch text produced: a result, the loader's error, or the verdict of
+    a bare arguments object."""
 
     result: GateResult | None
     error: LoadError | None
+    arguments: ItemVerdict | None = None
 
 
 def _gate(text: str, tools: dict[str, Tool], budget: float, cancel: threading.Event) -> _Gated:
@@ -56,6 +71,13 @@ def _gate(text: str, tools: dict[str, Tool], budget: float, cancel: threading.Ev
     return _Gated(gate_transcript(transcript, tools, budget=budget, cancel=cancel), None)
 
 
+def _check(
+    text: str, tool: str, tools: dict[str, Tool], budget: float, cancel: threading.Event
+) -> _Gated:
+    toolset, _overridden = make_toolset(None, tools)
+    return _Gated(None, None, arguments_verdict(text, tool, toolset, budget=budget, cancel=cancel))
+
+
 class ScratchPanel(QWidget):
     """An editable box for pasted JSON and the gated items it holds."""
 
@@ -63,6 +85,8 @@ class ScratchPanel(QWidget):
     current_changed = Signal(int, str)
     #: The user asked to paste from the clipboard.
     paste_requested = Signal()
+    #: The user sent a bare arguments object to the Arguments tab: its text and the tool picked.
+    arguments_requested = Signal(str, object)
 
     def __init__(
         self,
@@ -76,6 +100,8 @@ class ScratchPanel(QWidget):
         #: Seconds the core may spend on one item's schema check.
         self.budget = DEFAULT_BUDGET
         self.result: GateResult | None = None
+        #: Whether the text is a bare arguments object (checked against the picked tool).
+        self.bare_arguments = False
         self.error: LoadError | None = None
         self._timer = debounce(self, GATE_DELAY_MS, self.regate)
         self._busy_timer = debounce(self, BUSY_DELAY_MS, self._show_busy)
@@ -107,6 +133,7 @@ class ScratchPanel(QWidget):
         self.editor.setObjectName("scratch-editor")
         self.editor.textChanged.connect(self._timer.start)
         left_column.addWidget(hint)
+        left_column.addWidget(self._build_arguments_row(left))
         left_column.addWidget(self.editor, 1)
         self.model = TranscriptModel(self)
         self.tree = QTreeView(split)
@@ -123,12 +150,55 @@ class ScratchPanel(QWidget):
             self.tree.header().resizeSection(col, chars * char + 12)
         self.tree.selectionModel().currentRowChanged.connect(self._row_changed)
         add_copy_menu(self.tree)
+        span_field_rows(self.tree)
         split.addWidget(left)
         split.addWidget(self.tree)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         column.addWidget(split, 1)
         self.regate()
+
+    def _build_arguments_row(self, parent: QWidget) -> QWidget:
+        row_widget = QWidget(parent)
+        row = QHBoxLayout(row_widget)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.arguments_label = plain_label("A bare arguments object — check it against", row_widget)
+        self.tool_combo = QComboBox(row_widget)
+        self.tool_combo.setObjectName("scratch-tool-picker")
+        self.tool_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.tool_combo.currentIndexChanged.connect(lambda _i: self._tool_picked())
+        self.arguments_button = QPushButton("Open in the Arguments Tab", row_widget)
+        self.arguments_button.clicked.connect(
+            lambda: self.arguments_requested.emit(self.editor.toPlainText(), self.tool)
+        )
+        row.addWidget(self.arguments_label)
+        row.addWidget(self.tool_combo, 1)
+        row.addWidget(self.arguments_button)
+        row_widget.hide()
+        self.arguments_row = row_widget
+        return row_widget
+
+    @property
+    def tool(self) -> str | None:
+        """The tool a bare arguments object is checked against (None: none picked or known)."""
+        data = self.tool_combo.currentData()
+        return data if isinstance(data, str) else None
+
+    def _fill_tools(self, tools: Mapping[str, Tool]) -> None:
+        current = self.tool
+        blocked = self.tool_combo.blockSignals(True)
+        try:
+            self.tool_combo.clear()
+            for name in sorted(tools):
+                self.tool_combo.addItem(visible(name), name)
+            at = self.tool_combo.findData(current) if current is not None else -1
+            self.tool_combo.setCurrentIndex(max(at, 0) if tools else -1)
+        finally:
+            self.tool_combo.blockSignals(blocked)
+
+    def _tool_picked(self) -> None:
+        if self.bare_arguments:
+            self.regate()
 
     def set_text(self, text: str) -> None:
         """Replace the scratch text and gate it at once."""
@@ -154,17 +224,34 @@ class ScratchPanel(QWidget):
         """Load the text with the core loader and gate it with every known tool (on a worker)."""
         self.stop()
         text = self.editor.toPlainText()
+        # Arguments objects are small: a large text is a transcript, and is parsed once only,
+        # on the worker.
+        bare = len(text) <= BARE_LIMIT and route_paste(text).kind == PasteKind.ARGUMENTS
+        self.bare_arguments = bare
+        self.arguments_row.setVisible(bare)
         if not text.strip():
             self._show(_Gated(None, None))
             return
         tools, budget, cancel = dict(self._tools()), self.budget, threading.Event()
+        if bare:
+            self._fill_tools(tools)
+            self.tool_combo.setVisible(bool(tools))
+            tool = self.tool
+            if tool is None:
+                self._show(_Gated(None, None))
+                self.banner.show_verdict(None, NO_TOOLS)
+                return
+
+            def work(_progress: Progress) -> _Gated:
+                return _check(text, tool, tools, budget, cancel)
+        else:
+
+            def work(_progress: Progress) -> _Gated:
+                return _gate(text, tools, budget, cancel)
+
         self._busy_timer.start()
         self.runner.start(
-            CHANNEL,
-            lambda _progress: _gate(text, tools, budget, cancel),
-            self._show,
-            lambda error: self._show(_Gated(None, None)),
-            cancel=cancel,
+            CHANNEL, work, self._show, lambda error: self._show(_Gated(None, None)), cancel=cancel
         )
 
     def _show_busy(self) -> None:
@@ -174,6 +261,11 @@ class ScratchPanel(QWidget):
     def _show(self, gated: _Gated) -> None:
         self._busy_timer.stop()
         self.result, self.error = gated.result, gated.error
+        if gated.arguments is not None:
+            self.model.set_result(None)
+            verdict = gated.arguments
+            self.banner.show_verdict(verdict.verdict, verdict.detail)
+            return
         if self.error is not None:
             self.model.set_result(None)
             self.banner.show_verdict(None, f"{self.error.location()}: {self.error.message}")

@@ -6,15 +6,16 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
-from inspector.core.diff import diff_results
+from inspector.core.diff import DiffMode, diff_results
 from inspector.core.formats import load_bytes, load_tools
 from inspector.core.gate import Decision, GateResult, decide, gate_transcript
-from inspector.core.jsonio import read_bytes
-from inspector.core.model import InspectorError, LoadError, Tool
+from inspector.core.jsonio import display_name, read_bytes
+from inspector.core.model import Cancelled, InspectorError, LoadError, Tool
+from inspector.core.targets import Profile, TargetFinding, with_target_findings
 from inspector.gui.alignment import Alignment
 from inspector.gui.qt_stream import StreamView
 from inspector.gui.qt_workers import Progress, TaskRunner
@@ -36,6 +37,8 @@ class Loaded:
     summary: dict[str, int]
     decision: Decision
     size: int = 0
+    #: The target profile whose findings `result` carries (None: the gate's findings only).
+    target: str | None = None
 
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
@@ -43,16 +46,56 @@ class Loaded:
         return cls(path, result, stream, result.summary(), decide(result), size)
 
 
+def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
+    """The loaded file judged for a target: the gate's findings plus the target's (none: only
+    the gate's); runs in a worker thread."""
+    name = target.name if target is not None else None
+    if loaded.target == name:
+        return loaded
+    # Target findings from an earlier target go; the gate's own findings stay as they were.
+    gated = tuple(f for f in loaded.result.findings if not isinstance(f, TargetFinding))
+    result = replace(loaded.result, findings=gated)
+    if target is not None:
+        if progress is not None:
+            progress(f"Judging for {target.name}…")
+        result = with_target_findings(result, target)
+    return replace(loaded, result=result, decision=decide(result), target=name)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:,.1f} MB"
+
+
+def _gating(progress: Progress, name: str) -> Callable[[int, int], None]:
+    """The gate's progress callback: items gated of all, with how far."""
+
+    def gated(done: int, items: int) -> None:
+        progress(f"Gating {name}: {done:,} of {items:,} items", done / max(items, 1))
+
+    return gated
+
+
 def load_and_gate(
     path: str, tools: dict[str, Tool], progress: Progress, cancel: threading.Event | None = None
 ) -> Loaded:
-    """Read, load and gate one file (runs in a worker thread); `cancel` stops the gating."""
-    progress(f"Reading {os.path.basename(path)}…")
-    data = read_bytes(path)
-    progress(f"Parsing {os.path.basename(path)} ({len(data):,} bytes)…")
-    transcript = load_bytes(data, path)
-    progress(f"Gating {len(transcript.items):,} items…")
-    result = gate_transcript(transcript, tools, cancel=cancel)
+    """Read, load and gate one file (runs in a worker thread); `cancel` stops the work.
+
+    Progress is reported as bytes read, then as items gated, each with how far it has got.
+    """
+    name = os.path.basename(path)
+    progress(f"Reading {name}…")
+    # Cancel also ends a read that waits on a pipe or a device.
+    data = read_bytes(path, cancel=cancel)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("the load was cancelled")
+    total = _megabytes(len(data))
+    progress(f"Reading {name}: 0.0 of {total}", 0.0)
+
+    def parsed(done: int, size: int) -> None:
+        progress(f"Reading {name}: {_megabytes(done)} of {total}", done / max(size, 1))
+
+    transcript = load_bytes(data, display_name(path), cancel=cancel, progress=parsed)
+    result = gate_transcript(transcript, tools, cancel=cancel, progress=_gating(progress, name))
     stream = None
     if transcript.stream is not None:
         # The events decoded by the load, kept on the transcript: the Stream tab never re-reads.
@@ -65,8 +108,8 @@ class Session(QObject):
 
     #: side, path — a load started (the side shows it is busy).
     loading = Signal(str, str)
-    #: side, stage — what a running load or re-gate is doing.
-    progress = Signal(str, str)
+    #: side, stage, fraction (0..1; negative when unknown) — what a running load or re-gate does.
+    progress = Signal(str, str, float)
     #: side — a gated file is ready on that side (a load or re-gate); the diff is dropped.
     loaded = Signal(str)
     #: side, path, LoadError — the file could not be read; the side holds nothing.
@@ -93,6 +136,10 @@ class Session(QObject):
         self.extra_tools: dict[str, Tool] = {}
         self.tool_files: list[str] = []
         self.alignment: Alignment | None = None
+        #: The target provider both sides are judged for (None: the gate alone).
+        self.target: Profile | None = None
+        #: How the right side is read against the left (the diff's mode).
+        self.mode = DiffMode.REPLAY
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -144,8 +191,10 @@ class Session(QObject):
                 continue
 
             def work(progress: Progress, cancel: threading.Event, old: Loaded = old) -> Loaded:
-                progress(f"Gating {len(old.result.transcript.items):,} items…")
-                result = gate_transcript(old.result.transcript, tools, cancel=cancel)
+                gated = _gating(progress, os.path.basename(old.path))
+                result = gate_transcript(
+                    old.result.transcript, tools, cancel=cancel, progress=gated
+                )
                 return Loaded.of(old.path, result, old.stream, old.size)
 
             self._start_side(side, old.path, work)
@@ -163,9 +212,10 @@ class Session(QObject):
         self, side: str, path: str, work: Callable[[Progress, threading.Event], Loaded]
     ) -> None:
         cancel = threading.Event()
+        target = self.target  # judged with the target chosen when the work started
         self.runner.start(
             side,
-            lambda progress: work(progress, cancel),
+            lambda progress: judge(work(progress, cancel), target, progress),
             lambda loaded: self.set_loaded(side, loaded),
             lambda error: self._failed(side, path, error),
             cancel=cancel,
@@ -174,6 +224,9 @@ class Session(QObject):
 
     def set_loaded(self, side: str, loaded: Loaded) -> None:
         """Take a finished load for one side (the worker's result arrives here) and re-diff."""
+        if loaded.target != self.target_name:
+            self._judge_side(side, loaded)  # the target changed while it ran
+            return
         self.files[side] = loaded
         self.paths[side] = loaded.path
         self._clear_diff()
@@ -210,6 +263,35 @@ class Session(QObject):
             self.tool_files.append(path)
         self.tools_changed.emit()
 
+    # ---- target and mode ------------------------------------------------------------------
+
+    @property
+    def target_name(self) -> str | None:
+        """The name of the target both sides are judged for (None: no target)."""
+        return self.target.name if self.target is not None else None
+
+    def set_target(self, target: Profile | None) -> None:
+        """Judge both sides for a target provider (None: the gate alone), off the GUI thread."""
+        if target == self.target:
+            return
+        self.target = target
+        for side, loaded in self.files.items():
+            # A side still loading is judged when its file arrives (`set_loaded`).
+            if loaded is not None and not self.runner.busy(side):
+                self._judge_side(side, loaded)
+
+    def _judge_side(self, side: str, loaded: Loaded) -> None:
+        self._start_side(side, loaded.path, lambda _progress, _cancel: loaded)
+
+    def set_mode(self, mode: DiffMode | str) -> None:
+        """Compare the sides again in another diff mode (replay or compare)."""
+        mode = DiffMode(mode)
+        if mode == self.mode:
+            return
+        self.mode = mode
+        self._clear_diff()
+        self._start_diff()
+
     # ---- diff -----------------------------------------------------------------------------
 
     def _clear_diff(self) -> None:
@@ -222,9 +304,10 @@ class Session(QObject):
         left, right = self.files["left"], self.files["right"]
         if left is None or right is None:
             return
+        mode = self.mode
         self.runner.start(
             DIFF,
-            lambda _progress: Alignment(diff_results(left.result, right.result)),
+            lambda _progress: Alignment(diff_results(left.result, right.result, mode=mode)),
             self._diffed,
             self.diff_failed.emit,
         )
@@ -241,9 +324,9 @@ class Session(QObject):
         if self.runner.busy(channel):
             self.busy.emit(channel, True)
 
-    def _progress(self, channel: str, stage: str) -> None:
+    def _progress(self, channel: str, stage: str, fraction: float) -> None:
         if channel in SIDES:
-            self.progress.emit(channel, stage)
+            self.progress.emit(channel, stage, fraction)
 
     def _idle(self, channel: str) -> None:
         if channel in (*SIDES, DIFF):

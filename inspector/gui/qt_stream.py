@@ -13,11 +13,19 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QSplitter, QVBoxLayout, QW
 
 from inspector.core.stream import StreamEvent, StreamResult, Violation
 from inspector.gui import qt_palette
-from inspector.gui.json_text import preview
-from inspector.gui.qt_records import LazyRecords, PayloadRole, Record, RecordsModel, records_view
+from inspector.gui.json_text import preview, visible
+from inspector.gui.qt_records import (
+    LazyRecords,
+    PayloadRole,
+    Record,
+    RecordsModel,
+    fit_columns,
+    records_view,
+)
 from inspector.gui.qt_text import dim, plain_label
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_NO_STREAM = "Open a recorded stream (.sse or JSONL events) to see its timeline."
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +82,7 @@ class StreamPanel(QWidget):
         top.addWidget(self.side_combo)
         top.addWidget(self.summary, 1)
         column.addLayout(top)
-        self.hint = plain_label(
-            "Open a recorded stream (.sse or JSONL events) to see its timeline."
-        )
+        self.hint = plain_label(_NO_STREAM, self)
         dim(self.hint)
         column.addWidget(self.hint)
         split = QSplitter(Qt.Orientation.Horizontal, self)
@@ -88,11 +94,6 @@ class StreamPanel(QWidget):
         self.violations_view = records_view(self.violations, split)
         self.violations_view.setObjectName("stream-violations")
         self.violations_view.selectionModel().currentRowChanged.connect(self._violation_picked)
-        char = self.timeline_view.fontMetrics().averageCharWidth()
-        for col, chars in enumerate((6, 6, 6, 34, 40)):
-            self.timeline_view.setColumnWidth(col, chars * char)
-        for col, chars in enumerate((11, 24, 7, 6, 6)):
-            self.violations_view.setColumnWidth(col, chars * char)
         split.addWidget(self.timeline_view)
         split.addWidget(self.violations_view)
         split.setStretchFactor(0, 3)
@@ -111,17 +112,34 @@ class StreamPanel(QWidget):
         blocked = self.side_combo.blockSignals(True)
         self.side_combo.clear()
         for side, view in self._views.items():
-            self.side_combo.addItem(f"{side.title()}: {os.path.basename(view.path)}", side)
+            self.side_combo.addItem(visible(f"{side.title()}: {os.path.basename(view.path)}"), side)
         self.side_combo.blockSignals(blocked)
         self.side_combo.setVisible(bool(self._views))
+        self.hint.setText(_NO_STREAM)
         self.hint.setVisible(not self._views)
         self._side_picked(0)
 
+    @property
+    def side(self) -> str | None:
+        """The side whose stream is shown (None when none is)."""
+        side = self.side_combo.currentData()
+        return side if isinstance(side, str) and side in self._views else None
+
     def show_side(self, side: str) -> None:
-        """Show one side's stream, if it has one."""
+        """Follow the selected side: show its stream, or say that it is not a stream."""
         at = self.side_combo.findData(side)
         if at >= 0:
-            self.side_combo.setCurrentIndex(at)
+            self.hint.setVisible(False)
+            if at != self.side_combo.currentIndex():
+                self.side_combo.setCurrentIndex(at)
+            return
+        if not self._views:
+            return  # the hint already says to open a stream
+        self.side_combo.setCurrentIndex(-1)
+        self.hint.setText(
+            f"The {side} file is not a recorded stream; pick a stream above to see its timeline."
+        )
+        self.hint.setVisible(True)
 
     def _side_picked(self, _index: int) -> None:
         side = self.side_combo.currentData()
@@ -132,6 +150,7 @@ class StreamPanel(QWidget):
             self.timeline.set_records([])
             self.violations.set_records([])
             return
+        self.hint.setVisible(False)
         result = view.result
         counts = ", ".join(
             f"{result.count(s)} {s}{'s' if result.count(s) != 1 else ''}"  # type: ignore[arg-type]
@@ -159,6 +178,8 @@ class StreamPanel(QWidget):
             ),
         )
         self.violations.set_records([self._violation_record(v) for v in ordered])
+        fit_columns(self.timeline_view, stretch=4)  # the detail
+        fit_columns(self.violations_view)
 
     def _event_record(self, event: StreamEvent) -> Record:
         found = self._by_event.get(event.index, [])

@@ -1,4 +1,8 @@
-"""Untrusted text into Qt safely: plain-text labels, escaped tooltips, monospace panels."""
+"""Untrusted text into Qt safely: plain-text labels, escaped tooltips, monospace panels.
+
+Every text set here goes through `visible`, so no invisible or direction-changing character
+from a file reaches the screen raw.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from inspector.gui.json_text import elide
+from inspector.gui.json_text import elide, visible
 
 #: Tooltips longer than this are cut; a tooltip is a glance, the panels show everything.
 TOOLTIP_LIMIT = 2000
@@ -16,7 +20,7 @@ TOOLTIP_LIMIT = 2000
 
 def tooltip(text: str) -> str:
     """Return a tooltip that shows `text` literally (Qt would otherwise guess rich text)."""
-    text = elide(text, TOOLTIP_LIMIT)
+    text = visible(elide(text, TOOLTIP_LIMIT), lines=True)
     # Escaped HTML is the only way to pin a tooltip to literal text: Qt sniffs plain strings
     # with mightBeRichText, so `<b>x</b>` from a file would otherwise render bold.
     return f'<p style="white-space:pre-wrap">{html.escape(text, quote=False)}</p>'
@@ -24,20 +28,30 @@ def tooltip(text: str) -> str:
 
 def menu_text(text: str) -> str:
     """Return text for a menu entry or button that shows `&` literally (not as a mnemonic)."""
-    return text.replace("&", "&&")
+    return visible(text).replace("&", "&&")
 
 
 def window_title(text: str) -> str:
     """Return a window title that shows `[*]` literally (Qt's modified-marker placeholder)."""
-    return text.replace("[*]", "[*][*]")
+    return visible(text).replace("[*]", "[*][*]")
+
+
+class PlainLabel(QLabel):
+    """A QLabel that shows its text literally: never rich text, invisible characters escaped."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        """Show `text` with its invisible characters escaped."""
+        super().setText(visible(text, lines=True))
 
 
 def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     """Return a QLabel that never interprets its text as rich text."""
-    label = QLabel(parent)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setText(text)
-    return label
+    return PlainLabel(text, parent)
 
 
 def monospace_font() -> QFont:
@@ -54,14 +68,12 @@ def dim(widget: QWidget) -> None:
     widget.setPalette(palette)
 
 
-class ElidedLabel(QLabel):
+class ElidedLabel(PlainLabel):
     """A plain-text label that shrinks to any width and elides its text with '…'."""
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.PlainText)
+        super().__init__(text, parent)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.setText(text)
 
     def minimumSizeHint(self) -> QSize:
         """Allow the label to shrink to nothing; the text is elided instead."""

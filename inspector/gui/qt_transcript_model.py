@@ -23,7 +23,7 @@ from PySide6.QtGui import QFont
 from inspector.core.gate import GateResult, Verdict
 from inspector.core.model import Item, join_pointer
 from inspector.gui import qt_palette
-from inspector.gui.json_text import label, preview
+from inspector.gui.json_text import CELL_LIMIT, elide, label, preview, visible
 from inspector.gui.qt_text import tooltip
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ HEADERS = {
 }
 
 HEADER_TIPS = {
-    Column.INDEX: "Position of the item in the file (field rows show the key)",
+    Column.INDEX: "Position of the item in the file (field rows show their key and value)",
     Column.VERDICT: "The replay gate's verdict for the item",
     Column.CHANGE: "How the item differs from its aligned counterpart in the other file",
 }
@@ -104,6 +104,10 @@ def _type_text(item: Item) -> str:
     if isinstance(kind, str):
         return label(kind)
     return item.type_label if kind is None else preview(kind)
+
+
+def _key_text(key: Any) -> str:
+    return f"[{key}]" if isinstance(key, int) else visible(elide(str(key), CELL_LIMIT))
 
 
 def change_label(change: Change) -> str:
@@ -184,6 +188,11 @@ class TranscriptModel(QAbstractItemModel):
         self.endResetModel()
 
     @property
+    def alignment(self) -> Alignment | None:
+        """The diff the change markers come from (None without one)."""
+        return self._alignment
+
+    @property
     def filtered(self) -> bool:
         """Whether a filter hides rows."""
         return self._filter is not None
@@ -256,6 +265,33 @@ class TranscriptModel(QAbstractItemModel):
         """Whether the item's pair has a non-info change."""
         pair = self.pair_of(item)
         return bool(pair is not None and pair.changed)
+
+    def cell_texts(self, column: int, limit: int) -> set[tuple[str, bool]]:
+        """The distinct texts of an item column over the first `limit` items, each with whether
+        it is drawn bold, to size the column.
+
+        The change column looks at the items whose pair has changes instead, wherever they are.
+        """
+        result = self._result
+        if result is None:
+            return set()
+        items, verdicts = result.transcript.items, result.verdicts
+        indexes: Sequence[int] = range(min(len(items), limit))
+        if column == Column.CHANGE:
+            if self._alignment is None:
+                return set()
+            pairs = self._alignment.diff.pairs
+            ours = (p.left if self._side == "left" else p.right for p in pairs if p.changes)
+            indexes = [i for i in ours if i is not None][:limit]
+        return {
+            (self._item_text(items[i], verdicts[i].verdict, i, column) or "", self._bold(i, column))
+            for i in indexes
+        }
+
+    def _bold(self, i: int, column: int) -> bool:
+        assert self._result is not None
+        item = self._result.transcript.items[i]
+        return item.namespaced or column in self._changed_cells(i, major_only=True)
 
     # ---- incremental rows -----------------------------------------------------------------
     # QTreeView lays out every top-level row it is told about, asking the model about each in
@@ -452,7 +488,7 @@ class TranscriptModel(QAbstractItemModel):
                 return swatch.foreground
             return swatch.background
         if role == Qt.ItemDataRole.FontRole:
-            if item.namespaced or column in self._changed_cells(i, major_only=True):
+            if self._bold(i, column):
                 font = QFont()
                 font.setBold(True)
                 return font
@@ -546,9 +582,10 @@ class TranscriptModel(QAbstractItemModel):
 
     def _field_data(self, path: tuple[Any, ...], column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
+            # A field row spans the columns in the views (field_label); the value's preview is
+            # also the type cell's, for a view that does not span.
             if column == Column.INDEX:
-                key = path[-1]
-                return f"[{key}]" if isinstance(key, int) else str(key)
+                return f"{_key_text(path[-1])}: {preview(self._value(path))}"
             if column == Column.TYPE:
                 return preview(self._value(path))
             return None

@@ -1,30 +1,44 @@
 """Long work off the GUI thread: QThreadPool + QRunnable, a QObject signal carrier per task,
 and a generation counter per channel so a superseded load's result is dropped; a task given a
-cancel event has it set when it is superseded or cancelled, so its core work stops early."""
+cancel event has it set when it is superseded or cancelled, so its core work stops early.
+
+A task whose window has gone (its carrier deleted at shutdown) stops at its next progress
+report and reports nothing: quitting while work runs is quiet."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from inspector.core.model import InspectorError
+from inspector.core.model import Cancelled, InspectorError
 
 #: Work shows that it is running only once it has taken this long (quick work does not flicker).
 BUSY_DELAY_MS = 100
+#: How long closing the window waits for running work to notice its cancel flag.
+SHUTDOWN_WAIT_MS = 5000
+#: What a progress report sends for "how far is unknown".
+UNKNOWN = -1.0
 
-Progress = Callable[[str], None]
+
+class Progress(Protocol):
+    """What work reports through: a stage text and how far it has got (0..1, None: unknown)."""
+
+    def __call__(self, stage: str, fraction: float | None = None) -> None: ...
+
+
 Work = Callable[[Progress], Any]
 
 
 class _Carrier(QObject):
     """Carries a worker's outcome back to the GUI thread (queued signals)."""
 
-    progress = Signal(str)
+    progress = Signal(str, float)
     finished = Signal(object)
     failed = Signal(object)
     crashed = Signal(object)
@@ -45,14 +59,27 @@ class _Task(QRunnable):
     def run(self) -> None:
         """Do the work; expected errors go to `failed`, bugs to `crashed`."""
         carrier = self._carrier
+
+        def report(stage: str, fraction: float | None = None) -> None:
+            try:
+                carrier.progress.emit(stage, UNKNOWN if fraction is None else fraction)
+            except RuntimeError:  # the window has gone: nobody wants the result
+                raise Cancelled("the window was closed") from None
+
         try:
-            value = self._work(carrier.progress.emit)
-        except InspectorError as exc:
-            carrier.failed.emit(exc)
+            value = self._work(report)
+        except InspectorError as exc:  # Cancelled too: the runner drops it, and the task
+            _emit(carrier.failed, exc)
         except Exception as exc:  # a bug: shown by the traceback dialog in the GUI thread
-            carrier.crashed.emit(exc)
+            _emit(carrier.crashed, exc)
         else:
-            carrier.finished.emit(value)
+            _emit(carrier.finished, value)
+
+
+def _emit(signal: Any, value: Any) -> None:
+    # A carrier deleted at shutdown raises RuntimeError: there is no window left to tell.
+    with contextlib.suppress(RuntimeError):
+        signal.emit(value)
 
 
 @dataclass
@@ -66,8 +93,8 @@ class _Running:
 class TaskRunner(QObject):
     """Runs work per named channel; starting a channel again supersedes what it was doing."""
 
-    #: channel name, stage text — for a status line or progress label.
-    progress = Signal(str, str)
+    #: channel name, stage text, how far (0..1, or UNKNOWN) — for a status line or progress bar.
+    progress = Signal(str, str, float)
     #: channel name — the channel has nothing running any more.
     idle = Signal(str)
 
@@ -106,7 +133,11 @@ class TaskRunner(QObject):
         if self.synchronous:
             self._channels[channel] = _Running(generation, None, None)
             try:
-                value = work(lambda stage: self.progress.emit(channel, stage))
+
+                def report(stage: str, fraction: float | None = None) -> None:
+                    self.progress.emit(channel, stage, UNKNOWN if fraction is None else fraction)
+
+                value = work(report)
             except InspectorError as exc:
                 on_error(exc)
             else:
@@ -130,7 +161,9 @@ class TaskRunner(QObject):
             handler(value)
             self.idle.emit(channel)
 
-        carrier.progress.connect(lambda stage: current() and self.progress.emit(channel, stage))
+        carrier.progress.connect(
+            lambda stage, fraction: current() and self.progress.emit(channel, stage, fraction)
+        )
         carrier.finished.connect(lambda value: finish(on_done, value))
         carrier.failed.connect(lambda exc: finish(on_error, exc))
         carrier.crashed.connect(lambda exc: finish(_report_bug, exc))
@@ -149,6 +182,16 @@ class TaskRunner(QObject):
         self._channels[channel] = _Running(running.generation + 1, None, None)
         if notify:
             self.idle.emit(channel)
+
+    def stop_all(self, msecs: int = SHUTDOWN_WAIT_MS) -> bool:
+        """Cancel every channel's work and wait (bounded) until the workers have let go of it.
+
+        Work checks its cancel flag between records, so this is quick; it keeps work from
+        outliving the window at shutdown.
+        """
+        for channel in list(self._channels):
+            self.cancel(channel, notify=False)
+        return self.wait(msecs)
 
     def wait(self, msecs: int = 30_000) -> bool:
         """Block until the pool is idle (tests and shutdown)."""

@@ -1,6 +1,7 @@
 """Diff speed against load speed on large transcripts: `python tests/benchmarks/bench_diff.py`.
 
-Writes two JSONL transcripts of N items that differ in 1% of items (text, arguments, call_id,
+Writes two JSONL transcripts of N items (synthetic.py's, gated with its tools) that differ in
+1% of items (text, arguments, call_id,
 provider-prefixed type, deleted and inserted items; every item id differs, as between two
 providers), then reports the median of 5 runs of: loading both files, gating both, and
 diffing the already-gated results. The target is diff ÷ load ≤ 1.0, and a per-item diff time
@@ -14,7 +15,6 @@ import gc
 import json
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -22,81 +22,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from inspector.core.diff import diff_results
-from inspector.core.formats import load_path
-from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.model import Transcript
+# Run as a script from a checkout: that checkout's package and the sibling benchmark modules.
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parents[1]), str(HERE)]
+
+import synthetic  # noqa: E402
+from measure import run_measured  # noqa: E402
+
+from inspector.core.diff import diff_results  # noqa: E402
+from inspector.core.formats import load_path, tools_from_document  # noqa: E402
+from inspector.core.gate import GateResult, gate_transcript  # noqa: E402
+from inspector.core.model import Tool, Transcript  # noqa: E402
 
 SIZES = (25_000, 50_000, 100_000)
 RUNS = 5
 CHANGED = 0.01
-TOOLS = ("get_latest_sales_report", "search_web", "send_summary", "lookup_customer")
-REGIONS = ("apac", "emea", "amer")
-
-
-def _turn(rng: random.Random, n: int) -> list[dict[str, Any]]:
-    """One agent turn: a user message, reasoning, one to three calls with outputs, an answer."""
-    items: list[dict[str, Any]] = [
-        {"type": "message", "role": "user", "content": f"Question {n}: how did {n % 97} do?"},
-        {
-            "type": "reasoning",
-            "id": f"rs_{n}",
-            "summary": [{"type": "summary_text", "text": f"Plan for question {n}."}],
-        },
-    ]
-    calls = rng.randint(1, 3)
-    for k in range(calls):
-        call_id = f"call_{n}_{k}"
-        name = rng.choice(TOOLS)
-        arguments = json.dumps({"region": rng.choice(REGIONS), "page": rng.randint(1, 9)})
-        items.append(
-            {
-                "type": "function_call",
-                "id": f"fc_{n}_{k}",
-                "call_id": call_id,
-                "name": name,
-                "arguments": arguments,
-                "status": "completed",
-            }
-        )
-    for k in range(calls):
-        items.append(
-            {
-                "type": "function_call_output",
-                "call_id": f"call_{n}_{k}",
-                "output": json.dumps({"rows": rng.randint(0, 500), "turn": n}),
-            }
-        )
-    if rng.random() < 0.2:
-        items.append(
-            {
-                "type": "openai:web_search_call",
-                "id": f"ws_{n}",
-                "status": "completed",
-                "action": {"type": "search", "query": f"news {n}"},
-            }
-        )
-    items.append(
-        {
-            "type": "message",
-            "id": f"msg_{n}",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": f"Answer {n}.", "annotations": []}],
-        }
-    )
-    return items
-
-
-def make_left(size: int, seed: int = 7) -> list[dict[str, Any]]:
-    """Return `size` items of a realistic session."""
-    rng = random.Random(seed)
-    items: list[dict[str, Any]] = []
-    turn = 0
-    while len(items) < size:
-        items.extend(_turn(rng, turn))
-        turn += 1
-    return items[:size]
 
 
 def _change(rng: random.Random, item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -157,18 +97,21 @@ def load_both(left: Path, right: Path) -> tuple[Transcript, Transcript]:
     return load_path(left), load_path(right)
 
 
-def gate_both(left: Transcript, right: Transcript) -> tuple[GateResult, GateResult]:
-    """Gate both transcripts."""
-    return gate_transcript(left), gate_transcript(right)
+def gate_both(
+    left: Transcript, right: Transcript, tools: dict[str, Tool]
+) -> tuple[GateResult, GateResult]:
+    """Gate both transcripts with the tools."""
+    return gate_transcript(left, tools), gate_transcript(right, tools)
 
 
 def bench(size: int, folder: Path, runs: int) -> dict[str, float]:
     """Median times of loading, gating and diffing for one size, the runs interleaved."""
     left_path, right_path = folder / f"left-{size}.jsonl", folder / f"right-{size}.jsonl"
-    left_items = make_left(size)
+    left_items = list(synthetic.items(size))
     write_jsonl(left_path, left_items)
     write_jsonl(right_path, make_right(left_items))
     del left_items
+    tools = tools_from_document(synthetic.tools(), "tools")
     times: dict[str, list[float]] = {"load": [], "gate": [], "diff": []}
     changed = 0
     # One load, gate and diff per round, so a busy machine slows all three alike; each round
@@ -177,7 +120,7 @@ def bench(size: int, folder: Path, runs: int) -> dict[str, float]:
         gc.collect()
         seconds, (left, right) = timed(load_both, left_path, right_path)
         times["load"].append(seconds)
-        seconds, (gated_left, gated_right) = timed(gate_both, left, right)
+        seconds, (gated_left, gated_right) = timed(gate_both, left, right, tools)
         times["gate"].append(seconds)
         seconds, result = timed(diff_results, gated_left, gated_right)
         times["diff"].append(seconds)
@@ -209,11 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     print("-" * len(header))
     for size in args.sizes:
         # A fresh interpreter per size: a heap grown by the smaller sizes would slow the larger.
-        child = subprocess.run(
+        child = run_measured(
             [sys.executable, __file__, "--one", str(size), "--runs", str(args.runs)],
-            capture_output=True,
-            text=True,
-            check=True,
+            keep_stdout=True,
         )
         row = json.loads(child.stdout)
         ratio = row["diff"] / row["load"]

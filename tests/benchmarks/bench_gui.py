@@ -1,12 +1,15 @@
 """GUI benchmarks (not collected by pytest): run `python tests/benchmarks/bench_gui.py`.
 
-Figures, each measured in fresh subprocesses on the offscreen platform:
+Figures, each measured in fresh subprocesses on the offscreen platform, on the realistic
+transcripts of synthetic.py:
 
 * first paint: from a 200,000-item JSONL transcript being loaded and gated to the first paint
   of its pane (the result handed to the window, the tree viewport rendered);
-* peak RSS ÷ file size for that transcript (ru_maxrss of the process that loaded and showed it);
+* a pair: the window opens two 100,000-item files (left and right) with their tools, the way
+  `replay-inspector --tools T LEFT RIGHT` does, waits until both are gated and diffed on its
+  worker threads, and paints; its peak RSS (ru_maxrss of that whole process) ÷ both files;
 * cold start: process start → first paint of the window with the sample pair, divided by the
-  same for a bare PySide6 window shown by the same interpreter (median of 5 each).
+  same for a bare PySide6 window shown by the same interpreter (medians, the runs interleaved).
 """
 
 from __future__ import annotations
@@ -14,148 +17,78 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# Run as a script from a checkout: that checkout's package and the sibling benchmark modules.
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parents[1]), str(HERE)]
+
+import synthetic  # noqa: E402
+from measure import Measured, run_measured  # noqa: E402
+
 if TYPE_CHECKING:
     from inspector.gui.qt_main_window import MainWindow
 
-REPO = Path(__file__).resolve().parents[2]
-ITEMS = 200_000
+PANE_ITEMS = 200_000
+PAIR_ITEMS = 100_000
 RUNS = 5
-TARGETS = {"first_paint_s": 0.5, "rss_ratio": 3.0, "cold_ratio": 1.5}
-
-TOOLS = [
-    {
-        "type": "function",
-        "name": "get_latest_sales_report",
-        "parameters": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["region"],
-            "properties": {"region": {"type": "string", "enum": ["apac", "emea", "amer"]}},
-        },
-    },
-    {
-        "type": "function",
-        "name": "search_web",
-        "parameters": {
-            "type": "object",
-            "required": ["query"],
-            "properties": {"query": {"type": "string"}, "max_results": {"type": "integer"}},
-        },
-    },
-]
+TARGETS = {"first_paint_s": 0.5, "pair_rss_ratio": 8.0, "cold_ratio": 1.5}
+#: How long a child may take to load, gate and diff its pair before it gives up.
+PAIR_TIMEOUT_MS = 600_000
 
 
-def generate(path: Path, count: int = ITEMS, seed: int = 5) -> None:
-    """Write a realistic agent log: a request with tools, then one item per line."""
-    rng = random.Random(seed)
-    regions = ["apac", "emea", "amer", "global"]
-    words = [
-        "sales",
-        "report",
-        "market",
-        "news",
-        "freight",
-        "demand",
-        "quarter",
-        "revenue",
-        "growth",
-        "holiday",
-    ]
-    with path.open("w", encoding="utf-8") as out:
-        out.write(json.dumps({"model": "bench", "tools": TOOLS, "input": []}) + "\n")
-        n = 0
-        while n < count:
-            turn = n // 5
-            call_id = f"call_{turn:06d}"
-            text = " ".join(rng.choice(words) for _ in range(rng.randint(6, 30)))
-            if rng.random() < 0.5:
-                name, args = "get_latest_sales_report", {"region": rng.choice(regions)}
-            else:
-                name, args = "search_web", {"query": text[:60], "max_results": rng.randint(1, 9)}
-            batch = [
-                {"type": "message", "role": "user", "content": text},
-                {
-                    "type": "reasoning",
-                    "id": f"rs_{turn:06d}",
-                    "summary": [{"type": "summary_text", "text": text[:80]}],
-                },
-                {
-                    "type": "function_call",
-                    "id": f"fc_{turn:06d}",
-                    "call_id": call_id,
-                    "name": name,
-                    "arguments": json.dumps(args),
-                    "status": "completed",
-                },
-                {"type": "function_call_output", "call_id": call_id, "output": text},
-                {
-                    "type": "message",
-                    "id": f"msg_{turn:06d}",
-                    "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}],
-                },
-            ]
-            for item in batch[: count - n]:
-                out.write(json.dumps(item) + "\n")
-            n += len(batch)
+def write_pair(folder: Path, count: int) -> tuple[Path, Path, Path]:
+    """Write a transcript, a second provider's version of it (1% changed) and the tools."""
+    from bench_diff import make_right
+    from bench_diff import write_jsonl as write_items
+
+    left, right, tools = folder / "left.jsonl", folder / "right.jsonl", folder / "tools.json"
+    items = list(synthetic.items(count))
+    write_items(left, items)
+    write_items(right, make_right(items))
+    tools.write_text(json.dumps(synthetic.tools()), encoding="utf-8")
+    return left, right, tools
 
 
-def _child_env() -> dict[str, str]:
-    return {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
+def run_child(*args: str) -> tuple[dict[str, float], Measured]:
+    """Run this file in child mode; return the JSON on its last line and its measurement."""
+    run = run_measured([sys.executable, __file__, "--child", *args], keep_stdout=True)
+    return json.loads(run.stdout.strip().splitlines()[-1]), run
 
 
-def _run_child(*args: str) -> dict[str, float]:
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", *args],
-        env=_child_env(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"child {args} failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _shown_window(scratch: str) -> MainWindow:
+def _shown_window(scratch: str, *, synchronous: bool) -> MainWindow:
     """A QApplication and a shown 1400×900 inspector window keeping settings in `scratch`."""
-    from PySide6.QtWidgets import QApplication
-
+    from inspector.gui.qt_app import _application
     from inspector.gui.qt_main_window import MainWindow
     from inspector.gui.qt_settings import Settings
 
-    app = QApplication.instance() or QApplication([])
-    window = MainWindow(Settings.open(Path(scratch) / "s.ini"), synchronous=True)
+    app = _application()
+    window = MainWindow(Settings.open(Path(scratch) / "s.ini"), synchronous=synchronous)
     window.resize(1400, 900)
     window.show()
     app.processEvents()
     return window
 
 
-def _peak_rss_bytes() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0  # kilobytes on Linux
+def _own_peak_rss() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0  # KiB on Linux
 
 
-def child_large(path: str) -> dict[str, float]:
+def child_large(path: str, tools_path: str) -> dict[str, float]:
     """Load + gate the large file, hand it to the window, time until its pane is painted."""
+    from inspector.core.formats import load_tools
     from inspector.gui.qt_session import load_and_gate
 
     with tempfile.TemporaryDirectory() as scratch:
-        window = _shown_window(scratch)
+        window = _shown_window(scratch, synchronous=True)
         started = time.perf_counter()
-        loaded = load_and_gate(path, {}, lambda _stage: None)
+        loaded = load_and_gate(path, load_tools(tools_path), lambda *_report: None)
         load_s = time.perf_counter() - started
         started = time.perf_counter()
         window.session.set_loaded("left", loaded)
@@ -169,15 +102,51 @@ def child_large(path: str) -> dict[str, float]:
         "load_gate_s": load_s,
         "first_paint_s": first_paint_s,
         "jump_to_last_s": jump_s,
-        "peak_rss_bytes": _peak_rss_bytes(),
+        "peak_rss_bytes": _own_peak_rss(),
     }
+
+
+def child_pair(left: str, right: str, tools: str) -> dict[str, float]:
+    """Open both files with the tools as a user does, wait for the diff, paint, report."""
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    with tempfile.TemporaryDirectory() as scratch:
+        window = _shown_window(scratch, synchronous=False)  # loads on worker threads
+        session = window.session
+        loop = QEventLoop()
+        problems: list[str] = []
+
+        def failed(*details: object) -> None:
+            problems.append(str(details[-1]))
+            loop.quit()
+
+        session.failed.connect(failed)
+        session.diff_failed.connect(failed)
+        session.diffed.connect(loop.quit)
+        QTimer.singleShot(PAIR_TIMEOUT_MS, loop.quit)
+        started = time.perf_counter()
+        if not window.load_tool_file(tools, regate=False):
+            raise SystemExit(f"cannot load the tools {tools}")
+        window.open_pair(left, right)
+        loop.exec()
+        if problems or session.alignment is None or None in session.files.values():
+            raise SystemExit(f"the pair was not loaded and diffed: {problems or 'timed out'}")
+        diffed_s = time.perf_counter() - started
+        # Whatever the panels started on the diff finishes (and is shown) before the paint.
+        for _ in range(3):
+            window.runner.wait()
+            QApplication.processEvents()
+        window.grab()
+        painted_s = time.perf_counter() - started
+    return {"diffed_s": diffed_s, "painted_s": painted_s, "peak_rss_bytes": _own_peak_rss()}
 
 
 def child_baseline() -> dict[str, float]:
     """Peak RSS of the same window with nothing loaded (what Qt and Python cost anyway)."""
     with tempfile.TemporaryDirectory() as scratch:
-        _shown_window(scratch).grab()
-    return {"peak_rss_bytes": _peak_rss_bytes()}
+        _shown_window(scratch, synchronous=True).grab()
+    return {"peak_rss_bytes": _own_peak_rss()}
 
 
 def child_cold(kind: str) -> None:
@@ -207,76 +176,112 @@ def child_cold(kind: str) -> None:
     os._exit(0)  # first paint is the finish line; teardown is not part of a cold start
 
 
-def _cold_seconds(kind: str, runs: int = RUNS) -> float:
-    times = []
+def pane_first_paint(folder: Path, count: int) -> dict[str, float]:
+    """The large-pane child's figures for a `count`-item transcript written into `folder`."""
+    path, tools = folder / "pane.jsonl", folder / "pane-tools.json"
+    synthetic.write_jsonl(path, count)
+    tools.write_text(json.dumps(synthetic.tools()), encoding="utf-8")
+    figures, _run = run_child("large", str(path), str(tools))
+    return {**figures, "file_bytes": path.stat().st_size}
+
+
+def pair_memory(left: Path, right: Path, tools: Path) -> dict[str, float]:
+    """The pair child's figures, its peak RSS as wait4 reports it, and both files' size."""
+    figures, run = run_child("pair", str(left), str(right), str(tools))
+    both = left.stat().st_size + right.stat().st_size
+    return {**figures, "peak_rss": run.peak_rss, "both_bytes": both}
+
+
+def cold_starts(runs: int, kinds: tuple[str, ...] = ("app", "bare")) -> dict[str, float]:
+    """Median seconds to first paint per kind, the kinds interleaved run by run."""
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
     for _ in range(runs):
-        started = time.perf_counter()
-        _run_child("cold", kind)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for kind in kinds:
+            times[kind].append(run_child("cold", kind)[1].seconds)
+    return {kind: statistics.median(values) for kind, values in times.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run every benchmark and print each figure beside its target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
-    parser.add_argument("--items", type=int, default=ITEMS, help="items in the large transcript")
+    parser.add_argument("--items", type=int, default=PANE_ITEMS, help="items in the large pane")
+    parser.add_argument("--pair-items", type=int, default=PAIR_ITEMS, help="items per pair file")
     parser.add_argument("--runs", type=int, default=RUNS, help="cold starts per kind")
-    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = parser.parse_args(argv)
     if args.child:
-        kind = args.child[0]
+        kind, *rest = args.child
         if kind == "large":
-            print(json.dumps(child_large(args.child[1])))
+            print(json.dumps(child_large(*rest)))
+        elif kind == "pair":
+            print(json.dumps(child_pair(*rest)))
         elif kind == "baseline":
             print(json.dumps(child_baseline()))
         else:
-            child_cold(args.child[1])
+            child_cold(rest[0])
         return 0
 
     with tempfile.TemporaryDirectory(prefix="bench-gui-") as scratch:
-        big = Path(scratch) / "large.jsonl"
-        generate(big, args.items)
-        size = big.stat().st_size
-        large = _run_child("large", str(big))
-        baseline = _run_child("baseline")
-    cold_app = _cold_seconds("app", args.runs)
-    cold_window = _cold_seconds("app-window", args.runs)
-    cold_bare = _cold_seconds("bare", args.runs)
-    rss_ratio = large["peak_rss_bytes"] / size
-    above_baseline = (large["peak_rss_bytes"] - baseline["peak_rss_bytes"]) / size
-    cold_ratio = cold_app / cold_bare
+        folder = Path(scratch)
+        large = pane_first_paint(folder, args.items)
+        pair = pair_memory(*write_pair(folder, args.pair_items))
+    baseline, _run = run_child("baseline")
+    cold = cold_starts(args.runs, ("app", "app-window", "bare"))
+    pair_ratio = pair["peak_rss"] / pair["both_bytes"]
+    cold_ratio = cold["app"] / cold["bare"]
+    empty_mb = baseline["peak_rss_bytes"] / 1e6
     rows = [
-        ("file", f"{args.items:,} items, {size / 1e6:.1f} MB JSONL", "", ""),
-        ("load + gate (core, for context)", f"{large['load_gate_s']:.2f} s", "", ""),
         (
-            "load finished → first paint",
+            "pane: file",
+            f"{args.items:,} items, {large['file_bytes'] / 1e6:.1f} MB JSONL",
+            "",
+            "",
+        ),
+        ("  load + gate (core, for context)", f"{large['load_gate_s']:.2f} s", "", ""),
+        (
+            "  load finished → first paint",
             f"{large['first_paint_s']:.3f} s",
             f"≤ {TARGETS['first_paint_s']} s",
             large["first_paint_s"] <= TARGETS["first_paint_s"],
         ),
-        ("select + paint the last item", f"{large['jump_to_last_s']:.3f} s", "", ""),
+        ("  select + paint the last item", f"{large['jump_to_last_s']:.3f} s", "", ""),
         (
-            "peak RSS ÷ file size",
-            f"{rss_ratio:.2f}  ({large['peak_rss_bytes'] / 1e6:.0f} MB)",
-            f"≤ {TARGETS['rss_ratio']}",
-            rss_ratio <= TARGETS["rss_ratio"],
-        ),
-        (
-            "  (peak RSS − empty window) ÷ size",
-            f"{above_baseline:.2f}  (empty window {baseline['peak_rss_bytes'] / 1e6:.0f} MB)",
+            "  peak RSS ÷ file size (context)",
+            f"{large['peak_rss_bytes'] / large['file_bytes']:.2f}  "
+            f"({large['peak_rss_bytes'] / 1e6:.0f} MB)",
             "",
             "",
         ),
+        (
+            "pair: both files",
+            f"2 × {args.pair_items:,} items, {pair['both_bytes'] / 1e6:.1f} MB",
+            "",
+            "",
+        ),
+        (
+            "  peak RSS ÷ both files",
+            f"{pair_ratio:.2f}  ({pair['peak_rss'] / 1e6:.0f} MB)",
+            f"≤ {TARGETS['pair_rss_ratio']}",
+            pair_ratio <= TARGETS["pair_rss_ratio"],
+        ),
+        (
+            "  (peak RSS − empty window) ÷ both",
+            f"{(pair['peak_rss'] - baseline['peak_rss_bytes']) / pair['both_bytes']:.2f}  "
+            f"(empty window {empty_mb:.0f} MB)",
+            "",
+            "",
+        ),
+        ("  opened → diffed → painted", f"{pair['painted_s']:.2f} s", "", ""),
         (
             "cold start ÷ bare PySide6 window",
-            f"{cold_ratio:.2f}  ({cold_app:.2f} s / {cold_bare:.2f} s, median of {RUNS})",
+            f"{cold_ratio:.2f}  ({cold['app']:.2f} s / {cold['bare']:.2f} s, "
+            f"median of {args.runs})",
             f"≤ {TARGETS['cold_ratio']}",
             cold_ratio <= TARGETS["cold_ratio"],
         ),
         (
             "  window painted, pair still loading",
-            f"{cold_window / cold_bare:.2f}  ({cold_window:.2f} s)",
+            f"{cold['app-window'] / cold['bare']:.2f}  ({cold['app-window']:.2f} s)",
             "",
             "",
         ),
@@ -287,17 +292,6 @@ def main(argv: list[str] | None = None) -> int:
     for name, value, target, ok in rows:
         verdict = "" if ok == "" else ("ok" if ok else "MISSED")
         print(f"{name:<{width}}  {value:<{value_width}}  {target:<8}  {verdict}")
-    if args.json:
-        figures = {
-            "first_paint": large["first_paint_s"],
-            "rss_over_size": rss_ratio,
-            "file_mb": size / 1e6,
-            "peak_mb": large["peak_rss_bytes"] / 1e6,
-            "cold_ratio": cold_ratio,
-            "cold_app": cold_app,
-            "cold_bare": cold_bare,
-        }
-        print(json.dumps(figures))
     return 0
 
 

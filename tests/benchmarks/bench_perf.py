@@ -1,17 +1,21 @@
-"""Every performance target in one run: `python tests/benchmarks/bench_perf.py`.
+"""Every performance target in one run: `python tests/benchmarks/bench_perf.py [--quick]`.
 
-Each figure is a median over several runs, measured side by side with its baseline in the same
-run, as whole processes where a user would run a whole process:
+Each figure is measured side by side with its baseline in the same run, runs interleaved and
+the median taken, as whole processes where a user runs a whole process (peak RSS is that one
+process's ru_maxrss, from os.wait4 in a tiny wrapper: see measure.py). The transcripts are
+synthetic.py's: eight tool schemas, about a quarter of the calls invalid; the right-hand file
+of a pair is a second provider's version of the left (bench_diff.make_right: new ids, 1% of
+items changed).
 
-  (a) `gate --format json` on a 200k-item JSONL ÷ parsing it with `json` (one loads per line)
-  (b) the same ÷ parsing it with orjson alone (the practical floor)
-  (c) diff of two 100k-item transcripts with 1% changed ÷ loading them
-  (d) reducing a 200k-event stream ÷ JSON-parsing its data lines
-  (e) GUI: load finished → first paint of a 200k-item pane; peak RSS ÷ file size (large JSONL)
-  (f) GUI cold start to first paint with the sample pair ÷ a bare PySide6 window
+  gate --format json on a 100k-item JSONL ÷ a stdlib json parse of it; the same ÷ an orjson
+  parse; gate peak RSS ÷ file size; `inspector diff` of two 100k-item files: peak RSS ÷ both
+  files; the GUI with both loaded and diffed: peak RSS ÷ both files; cold start to first paint
+  with the sample pair ÷ a bare PySide6 window; diff ÷ load; stream reduce ÷ parse; first paint
+  of a 200k-item pane.
 
-(c)–(f) run the dedicated benchmarks beside this file (bench_diff, bench_stream, bench_gui) in
-child processes and collect their figures; each can also be run on its own for more detail.
+The dedicated benchmarks beside this file (bench_diff, bench_stream, bench_gui) measure the
+last four and print more detail; each also runs on its own. `--quick` runs every figure once on
+small inputs, to check that the benchmark still works (its figures mean little).
 """
 
 from __future__ import annotations
@@ -21,136 +25,232 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+# Run as a script from a checkout: that checkout's package and the sibling benchmark modules.
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE.parents[1]), str(HERE)]
 
-import synthetic  # noqa: E402
+import bench_gui  # noqa: E402
+import bench_stream  # noqa: E402
+from measure import Measured, run_measured  # noqa: E402
 
 PARSE_JSON = "import json,sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
 PARSE_ORJSON = "import orjson,sys\nfor line in open(sys.argv[1], 'rb'):\n    orjson.loads(line)\n"
 
 
-def _timed(command: list[str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"benchmark command failed: {command}\n{done.stderr.decode()[-2000:]}")
-    return elapsed
+@dataclass(frozen=True)
+class Sizes:
+    """How big and how often: items per file, items in the pane and the stream, runs."""
+
+    items: int
+    pane: int
+    stream: int
+    runs: int
+    #: runs of the slow whole-process memory figures (diff, GUI pair): their peak varies little
+    memory_runs: int
 
 
-def gate_ratios(items: int, runs: int, folder: Path) -> list[tuple[str, float, str, str]]:
-    """(a) and (b): whole-process gate against whole-process parsing, interleaved runs."""
-    jsonl = folder / "items.jsonl"
-    tools = folder / "tools.json"
-    synthetic.write_jsonl(jsonl, items)
-    tools.write_text(json.dumps(synthetic.tools()), encoding="utf-8")
-    py = sys.executable
-    commands = {
-        "gate": [
-            py,
-            "-m",
-            "inspector",
-            "gate",
-            "--format",
-            "json",
-            str(jsonl),
-            "--tools",
-            str(tools),
-        ],
-        "json": [py, "-c", PARSE_JSON, str(jsonl)],
-        "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
-    }
-    times: dict[str, list[float]] = {name: [] for name in commands}
+FULL = Sizes(items=100_000, pane=200_000, stream=200_000, runs=5, memory_runs=3)
+QUICK = Sizes(items=5_000, pane=20_000, stream=20_000, runs=1, memory_runs=1)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One row of the table: what, the measured value, its target, and how it was measured."""
+
+    name: str
+    value: float
+    limit: float
+    detail: str
+    unit: str = ""
+
+    def line(self) -> str:
+        """The row as printed: name, value, target, met, detail."""
+        met = "yes" if self.value <= self.limit else "NO"
+        target = f"≤ {self.limit:.1f}{self.unit}"
+        value = f"{self.value:.2f}{self.unit}"
+        return f"{self.name:50} {value:>9}  {target:>8}  {met:3}  {self.detail}"
+
+
+def _mb(size: float) -> str:
+    return f"{size / 1e6:.0f} MB"
+
+
+def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[Measured]]:
+    """Run every command `runs` times, one of each per round, so load changes hit all alike."""
+    done: dict[str, list[Measured]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
-            times[name].append(_timed(command))
-    median = {name: statistics.median(values) for name, values in times.items()}
-    size = jsonl.stat().st_size / 1e6
-    note = (
-        f"gate {median['gate']:.2f} s, json {median['json']:.2f} s, orjson "
-        f"{median['orjson']:.2f} s ({items:,} items, {size:.0f} MB)"
+            done[name].append(run_measured(command, ok=(0, 1)))  # 1: the gate found something
+    return done
+
+
+def gate_figures(jsonl: Path, tools: Path, runs: int) -> list[Figure]:
+    """gate --format json against a stdlib and an orjson parse, whole processes; its peak RSS.
+
+    The same command on the file's first item alone, timed with them, is the fixed cost of a
+    run (interpreter, imports, argument parsing), shown for context.
+    """
+    py = sys.executable
+    one = jsonl.with_name("one-item.jsonl")
+    with jsonl.open("rb") as source:
+        one.write_bytes(source.readline())
+
+    def gate(path: Path) -> list[str]:
+        return [py, "-m", "inspector", "gate", "--format", "json", str(path), "--tools", str(tools)]
+
+    done = interleaved(
+        {
+            "gate": gate(jsonl),
+            "json": [py, "-c", PARSE_JSON, str(jsonl)],
+            "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
+            "one": gate(one),
+        },
+        runs,
     )
+    seconds = {name: statistics.median(m.seconds for m in runs_) for name, runs_ in done.items()}
+    peak = {name: statistics.median(m.peak_rss for m in runs_) for name, runs_ in done.items()}
+    size = jsonl.stat().st_size
     return [
-        ("(a) gate ÷ stdlib json parse", median["gate"] / median["json"], "≤ 0.6", note),
-        ("(b) gate ÷ orjson parse", median["gate"] / median["orjson"], "≤ 3", ""),
+        Figure(
+            "gate --format json ÷ stdlib json parse",
+            seconds["gate"] / seconds["json"],
+            1.0,
+            f"gate {seconds['gate']:.2f} s, json {seconds['json']:.2f} s; {size / 1e6:.1f} MB "
+            f"JSONL; gate of one item {seconds['one']:.2f} s",
+        ),
+        Figure(
+            "gate --format json ÷ orjson parse",
+            seconds["gate"] / seconds["orjson"],
+            3.0,
+            f"orjson {seconds['orjson']:.2f} s",
+        ),
+        Figure(
+            "gate peak RSS ÷ file size",
+            peak["gate"] / size,
+            5.0,
+            f"peak {_mb(peak['gate'])}; gate of one item {_mb(peak['one'])}",
+        ),
     ]
 
 
-def child_json(script: str, *args: str) -> dict[str, float]:
-    """Run a dedicated benchmark in a fresh interpreter; its last line is a JSON object."""
-    done = subprocess.run(
-        [sys.executable, str(HERE / script), *args], capture_output=True, text=True
+def diff_figure(left: Path, right: Path, tools: Path, runs: int) -> Figure:
+    """`inspector diff --format json` of the pair, a whole process: peak RSS ÷ both files."""
+    command = [sys.executable, "-m", "inspector", "diff", "--format", "json"]
+    command += ["--tools", str(tools), str(left), str(right)]
+    done = interleaved({"diff": command}, runs)["diff"]
+    peak = statistics.median(m.peak_rss for m in done)
+    both = left.stat().st_size + right.stat().st_size
+    seconds = statistics.median(m.seconds for m in done)
+    return Figure(
+        "diff peak RSS ÷ both files",
+        peak / both,
+        6.0,
+        f"peak {_mb(peak)}, both files {both / 1e6:.1f} MB; {seconds:.2f} s",
     )
-    if done.returncode != 0:
-        raise SystemExit(f"{script} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> int:
-    """Run every benchmark and print the table of ratios beside their targets."""
+def gui_pair_figure(left: Path, right: Path, tools: Path, runs: int) -> Figure:
+    """The window with both files loaded, gated and diffed: its peak RSS ÷ both files."""
+    done = [bench_gui.pair_memory(left, right, tools) for _ in range(runs)]
+    peak = statistics.median(d["peak_rss"] for d in done)
+    both = done[0]["both_bytes"]
+    empty, _run = bench_gui.run_child("baseline")
+    painted = statistics.median(d["painted_s"] for d in done)
+    return Figure(
+        "GUI pair loaded and diffed: peak RSS ÷ both files",
+        peak / both,
+        8.0,
+        f"peak {_mb(peak)}, empty window {_mb(empty['peak_rss_bytes'])}; "
+        f"opened → painted {painted:.2f} s",
+    )
+
+
+def cold_figure(runs: int) -> Figure:
+    """Cold start to first paint with the sample pair ÷ a bare PySide6 window."""
+    cold = bench_gui.cold_starts(runs)
+    return Figure(
+        "cold start to first paint ÷ bare PySide6 window",
+        cold["app"] / cold["bare"],
+        1.5,
+        f"app {cold['app']:.2f} s, bare {cold['bare']:.2f} s",
+    )
+
+
+def diff_load_figure(items: int, runs: int) -> Figure:
+    """Diff ÷ load of two gated transcripts, in a fresh interpreter (bench_diff)."""
+    command = [sys.executable, str(HERE / "bench_diff.py"), "--one", str(items)]
+    row = json.loads(run_measured([*command, "--runs", str(runs)], keep_stdout=True).stdout)
+    return Figure(
+        "diff ÷ load",
+        row["diff"] / row["load"],
+        1.0,
+        f"diff {row['diff']:.2f} s, load both {row['load']:.2f} s ({items:,} items each)",
+    )
+
+
+def stream_figure(deltas: int, runs: int) -> Figure:
+    """Reducing a stream ÷ parsing its data lines (bench_stream)."""
+    reduce, parse, _whole = bench_stream.measure(deltas, runs)
+    return Figure(
+        "stream reduce ÷ parse",
+        reduce / parse,
+        1.5,
+        f"reduce {reduce:.2f} s, parse {parse:.2f} s ({deltas:,} events)",
+    )
+
+
+def pane_figure(folder: Path, items: int) -> Figure:
+    """Load finished → first paint of a large pane (bench_gui)."""
+    pane = bench_gui.pane_first_paint(folder, items)
+    size = pane["file_bytes"] / 1e6
+    return Figure(
+        "first paint of a large pane",
+        pane["first_paint_s"],
+        0.5,
+        f"{items:,} items, {size:.0f} MB; load + gate {pane['load_gate_s']:.2f} s",
+        unit=" s",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every benchmark and print the table of figures beside their targets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--items", type=int, default=200_000)
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="small inputs, one run each")
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
     started = time.perf_counter()
-    rows: list[tuple[str, float, str, str]] = []
-    with tempfile.TemporaryDirectory() as scratch:
-        rows += gate_ratios(args.items, args.runs, Path(scratch))
-    diff = child_json("bench_diff.py", "--one", "100000", "--runs", str(args.runs))
-    rows.append(
-        (
-            "(c) diff ÷ load (100k items, 1% changed)",
-            diff["diff"] / diff["load"],
-            "≤ 1.0",
-            f"diff {diff['diff']:.2f} s, load {diff['load']:.2f} s",
-        )
-    )
-    from bench_stream import measure
-
-    reduce, parse, _whole = measure(200_000, args.runs)
-    rows.append(
-        (
-            "(d) reduce ÷ parse (200k events)",
-            reduce / parse,
-            "≤ 1.5",
-            f"reduce {reduce:.2f} s, parse {parse:.2f} s",
-        )
-    )
-    gui = child_json("bench_gui.py", "--runs", str(args.runs), "--json")
-    rows.append(("(e) first paint of a 200k-item pane (s)", gui["first_paint"], "≤ 0.5", ""))
-    rows.append(
-        (
-            "(e) peak RSS ÷ file size",
-            gui["rss_over_size"],
-            "≤ 3",
-            f"{gui['file_mb']:.0f} MB JSONL, peak {gui['peak_mb']:.0f} MB",
-        )
-    )
-    rows.append(
-        (
-            "(f) cold start ÷ bare PySide6 window",
-            gui["cold_ratio"],
-            "≤ 1.5",
-            f"app {gui['cold_app']:.2f} s, bare {gui['cold_bare']:.2f} s",
-        )
-    )
+    load_before = os.getloadavg()
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory(prefix="bench-perf-") as scratch:
+        folder = Path(scratch)
+        left, right, tools = bench_gui.write_pair(folder, sizes.items)
+        figures += gate_figures(left, tools, sizes.runs)
+        figures.append(diff_figure(left, right, tools, sizes.memory_runs))
+        figures.append(gui_pair_figure(left, right, tools, sizes.memory_runs))
+        figures.append(cold_figure(sizes.runs))
+        figures.append(diff_load_figure(sizes.items, sizes.runs))
+        figures.append(stream_figure(sizes.stream, sizes.runs))
+        figures.append(pane_figure(folder, sizes.pane))
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, {platform.system()} {platform.release()}"
+        f"{platform.python_version()}, {platform.system()} {platform.release()}; "
+        f"{sizes.items:,} items per file; medians of {sizes.runs} run(s), "
+        f"{sizes.memory_runs} for the diff and GUI pair"
     )
-    print(f"{'figure':44} {'measured':>9}  {'target':>7}  met  detail")
-    for name, value, target, detail in rows:
-        limit = float(target.split()[-1])
-        met = "yes" if value <= limit else "NO"
-        print(f"{name:44} {value:9.2f}  {target:>7}  {met:3}  {detail}")
-    print(f"total benchmark time: {time.perf_counter() - started:.0f} s")
+    print(f"{'figure':50} {'measured':>9}  {'target':>8}  met  detail")
+    for figure in figures:
+        print(figure.line())
+    load_after = os.getloadavg()
+    print(
+        f"total benchmark time: {time.perf_counter() - started:.0f} s; load average "
+        f"{load_before[0]:.2f} before, {load_after[0]:.2f} after"
+    )
     return 0
 
 

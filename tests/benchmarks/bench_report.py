@@ -2,7 +2,7 @@
 
 For each N (default 10,000 and 50,000; past html.ROW_LIMIT the HTML lists only blocked and
 changed rows), writes a synthetic transcript (tests/benchmarks/synthetic.py) and a second
-provider's version of a realistic session (bench_diff.py), then prints, for one file and for
+provider's version of it (bench_diff.py), then prints, for one file and for
 the pair: loading and gating (or diffing) time, and for each format the rendering time and the
 size of the report. Each time is the median of 3 runs.
 """
@@ -66,7 +66,7 @@ def single(folder: Path, n: int) -> tuple[float, ReportInput]:
 
 def pair(folder: Path, n: int) -> tuple[float, ReportInput]:
     """Load and diff two providers' transcripts of n items, 1% changed."""
-    left_items = bench_diff.make_left(n)
+    left_items = list(synthetic.items(n))
     left, right = folder / f"left-{n}.jsonl", folder / f"right-{n}.jsonl"
     bench_diff.write_jsonl(left, left_items)
     bench_diff.write_jsonl(right, bench_diff.make_right(left_items))

@@ -16,11 +16,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
+
+# Run as a script from a checkout: measure that checkout's package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from inspector.core.stream import StreamEvent, events_from_sse, reduce_stream
 from inspector.core.stream.sse import decode_sse

@@ -22,7 +22,8 @@ def test_streamed_arrays_write_the_same_bytes_as_the_whole_document():
     whole = {"files": [{"path": "x", "items": rows, "empty": [], "summary": {"ok": 3}}, {}]}
     lazy = {
         "files": Streamed(
-            iter(
+            nested=True,
+            elements=iter(
                 [
                     {
                         "path": "x",
@@ -32,7 +33,7 @@ def test_streamed_arrays_write_the_same_bytes_as_the_whole_document():
                     },
                     {},
                 ]
-            )
+            ),
         )
     }
     expected = orjson.dumps(whole, option=orjson.OPT_INDENT_2).decode() + "\n"
@@ -44,6 +45,8 @@ def test_values_orjson_refuses_are_written_exactly():
     big = 123456789012345678901234567890
     text = _written({"files": Streamed(iter([{"n": big, "s": "\ud800"}]))})
     assert json.loads(text) == {"files": [{"n": big, "s": "\ud800"}]}
+    text = _written({"files": Streamed(iter([{"x": Streamed([big])}]), nested=True)})
+    assert json.loads(text) == {"files": [{"x": [big]}]}
 
 
 def test_rows_are_produced_while_writing():

@@ -20,10 +20,8 @@ from inspector.core.diff import DiffMode, diff_results
 from inspector.core.formats import _lean, load_bytes, tools_from_list
 from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.model import LEAN, Item, LoadError, Transcript
-from tests.conftest import CORPUS, REPO, SAMPLES
-
-sys.path.insert(0, str(REPO / "tests" / "benchmarks"))
-import synthetic  # noqa: E402
+from tests.benchmarks import synthetic
+from tests.conftest import CORPUS, SAMPLES
 
 _FILES = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and "expected" not in p.parts)
 _CORPUS = (

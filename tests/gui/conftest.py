@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,6 +79,53 @@ def article_window(window: MainWindow) -> MainWindow:
 def article_result() -> GateResult:
     """The article's items gated with the region schema."""
     return gate_transcript(load_path(ARTICLE), load_tools(REGION_TOOLS))
+
+
+def call_stream(item: dict, delta: str, odd_type: str, arguments: str) -> list[dict]:
+    """The events of one streamed function call `item`, with an event of `odd_type` before its
+    end (numbered from 0; callers may renumber them)."""
+    events = [
+        {"type": "response.created", "response": {"id": "r1", "status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**item, "arguments": "", "status": "in_progress"},
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": item["id"],
+            "output_index": 0,
+            "delta": delta,
+        },
+        {"type": odd_type},
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {**item, "arguments": arguments, "status": "completed"},
+        },
+    ]
+    for number, event in enumerate(events):
+        event["sequence_number"] = number
+    return events
+
+
+def write_sse(path: Path, events: list[dict]) -> Path:
+    """Write events as a recorded SSE stream."""
+    path.write_text("".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events))
+    return path
+
+
+def model_indexes(model, parent=None, *, levels: int, rows: int, depth: int = 0):
+    """Every index of a model down to `levels` below the top, at most `rows` rows per level."""
+    from PySide6.QtCore import QModelIndex
+
+    parent = parent if parent is not None else QModelIndex()
+    for row in range(min(model.rowCount(parent), rows)):
+        for column in range(model.columnCount(parent)):
+            index = model.index(row, column, parent)
+            yield index
+            if column == 0 and depth < levels and model.rowCount(index) > 0:
+                yield from model_indexes(model, index, levels=levels, rows=rows, depth=depth + 1)
 
 
 class TickGaps:

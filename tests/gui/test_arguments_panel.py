@@ -77,7 +77,7 @@ def test_picking_another_tool_rechecks(pair_window):
     assert panel.verdict == Verdict.OK
     assert panel.tool_combo.currentData() == "get_latest_sales_report"
     names = [panel.tool_combo.itemData(i) for i in range(panel.tool_combo.count())]
-    assert names == ["get_latest_sales_report", "search_web", "send_summary"]
+    assert names == [None, "get_latest_sales_report", "search_web", "send_summary"]
     panel.tool_combo.setCurrentIndex(names.index("send_summary"))
     assert panel.verdict == Verdict.ARGUMENTS_SCHEMA
     keywords = {r.cells[1] for r in panel.errors.records()}

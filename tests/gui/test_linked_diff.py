@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMenu
 
 from inspector.gui.qt_main_window import Tab
@@ -152,15 +153,30 @@ def test_aligned_filter_keeps_pairs_on_the_same_lines(pair_window):
     assert window.right.current_item() == 6
 
 
-def test_difference_navigation_clears_filters_that_hide_it(pair_window):
+def test_difference_navigation_keeps_the_filter_and_steps_to_shown_pairs(pair_window):
     window = pair_window
     window.set_aligned(False)
     window.left.filter_edit.setText("verdict:ok")
     window.refilter()
     window.select("left", 3)
     window.next_difference()
-    assert window.left.filter_edit.text() == ""
+    assert window.left.filter_edit.text() == "verdict:ok"  # never dropped behind the user's back
     assert window.left.current_item() == 5
+
+
+def test_difference_navigation_says_when_the_filter_hides_every_pair(pair_window):
+    window = pair_window
+    window.set_aligned(False)
+    for pane in window.panes.values():
+        pane.filter_edit.setText("verdict:status")  # no item has it
+    window.refilter()
+    window.next_difference()
+    assert "filter hides" in window.statusBar().currentMessage()
+    assert "Esc" in window.statusBar().currentMessage()
+    assert all(p.filter_edit.text() == "verdict:status" for p in window.panes.values())
+    window.left.filter_edit.setFocus()
+    QTest.keyClick(window.left.filter_edit, Qt.Key.Key_Escape)
+    assert window.left.filter_edit.text() == ""
 
 
 def test_findings_double_click_selects_the_items(pair_window, qtbot):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QFont, QTextDocument
 from PySide6.QtGui import Qt as QtGui
 from PySide6.QtWidgets import (
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from inspector.gui import qt_app
 from inspector.gui.qt_transcript_model import Column
+from tests.gui.conftest import call_stream, model_indexes, write_sse
 
 BOLD = "<b>x</b>"
 IMAGE = '<img src="file:///etc/passwd">'
@@ -129,26 +130,7 @@ def _hostile_files(folder: Path) -> dict[str, Path]:
     ]
     tools = {LINK: {"type": "object", "properties": {"q": {"type": "integer", "title": BOLD}}}}
     item = {"type": "function_call", "id": BOLD, "call_id": SCRIPT, "name": LINK}
-    events = [
-        {"type": "response.created", "response": {"id": "r1", "status": "in_progress"}},
-        {
-            "type": "response.output_item.added",
-            "output_index": 0,
-            "item": {**item, "arguments": "", "status": "in_progress"},
-        },
-        {
-            "type": "response.function_call_arguments.delta",
-            "item_id": BOLD,
-            "output_index": 0,
-            "delta": SCRIPT,
-        },
-        {"type": BOLD},
-        {
-            "type": "response.output_item.done",
-            "output_index": 0,
-            "item": {**item, "arguments": LINK, "status": "completed"},
-        },
-    ]
+    events = call_stream(item, SCRIPT, BOLD, LINK)
     for number, event in enumerate(events):
         event["sequence_number"] = number if number < 2 else number + 1  # a gap after #1
     files = {
@@ -161,9 +143,7 @@ def _hostile_files(folder: Path) -> dict[str, Path]:
     files["left"].write_text(json.dumps(left))
     files["right"].write_text(json.dumps(right))
     files["tools"].write_text(json.dumps(tools))
-    files["stream"].write_text(
-        "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-    )
+    write_sse(files["stream"], events)
     files["broken"].write_text('{"input": [{"type": "' + BOLD + '",, }]}')
     return files
 
@@ -188,16 +168,6 @@ def _rendered(tip: object) -> str:
             fragments += 1
         block = block.next()
     return document.toPlainText()
-
-
-def _indexes(model, parent=None, depth: int = 0):
-    parent = parent if parent is not None else QModelIndex()
-    for row in range(min(model.rowCount(parent), 200)):
-        for column in range(model.columnCount(parent)):
-            index = model.index(row, column, parent)
-            yield index
-            if column == 0 and depth < 2 and model.rowCount(index) > 0:
-                yield from _indexes(model, index, depth + 1)
 
 
 def _shown_texts(window) -> list[str]:
@@ -226,7 +196,7 @@ def _shown_texts(window) -> list[str]:
         model = view.model()
         if model is None:
             continue
-        for index in _indexes(model):
+        for index in model_indexes(model, levels=2, rows=200):
             text = index.data(Qt.ItemDataRole.DisplayRole)
             assert text is None or isinstance(text, str), text
             shown.extend([text or "", _rendered(index.data(Qt.ItemDataRole.ToolTipRole))])

@@ -81,8 +81,10 @@ def test_fields_are_children_built_on_demand(article_result):
     item = model.index(3, 0)
     assert model.hasChildren(item)
     assert model.allocated_nodes == 0  # asking whether there are children costs nothing
-    keys = [model.index(r, 0, item).data() for r in range(model.rowCount(item))]
+    keys = [model.index(r, 0, item).data().split(": ")[0] for r in range(model.rowCount(item))]
     assert keys == ["type", "id", "name", "call_id", "status", "arguments"]
+    # A field row shows its key and value in its first cell, which spans the row in the views.
+    assert model.index(0, 0, item).data() == 'type: "function_call"'
     arguments = model.index(5, 0, item)
     assert model.index(5, Column.TYPE, item).data() == '"{\\"region\\":\\"global\\"}"'
     assert arguments.data(PointerRole) == "/arguments"
@@ -91,7 +93,7 @@ def test_fields_are_children_built_on_demand(article_result):
     assert model.parent(arguments) == item
     assert model.allocated_nodes == 1
     action = model.index(3, 0, model.index(2, 0))
-    assert action.data() == "action"
+    assert action.data() == "action: {…} 2 keys"
     query = model.index(1, 0, action)
     assert query.data(PointerRole) == "/action/query"
     assert model.index(1, Column.TYPE, action).data() == '"apac sales report"'

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
@@ -56,7 +57,15 @@ from inspector.core.jsonio import (
     strip_utf8_bom,
     utf8_error,
 )
-from inspector.core.model import LoadError, Origin, Tool, Transcript, join_pointer, paused_gc
+from inspector.core.model import (
+    Cancelled,
+    LoadError,
+    Origin,
+    Tool,
+    Transcript,
+    join_pointer,
+    paused_gc,
+)
 from inspector.core.stream import (
     StreamEvent,
     StreamResult,
@@ -398,11 +407,43 @@ def _load_records(
     return b.transcript(fmt)
 
 
-def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | None:
+#: Reports how far a load has got: (bytes parsed, bytes in all).
+Progress = Callable[[int, int], None]
+
+
+def _checkpoint(
+    cancel: threading.Event | None, progress: Progress | None, total: int
+) -> Callable[[int], None] | None:
+    """A call made between records: raises Cancelled once `cancel` is set, reports progress."""
+    if cancel is None and progress is None:
+        return None
+    # Every 1% (and at least every MiB): enough for a progress bar, cheap for the loader.
+    step = max(total // 100, 1 << 20)
+    due = 0
+
+    def check(done: int) -> None:
+        nonlocal due
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("the load was cancelled")
+        if progress is not None and done >= due:
+            progress(done, total)
+            due = done + step
+
+    return check
+
+
+def _jsonl_bytes(
+    data: bytes,
+    path: str | None,
+    strict: bool,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Transcript | None:
     """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
 
     Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
-    and its split lines at once, and items are read lean where they can be (see `_lean`).
+    and its split lines at once; items are read lean where they can be (see `_lean`).
+    `cancel` is checked, and `progress` told, between lines.
     """
     start = len(data) - len(data.lstrip())
     if start >= len(data) or data[start] not in b"{[":
@@ -423,13 +464,15 @@ def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | No
         reader = _lean.Reader(data, path, risks, locate=False, item_group=_bare_item_group)
     b = _builder(path)
 
+    check = _checkpoint(cancel, progress, len(data))
+
     def records() -> Iterator[tuple[int, Any]]:
         # One line at a time, rather than a list of every line beside the data itself.
         position = number = 0
         while position < len(data):
             if reader is not None:
                 # Runs of plain items go at once; the line that ends a run comes here.
-                position, number, added = reader.jsonl_items(b, position, number)
+                position, number, added = reader.jsonl_items(b, position, number, check)
                 if added:
                     yield number, _ADDED
                 if position >= len(data):
@@ -437,6 +480,8 @@ def _jsonl_bytes(data: bytes, path: str | None, strict: bool) -> Transcript | No
             stop = data.find(b"\n", position)
             if stop < 0:
                 stop = len(data)
+            if check is not None:
+                check(stop)
             number += 1
             line, begin, position = data[position:stop], position, stop + 1
             if not line.strip():
@@ -511,20 +556,38 @@ def _lean_document(data: bytes, path: str | None) -> Transcript | None:
     return b.transcript(_FORMAT_OF_KIND[kind])
 
 
-def load_bytes(data: bytes, path: str | None = None, *, strict: bool = False) -> Transcript:
-    """Load a transcript from the bytes of a file (`strict` applies to a stream's reducer)."""
+def load_bytes(
+    data: bytes,
+    path: str | None = None,
+    *,
+    strict: bool = False,
+    cancel: threading.Event | None = None,
+    progress: Progress | None = None,
+) -> Transcript:
+    """Load a transcript from the bytes of a file (`strict` applies to a stream's reducer).
+
+    JSON Lines check `cancel` between lines (raising Cancelled once it is set) and report
+    `progress` as bytes parsed.
+    """
     body = strip_utf8_bom(data)
     if not is_wide(body):
         with paused_gc():
-            loaded = _jsonl_bytes(body, path, strict) or _lean_document(body, path)
+            loaded = _jsonl_bytes(body, path, strict, cancel, progress)
+            loaded = loaded or _lean_document(body, path)
         if loaded is not None:
             return loaded
     return load_text(decode_text(data, path), path, data=data, strict=strict)
 
 
-def load_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
-    """Load a transcript file (`-` is standard input, gzip is read through); never modifies it."""
-    return load_bytes(read_bytes(path), display_name(path), strict=strict)
+def load_path(
+    path: str | os.PathLike[str], *, strict: bool = False, cancel: threading.Event | None = None
+) -> Transcript:
+    """Load a transcript file (`-` is standard input, gzip is read through); never modifies it.
+
+    `cancel` stops the read between chunks and the load between records.
+    """
+    data = read_bytes(path, cancel=cancel)
+    return load_bytes(data, display_name(path), strict=strict, cancel=cancel)
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:

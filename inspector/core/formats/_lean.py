@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import codecs
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -37,7 +38,9 @@ import orjson
 from inspector.core.jsonio import MAX_DEPTH, depth_exceeds, load_json
 from inspector.core.model import (
     HAS_TYPE,
+    HOT_MEMBERS,
     LEAN,
+    PORTABLE_CORE,
     Envelope,
     Item,
     LazySource,
@@ -49,18 +52,11 @@ from inspector.core.model import (
 _UNSET = msgspec.UNSET
 
 
-class _Hot(msgspec.Struct, gc=False):
-    """The members a lean item keeps; absent ones read as None (see `Item.get`)."""
-
-    type: Any = None
-    id: Any = None
-    call_id: Any = None
-    name: Any = None
-    role: Any = None
-    status: Any = None
+#: The members a lean item keeps, as the item does; absent ones read as None (see `Item.get`).
+_Hot = msgspec.defstruct("_Hot", [(key, Any, None) for key in ("type", *HOT_MEMBERS)], gc=False)
 
 
-class _Line(_Hot, gc=False):
+class _Line(_Hot, gc=False):  # type: ignore[misc,valid-type]
     """A JSON Lines record: with the two members that say it is not a plain item."""
 
     stop_reason: Any = _UNSET
@@ -88,18 +84,9 @@ _ARGUMENTS = msgspec.json.Decoder(_Arguments)
 _MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
 
-#: Item types that mark a record as an item at once, the bulk of a large log.
-#: (A `message` with a `stop_reason` is an Anthropic response, so that one is scored instead.)
-PLAIN_ITEM_TYPES = frozenset(
-    {
-        "message",
-        "function_call",
-        "function_call_output",
-        "reasoning",
-        "item_reference",
-        "compaction",
-    }
-)
+#: Item types that mark a record as an item at once, the bulk of a large log: the portable
+#: core's. (A `message` with a `stop_reason` is an Anthropic response, so that one is scored.)
+PLAIN_ITEM_TYPES = PORTABLE_CORE
 #: Record kinds whose item arrays are read lean, and the member holding each one's items.
 LEAN_KINDS = {"request": "input", "response": "output", "compaction": "output"}
 _ARRAY_MEMBERS = frozenset(LEAN_KINDS.values())
@@ -331,11 +318,14 @@ class Reader:
             )
         )
 
-    def jsonl_items(self, b: Any, position: int, number: int) -> tuple[int, int, int]:
+    def jsonl_items(
+        self, b: Any, position: int, number: int, check: Callable[[int], None] | None = None
+    ) -> tuple[int, int, int]:
         """Add the JSON Lines records from `position` on that are plain Open Responses items.
 
         Stops at the first line that is not one (it may still have lean arrays: see `shell`).
         Returns where that line starts, how many lines were passed, and how many items added.
+        `check(end)` is called with the end of each line it takes (cancel and progress).
         """
         data, items = self.data, b.items
         size, find, decode = len(data), data.find, _LINE.decode
@@ -349,6 +339,8 @@ class Reader:
                 stop = size
             line = data[position:stop]
             if not line.strip():
+                if check is not None:
+                    check(stop)
                 position, number = stop + 1, number + 1
                 continue
             try:
@@ -364,6 +356,8 @@ class Reader:
                 or (overflow and not depth_safe(line))
             ):
                 break
+            if check is not None:
+                check(stop)
             number += 1
             index = len(items)
             if group is None:

@@ -10,12 +10,17 @@ from inspector.core.model import LoadError, Transcript
 
 
 class Streamed:
-    """A JSON array to be written element by element as it is produced, never held whole."""
+    """A JSON array to be written element by element as it is produced, never held whole.
 
-    __slots__ = ("elements",)
+    `nested` says its elements are objects that hold Streamed arrays of their own (at their top
+    level); otherwise each element is written at once, without looking inside it.
+    """
 
-    def __init__(self, elements: Iterable[Any]) -> None:
+    __slots__ = ("elements", "nested")
+
+    def __init__(self, elements: Iterable[Any], *, nested: bool = False) -> None:
         self.elements = elements
+        self.nested = nested
 
 
 def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:

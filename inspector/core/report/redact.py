@@ -176,7 +176,7 @@ class Redactor:
     def describe(self) -> str:
         """Return the one-line note every report carries about redaction."""
         if not self.enabled:
-            return "Redaction off (--no-redact): values appear as they are in the files."
+            return "Redaction off: values appear as they are in the files."
         counts = self.counts()
         custom = len(self.custom)
         patterns = f" and {custom} custom pattern{'s' if custom != 1 else ''}" if custom else ""

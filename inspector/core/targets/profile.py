@@ -9,8 +9,6 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-import jsonschema
-
 from inspector.core.model import InspectorError
 
 #: What a schema rule says the provider does with the part it matches.
@@ -267,11 +265,18 @@ def _rule(section: str, data: Mapping[str, Any]) -> Rule:
     )
 
 
-_VALIDATOR = jsonschema.Draft202012Validator(PROFILE_SCHEMA)
+@cache
+def _validator() -> Any:
+    # Imported when profiles are first loaded: a command that names no target never pays it.
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(PROFILE_SCHEMA)
 
 
 def _validate(module: str, data: Any) -> None:
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(data))
     if error is not None:
         where = "/" + "/".join(str(p) for p in error.absolute_path)
         raise ProfileError(f"target profile {module}: {where}: {error.message}")

@@ -9,10 +9,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-import jsonschema
-import jsonschema.exceptions
-import jsonschema.validators
-
 from inspector.core.gate import ToolSet
 from inspector.core.model import Severity, Tool, join_pointer
 from inspector.core.targets.profile import Profile, Rule, get_profile
@@ -395,9 +391,11 @@ def _max_enum_values(rule: Rule, ctx: _Context) -> Iterator[Hit]:
 
 
 def _metaschema(rule: Rule, ctx: _Context) -> Iterator[Hit]:
+    from jsonschema.exceptions import best_match
+
     validator = _metaschema_validator(rule.get("dialect"))
     try:
-        error = jsonschema.exceptions.best_match(validator.iter_errors(ctx.root))
+        error = best_match(validator.iter_errors(ctx.root))
     except RecursionError:
         # Too deep for jsonschema's recursive walk: nothing is known, so nothing is claimed.
         return
@@ -408,7 +406,10 @@ def _metaschema(rule: Rule, ctx: _Context) -> Iterator[Hit]:
 
 @cache
 def _metaschema_validator(dialect: str) -> Any:
-    cls = jsonschema.validators.validator_for({"$schema": dialect})
+    # Imported when a metaschema rule first runs: starting the CLI or the window never pays it.
+    from jsonschema.validators import validator_for
+
+    cls = validator_for({"$schema": dialect})
     return cls(cls.META_SCHEMA)
 
 

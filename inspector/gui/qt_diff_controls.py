@@ -1,0 +1,88 @@
+"""The toolbar's diff mode switch (replay / compare) and target provider selector."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from inspector.core.diff import DiffMode
+from inspector.core.targets import Profile, load_profiles
+from inspector.gui.qt_text import tooltip
+
+_MODE_WORDS = {DiffMode.REPLAY: "&Replay", DiffMode.COMPARE: "&Compare"}
+_MODE_KEYS = {DiffMode.REPLAY: "Ctrl+Shift+1", DiffMode.COMPARE: "Ctrl+Shift+2"}
+
+
+class ModeSwitch(QObject):
+    """Two exclusive checkable actions, replay and compare, for the toolbar and the View menu."""
+
+    #: the chosen mode's value ('replay' or 'compare').
+    changed = Signal(str)
+
+    def __init__(self, parent: QObject) -> None:
+        super().__init__(parent)
+        self.group = QActionGroup(self)
+        self.group.setExclusive(True)
+        self.actions: dict[DiffMode, QAction] = {}
+        for mode in DiffMode:
+            action = QAction(_MODE_WORDS[mode], self)
+            action.setCheckable(True)
+            action.setShortcut(QKeySequence(_MODE_KEYS[mode]))
+            tip = f"{mode} mode: {mode.description}"
+            action.setStatusTip(tip)
+            action.setToolTip(tooltip(tip))
+            action.setData(str(mode))
+            self.group.addAction(action)
+            self.actions[mode] = action
+        self.actions[DiffMode.REPLAY].setChecked(True)
+        self.group.triggered.connect(lambda action: self.changed.emit(action.data()))
+
+    @property
+    def mode(self) -> DiffMode:
+        """The checked mode."""
+        return next(m for m, a in self.actions.items() if a.isChecked())
+
+    def set_mode(self, mode: DiffMode | str) -> None:
+        """Check a mode (and announce it when it changes)."""
+        mode = DiffMode(mode)
+        if mode != self.mode:
+            self.actions[mode].setChecked(True)
+            self.changed.emit(str(mode))
+
+
+class TargetSelector(QComboBox):
+    """'No target' or one of the target profiles (named, with their titles as tooltips)."""
+
+    #: the chosen profile, or None for no target.
+    target_changed = Signal(object)
+
+    NONE = "No target"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("target-selector")
+        tip = (
+            "Target provider: also judge both transcripts by what this provider rejects or "
+            "silently changes (tool schemas, names, call ids, turn order, reasoning)"
+        )
+        self.setToolTip(tooltip(tip))
+        self.setStatusTip(tip)
+        self.addItem(self.NONE, None)
+        self.profiles: dict[str, Profile] = dict(load_profiles())
+        for name, profile in self.profiles.items():
+            self.addItem(name, name)
+            self.setItemData(self.count() - 1, tooltip(profile.title), Qt.ItemDataRole.ToolTipRole)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.currentIndexChanged.connect(lambda _i: self.target_changed.emit(self.target))
+
+    @property
+    def target(self) -> Profile | None:
+        """The chosen profile (None: no target)."""
+        name = self.currentData()
+        return self.profiles.get(name) if isinstance(name, str) else None
+
+    def set_target(self, name: str | None) -> None:
+        """Choose a profile by name (None or unknown: no target)."""
+        at = self.findData(name) if name is not None else 0
+        self.setCurrentIndex(max(at, 0))

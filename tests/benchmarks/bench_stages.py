@@ -1,0 +1,136 @@
+"""Where a command's time and memory go, stage by stage: `python tests/benchmarks/bench_stages.py`.
+
+    bench_stages.py gate FILE TOOLS          read + load, gate, write the JSON report
+    bench_stages.py diff LEFT RIGHT TOOLS    load both, gate both, align, build + write the JSON
+
+Each stage runs once, in this process, the way the CLI runs it (cyclic collector off, the report
+written to /dev/null), and prints its wall time, the RSS after it and the peak RSS so far, each
+also ÷ the input size. With `--trace`, Python's own allocations (tracemalloc: the live heap
+after each stage and the largest allocation sites) are printed too; tracing makes every stage
+several times slower, so its times mean nothing then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from inspector.commands.common import write_json
+from inspector.core.diff import diff_results
+from inspector.core.formats import load_path, load_tools
+from inspector.core.gate import gate_transcript
+from inspector.core.report import Streamed, gate_document
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _rss() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * PAGE
+
+
+def _peak() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+
+class Stages:
+    """Runs stages one after another and prints a row per stage."""
+
+    def __init__(self, size: int, trace: bool) -> None:
+        self.size = size
+        self.trace = trace
+        print(f"input: {size / 1e6:.1f} MB; started at RSS {_rss() / 1e6:.0f} MB")
+        print(
+            f"{'stage':24} {'seconds':>8} {'RSS MB':>8} {'÷ input':>8} {'peak MB':>8} "
+            f"{'÷ input':>8}" + (f" {'py heap MB':>10} {'py peak MB':>10}" if trace else "")
+        )
+        if trace:
+            tracemalloc.start()
+
+    def run(self, name: str, action: Callable[[], Any]) -> Any:
+        """Run one stage and print its row; return what it returned."""
+        started = time.perf_counter()
+        value = action()
+        seconds = time.perf_counter() - started
+        rss, peak = _rss(), _peak()
+        row = (
+            f"{name:24} {seconds:8.2f} {rss / 1e6:8.0f} {rss / self.size:8.2f} "
+            f"{peak / 1e6:8.0f} {peak / self.size:8.2f}"
+        )
+        if self.trace:
+            current, traced_peak = tracemalloc.get_traced_memory()
+            row += f" {current / 1e6:10.0f} {traced_peak / 1e6:10.0f}"
+        print(row, flush=True)
+        return value
+
+    def top(self, count: int = 12) -> None:
+        """With tracing, print the allocation sites holding the most memory now."""
+        if not self.trace:
+            return
+        print(f"largest live allocation sites (tracemalloc, top {count}):")
+        for stat in tracemalloc.take_snapshot().statistics("lineno")[:count]:
+            frame = stat.traceback[0]
+            where = f"{Path(frame.filename).name}:{frame.lineno}"
+            print(f"  {stat.size / 1e6:7.1f} MB {stat.count:>9,} blocks  {where}")
+
+
+def gate(path: str, tools_path: str, trace: bool) -> None:
+    """The stages of `inspector gate --format json FILE --tools TOOLS`."""
+    stages = Stages(os.path.getsize(path), trace)
+    tools = load_tools(tools_path)
+    transcript = stages.run("read + load", lambda: load_path(path))
+    stages.top()
+    result = stages.run("gate", lambda: gate_transcript(transcript, tools))
+    stages.top()
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        document = {"files": Streamed([gate_document(path, result)])}
+        stages.run("write JSON (streamed)", lambda: write_json(document, sink))
+
+
+def diff(left_path: str, right_path: str, tools_path: str, trace: bool) -> None:
+    """The stages of `inspector diff --format json LEFT RIGHT --tools TOOLS`."""
+    size = os.path.getsize(left_path) + os.path.getsize(right_path)
+    stages = Stages(size, trace)
+    tools = load_tools(tools_path)
+    left = stages.run("read + load left", lambda: load_path(left_path))
+    right = stages.run("read + load right", lambda: load_path(right_path))
+    stages.top()
+    gated_left = stages.run("gate left", lambda: gate_transcript(left, tools))
+    gated_right = stages.run("gate right", lambda: gate_transcript(right, tools))
+    result = stages.run("align + changes", lambda: diff_results(gated_left, gated_right))
+    stages.top()
+    document = stages.run("build JSON document", lambda: result.to_json(left_path, right_path))
+    stages.top()
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        stages.run("write JSON", lambda: write_json(document, sink))
+
+
+def main() -> int:
+    """Run one command's stages and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trace", action="store_true", help="also trace Python allocations")
+    parser.add_argument("command", choices=("gate", "diff"))
+    parser.add_argument("files", nargs="+", help="gate: FILE TOOLS; diff: LEFT RIGHT TOOLS")
+    args = parser.parse_args()
+    gc.disable()  # as `python -m inspector` runs its commands
+    if args.command == "gate" and len(args.files) == 2:
+        gate(*args.files, args.trace)
+    elif args.command == "diff" and len(args.files) == 3:
+        diff(*args.files, args.trace)
+    else:
+        parser.error("gate takes FILE TOOLS; diff takes LEFT RIGHT TOOLS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
