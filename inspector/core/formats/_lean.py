@@ -190,10 +190,12 @@ class JsonRun(LazySource):
         self.base = base
         #: The array position of the run's first item (None: each item is a whole record).
         self.position = position
-        self.starts = array("q")
-        self.ends = array("q")
+        # Four bytes an offset while they fit (files are read whole, so nearly always).
+        code = "I" if len(data) < 1 << 32 else "q"
+        self.starts = array(code)
+        self.ends = array(code)
         #: Each item's line (0 when not known).
-        self.lines = array("q")
+        self.lines = array(code)
 
     def _view(self, index: int) -> memoryview:
         k = index - self.first
