@@ -268,7 +268,8 @@ _EDGES: dict[str, bytes] = {
     b'"incomplete_details":{"reason":"max_output_tokens"},"output":[' + _ITEM + b"]}",
     "a string input": b'{"model":"m","input":"hello"}',
     "input twice": b'{"input":[' + _ITEM + b'],\n"input":[{"type":"message"}]}',
-    "one array in two places": b'{"model":"m","metadata":[1],"input":[1]}',
+    "one array in two places": b'{"model":"m",\n"metadata":[{"type":"message"}],\n'
+    b'"input":[{"type":"message"}]}',
     "an input that is not an array": b'{"model":"m","input":5}',
     "request lines": b'{"model":"m","input":[' + _ITEM + b"]}\n" + b'{"object":"response",'
     b'"status":"completed","output":[' + _ITEM + b',{"type":"message"}]}\n' + _ITEM + b"\n",
@@ -297,6 +298,19 @@ def test_edge_cases_load_the_same(name: str) -> None:
     if isinstance(plain, Transcript):
         assert isinstance(lean, Transcript)
         assert_same_gate(gate_transcript(lean), gate_transcript(plain))
+
+
+def test_nesting_past_orjson_under_a_raised_recursion_limit_loads_the_same() -> None:
+    """msgspec then reads deeper than orjson; such a record must still go the plain way."""
+    data = _ITEM + b'\n{"type":"message","x":' + b"[" * 1100 + b"]" * 1100 + b"}\n"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(5000)
+    try:
+        lean, plain = _both(data, "deep.jsonl")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert isinstance(plain, LoadError)
+    assert_same_load(lean, plain)
 
 
 def test_lean_items_keep_the_file_once_and_parse_on_demand() -> None:

@@ -515,7 +515,7 @@ def _lean_shell(
     reader: _lean.Reader, line: bytes, start: int, stop: int, number: int
 ) -> dict[str, Any] | None:
     """A JSONL request or response with its item arrays left lean, or None to read it plainly."""
-    if reader.risks.overflow and not _lean.depth_safe(line):
+    if reader.risks.deep and not _lean.depth_safe(line):
         return None
     shell = reader.shell(start, stop, number)
     if shell is None or classify(shell) not in _lean.LEAN_KINDS:

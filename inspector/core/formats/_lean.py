@@ -22,12 +22,14 @@ loader's and nothing can fail later when it is parsed:
 * numbers beyond a double's range in a skipped member (orjson refuses them, the standard
   library reads them as infinities, and then checks the nesting depth): in a file that may
   hold one (`Risks`), a record with more brackets than that depth limit is parsed at once to
-  see (`depth_safe`).
+  see (`depth_safe`). The same check covers nesting msgspec would read past orjson's limit,
+  should the interpreter's recursion limit be raised that far.
 """
 
 from __future__ import annotations
 
 import codecs
+import sys
 from array import array
 from collections.abc import Callable
 from typing import Any
@@ -99,26 +101,30 @@ _SHAPES = bytes.maketrans(b"123456789E", b"000000000e")
 _LONG_DIGITS = b"0" * 19
 #: An exponent of three digits or more after a digit: a number that may be beyond a double.
 _BIG_EXPONENTS = (b"0e000", b"0e+000")
+#: The deepest nesting orjson reads.
+_ORJSON_DEPTH = 1024
 
 
 class Risks:
     """What a file's bytes may hold that sends it, or some of its records, the plain way."""
 
-    __slots__ = ("length", "long_digits", "overflow")
+    __slots__ = ("deep", "length", "long_digits")
 
     def __init__(self, data: bytes) -> None:
         #: Characters the bytes decode to as UTF-8 (None: they are not UTF-8).
         self.length = _utf8_length(data)
         #: A run of 19 digits (see `jsonio.has_long_digits`): the file is read the plain way.
         self.long_digits = False
-        #: A number that may be beyond a double (see `depth_safe`).
-        self.overflow = False
+        #: Whether a record with many brackets must be checked (see `depth_safe`): the file may
+        #: hold a number beyond a double, or msgspec may nest deeper than orjson's 1024 levels
+        #: (it stops at the interpreter's recursion limit, 1000 unless raised).
+        self.deep = sys.getrecursionlimit() > _ORJSON_DEPTH
         # In windows overlapping by the longest pattern less one, so none is cut in two.
         for start in range(0, max(len(data), 1), _WINDOW):
             window = data[max(start - 18, 0) : start + _WINDOW].translate(_SHAPES)
             self.long_digits = self.long_digits or _LONG_DIGITS in window
-            if not self.overflow:
-                self.overflow = _BIG_EXPONENTS[0] in window or _BIG_EXPONENTS[1] in window
+            if not self.deep:
+                self.deep = _BIG_EXPONENTS[0] in window or _BIG_EXPONENTS[1] in window
             if self.long_digits:
                 break
 
@@ -158,12 +164,12 @@ def _brackets(view: bytes | memoryview) -> int:
 
 
 def depth_safe(view: bytes | memoryview) -> bool:
-    """Whether the plain loader reads this JSON Lines record without a nesting check.
+    """Whether the plain loader reads this JSON Lines record as msgspec does.
 
     It reads a record with orjson, which checks no depth below its own limit, unless orjson
-    refuses it (a number beyond a double): then the standard library reads it and the depth
-    is checked. A record with no more brackets than the limit cannot fail that check; a
-    record with more is parsed to see.
+    refuses it (a number beyond a double, nesting past 1024 levels): then the standard library
+    reads it and the depth is checked. A record with no more brackets than that check allows
+    cannot fail it; a record with more is parsed to see whether orjson takes it.
     """
     if _brackets(view) <= MAX_DEPTH:
         return True
@@ -331,7 +337,7 @@ class Reader:
         """
         data, items = self.data, b.items
         size, find, decode = len(data), data.find, _LINE.decode
-        overflow, plain, unset = self.risks.overflow, PLAIN_ITEM_TYPES, _UNSET
+        deep, plain, unset = self.risks.deep, PLAIN_ITEM_TYPES, _UNSET
         run = self.run
         group = b.open_item_group
         added = 0
@@ -355,7 +361,7 @@ class Reader:
                 or t not in plain
                 or hot.stop_reason is not unset
                 or hot.object is not unset
-                or (overflow and not depth_safe(line))
+                or (deep and not depth_safe(line))
             ):
                 break
             if check is not None:
