@@ -496,8 +496,8 @@ def content_key(raw: Any) -> bytes:
 def canonical_json(value: Any) -> bytes:
     """Return canonical bytes of a JSON value: keys sorted, no whitespace."""
     try:
-        # Copied: orjson hands out its whole write buffer (4 KiB at least), and keys are
-        # kept for every item of both sides.
+        # Copied: orjson hands out its whole write buffer (4 KiB at least), and compare mode
+        # keeps such keys for every call and output of both sides.
         return bytes(memoryview(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)))
     except (orjson.JSONEncodeError, TypeError):
         # Integers beyond 64 bits need json. (orjson writes NaN as null, so the two share a
