@@ -346,17 +346,30 @@ def _check_limits() -> None:
         raise BudgetExceeded(f"validation exceeded its time budget of {limits.budget:g} s")
 
 
+#: A regex match longer than this is followed by a short pause when it runs on a worker thread.
+_LONG_MATCH = 0.002
+_YIELD_SECONDS = 0.001
+_MAIN = threading.main_thread()
+
+
 def _search(pattern: str, text: str) -> bool:
     """Whether an ECMA-262 pattern matches somewhere in text; BudgetExceeded on an overrun."""
     import jsonschema_rs
 
     _check_limits()
+    started = time.monotonic()
     try:
         errors = list(_pattern_validator(pattern).iter_errors(text))
     except UnicodeEncodeError:
         # Rust strings cannot hold lone surrogates; each one is matched as U+FFFD.
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         errors = list(_pattern_validator(pattern).iter_errors(text))
+    if time.monotonic() - started > _LONG_MATCH and threading.current_thread() is not _MAIN:
+        # A match holds the interpreter for its whole length (jsonschema-rs keeps the GIL).
+        # A window thread that gives the GIL up and takes it back around every Qt call (a
+        # highlighter applying formats, say) would wait out one such match each time and stall
+        # for most of a second; a short sleep after a long match lets it run its pending work.
+        time.sleep(_YIELD_SECONDS)
     overrun = jsonschema_rs.ValidationErrorKind.BacktrackLimitExceeded
     if any(isinstance(error.kind, overrun) for error in errors):
         raise BudgetExceeded(_overrun_message(pattern))
