@@ -362,3 +362,23 @@ def test_generated_records_load_the_same(records: list[dict[str, Any]], as_array
         data = b"".join(json.dumps(r).encode() + b"\n" for r in records) + b'{"type":"message"}\n'
     lean, plain = _both(data)
     assert_same_load(lean, plain)
+
+
+@pytest.mark.parametrize("framing", ["array", "jsonl", "request"])
+def test_an_item_over_the_lean_limit_is_held_parsed(framing):
+    # A lean item is parsed whenever its raw value is asked for, on whichever thread asks: a
+    # huge one is parsed once by the loader instead.
+    limit = _lean.LEAN_ITEM_LIMIT
+    small = {"type": "message", "role": "user", "content": "hi"}
+    huge = {"type": "function_call_output", "call_id": "c", "output": "x" * limit}
+    if framing == "array":
+        data = json.dumps([small, huge]).encode()
+    elif framing == "request":
+        data = json.dumps({"model": "m", "input": [small, huge]}).encode()
+    else:
+        data = (json.dumps(small) + "\n" + json.dumps(huge) + "\n").encode()
+    transcript = load_bytes(data, "big")
+    assert transcript.items[1].lean_source is None
+    assert transcript.items[1].raw == huge
+    small_only = load_bytes(data.replace(b"x" * limit, b"x"), "small")
+    assert small_only.items[1].lean_source is not None

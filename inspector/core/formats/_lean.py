@@ -94,6 +94,10 @@ LEAN_KINDS = {"request": "input", "response": "output", "compaction": "output"}
 _ARRAY_MEMBERS = frozenset(LEAN_KINDS.values())
 #: Bytes looked at a time when a file is scanned (a scan holds one window's copy at most).
 _WINDOW = 1 << 20
+#: Largest item kept lean. A lean item's JSON is parsed whenever `raw` is asked for, on
+#: whichever thread asks (the window's included): a bigger one is parsed once, the plain way,
+#: by the loader on its worker.
+LEAN_ITEM_LIMIT = 1 << 20
 # Digits → "0" and "E" → "e", so a substring search finds a number's shape (as
 # jsonio.has_long_digits does).
 _SHAPES = bytes.maketrans(b"123456789E", b"000000000e")
@@ -239,6 +243,11 @@ class JsonRun(LazySource):
         return bytes(self._view(index))
 
 
+def _too_big(elements: list[msgspec.Raw]) -> bool:
+    """Whether an element is over LEAN_ITEM_LIMIT (the array is then read the plain way)."""
+    return any(memoryview(element).nbytes > LEAN_ITEM_LIMIT for element in elements)
+
+
 class LeanArray(list[Any]):
     """An item array left in the file's bytes: its elements, each as msgspec.Raw.
 
@@ -357,7 +366,8 @@ class Reader:
                 break
             t = hot.type
             if (
-                type(t) is not str
+                stop - position > LEAN_ITEM_LIMIT
+                or type(t) is not str
                 or t not in plain
                 or hot.stop_reason is not unset
                 or hot.object is not unset
@@ -405,7 +415,10 @@ class Reader:
                 # Located by its bytes: they must occur once, or the lines could be another's.
                 if at < 0 or data.find(member, at + 1, stop) >= 0:
                     return None
-                shell[key] = LeanArray(_ELEMENTS.decode(member), self, at, line)
+                elements = _ELEMENTS.decode(member)
+                if _too_big(elements):
+                    return None
+                shell[key] = LeanArray(elements, self, at, line)
             else:
                 shell[key] = parse_value(member, self.path, line)
         return shell
@@ -415,6 +428,8 @@ class Reader:
         try:
             elements = _ELEMENTS.decode(memoryview(self.data)[start:stop])
         except _REFUSED:
+            return None
+        if _too_big(elements):
             return None
         return LeanArray(elements, self, start, line)
 
