@@ -22,6 +22,7 @@ from inspector.commands.tools import target_profile
 from inspector.core.diff import diff_transcripts
 from inspector.core.formats import load_path
 from inspector.core.gate import gate_transcript
+from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Tool, Transcript
 from inspector.core.report.html import render_html
 from inspector.core.report.junit import render_junit
@@ -102,6 +103,8 @@ def _check_usage(args: argparse.Namespace, fmt: str) -> Redactor:
         raise UsageError("--format html needs -o OUT (an HTML page is not written to stdout)")
     if args.mode and args.right is None:
         raise UsageError("--mode applies to two files")
+    if args.left == "-" and args.right == "-":
+        raise UsageError("only one of LEFT and RIGHT can be - (standard input)")
     if args.no_redact and args.redact:
         raise UsageError("--no-redact and --redact contradict each other")
     if args.output:
@@ -156,7 +159,7 @@ def build_report(
     args: argparse.Namespace, transcripts: Sequence[Transcript], tools: Mapping[str, Tool]
 ) -> ReportInput:
     """Gate or diff the transcripts and gather everything the report shows."""
-    paths = [p for p in (args.left, args.right) if p is not None]
+    paths = [display_name(p) for p in (args.left, args.right) if p is not None]
     diff = None
     if len(transcripts) == 2:
         diff = diff_transcripts(transcripts[0], transcripts[1], tools, mode=args.mode or "replay")

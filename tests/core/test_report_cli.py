@@ -6,6 +6,8 @@ import hashlib
 import io
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -181,3 +183,17 @@ def test_secrets_in_both_files_of_a_diff(tmp_path: Path) -> None:
         text = target.read_text(encoding="utf-8")
         assert_no_secret(text)
         assert "values redacted" in text
+
+
+def test_standard_input_is_named_stdin() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "report", "-", "--format", "markdown"],
+        input=(SAMPLES / "article" / "items.json").read_bytes(),
+        capture_output=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "file: `<stdin>`" in done.stdout.decode()
+    status, out, err = run_report("-", "-")
+    assert status == 2 and out == "" and "only one of LEFT and RIGHT" in err
