@@ -36,3 +36,21 @@ def test_no_qt_import_statement_in_core():
     for path in CORE.glob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "PySide6" not in text and "shiboken6" not in text, path.name
+
+
+def test_a_command_imports_only_its_own_module():
+    # Start-up time: `gate` pays for neither the report renderers nor the diff.
+    code = (
+        "import sys, io\n"
+        "from inspector.cli import run\n"
+        f"run(['gate', {str(CORE.parents[1] / 'samples/article/items.json')!r}],"
+        " io.StringIO(), io.StringIO())\n"
+        "print(sorted(m for m in sys.modules if m.startswith('inspector.commands.')))\n"
+        "print('inspector.core.diff' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    modules, diff_loaded = done.stdout.splitlines()
+    assert "inspector.commands.report" not in modules and "inspector.commands.diff" not in modules
+    assert "inspector.commands.gate" in modules
+    assert diff_loaded == "False"
