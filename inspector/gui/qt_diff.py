@@ -28,6 +28,7 @@ class _Side(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
         self.title = plain_label("", self)
+        self.title.setWordWrap(True)  # a long caption wraps rather than widening the window
         dim(self.title)
         self.view = JsonView(self)
         # Long lines wrap: a changed word far right in a long string must be seen.
@@ -47,6 +48,7 @@ class DiffPanel(QWidget):
         column.setContentsMargins(6, 6, 6, 6)
         column.setSpacing(4)
         self.title = plain_label("", self)
+        self.title.setWordWrap(True)
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)

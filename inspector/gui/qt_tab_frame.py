@@ -13,6 +13,8 @@ def tab_frame(widget: QWidget) -> tuple[QVBoxLayout, QLabel]:
     column.setContentsMargins(6, 6, 6, 6)
     column.setSpacing(4)
     summary = plain_label("", widget)
+    # Reasons quote file names and values: the line wraps rather than widening the window.
+    summary.setWordWrap(True)
     dim(summary)
     column.addWidget(summary)
     return column, summary

@@ -209,6 +209,7 @@ class ToolsPanel(QWidget):
         problems_column = QVBoxLayout(problems_box)
         problems_column.setContentsMargins(0, 0, 0, 0)
         self.cell_title = plain_label("", problems_box)
+        self.cell_title.setWordWrap(True)  # wraps rather than widening the window
         problems_column.addWidget(self.cell_title)
         self.problems = RecordsModel(("Severity", "Code", "Pointer", "Rule", "Message"), self)
         self.problems_view = records_view(self.problems, problems_box)
@@ -224,6 +225,7 @@ class ToolsPanel(QWidget):
         schema_column = QVBoxLayout(schema_box)
         schema_column.setContentsMargins(0, 0, 0, 0)
         self.schema_title = plain_label("", schema_box)
+        self.schema_title.setWordWrap(True)
         dim(self.schema_title)
         schema_column.addWidget(self.schema_title)
         self.schema_view = JsonView(schema_box)

@@ -49,6 +49,36 @@ def test_every_verdict_on_both_sides_keeps_the_window_and_the_file_names(make_wi
         assert pane.header.width() <= pane.width()
 
 
+PAIRS = [
+    (
+        SAMPLES / "native" / "anthropic-response.json",
+        SAMPLES / "native" / "chat-completions-response.json",
+    ),
+    *(
+        (folder / "left.json", folder / "right.json")
+        for folder in sorted((SAMPLES / "diff").iterdir())
+        if (folder / "left.json").exists()
+    ),
+]
+
+
+def test_long_reasons_and_captions_never_widen_the_window(make_window):
+    # The Changes summary, Diff captions and Tools titles quote file paths and reasons: they
+    # wrap, in every tab and every mode, and the window keeps its width.
+    for left, right in PAIRS:
+        window = _shown_window(make_window, left, right)
+        for mode in ("replay", "compare"):
+            window.set_mode(mode)
+            window.settle()
+            for tab in range(window.tabs.count()):
+                window.tabs.setCurrentIndex(tab)
+                window.select("left", 0)
+                window.settle()
+                assert window.width() == SIZE[0], (left.parent.name, mode, tab)
+                assert window.minimumSizeHint().width() <= SIZE[0], (left.parent.name, mode, tab)
+        window.close()
+
+
 def test_the_counts_give_way_and_keep_every_count_in_their_tooltip(make_window):
     window = _shown_window(make_window, PROVIDER_A, PROVIDER_B, SALES_TOOLS)
     header = window.left.header
