@@ -95,6 +95,7 @@ from inspector.core.model import (
     Transcript,
     effective_type,
     join_pointer,
+    json_kind,
     paused_gc,
 )
 from inspector.core.report import Streamed
@@ -1068,21 +1069,7 @@ _ABSENT: Any = object()
 
 
 def _kind(value: Any) -> str:
-    if value is _ABSENT:
-        return "absent"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return type(value).__name__
+    return "absent" if value is _ABSENT else json_kind(value)
 
 
 def _present(value: Any) -> Any:

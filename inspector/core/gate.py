@@ -25,6 +25,7 @@ from inspector.core.model import (
     Tool,
     Transcript,
     effective_type,
+    json_kind,
     paused_gc,
 )
 from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue, compile_schema, validate
@@ -175,7 +176,7 @@ def _call_verdict(
             why = f"status is {_quote(status)}"
         return ItemVerdict(Verdict.STATUS, f"{why}; only a completed call may run")
     if not isinstance(arguments, str):
-        kind = "missing" if arguments is _ABSENT else f"a JSON {_json_kind(arguments)}"
+        kind = "missing" if arguments is _ABSENT else f"a JSON {json_kind(arguments)}"
         return ItemVerdict(Verdict.ARGUMENTS_TYPE, f"arguments is {kind}, not a string")
     try:
         parsed = parse_arguments(arguments)
@@ -347,20 +348,6 @@ def _lookalike(name: str, tools: Mapping[str, Tool]) -> str:
         return ""
     odd = dict.fromkeys(ch for ch in name if INVISIBLE.match(ch) or ch not in known)
     return f"; it differs from {known!r} by " + ", ".join(f"U+{ord(ch):04X}" for ch in odd)
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, int | float):
-        return "number"
-    return type(value).__name__
 
 
 def allowed_tool_names(tool_choice: Any) -> frozenset[str] | None:

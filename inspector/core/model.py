@@ -136,6 +136,25 @@ class ArgumentsError(InspectorError):
         return f"{self.message} at line {self.line} column {self.column}"
 
 
+def json_kind(value: Any, *, integers: bool = False) -> str:
+    """Name a parsed value's JSON type (`integer` apart from `number` when asked)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer" if integers else "number"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__
+
+
 def escape_pointer_token(token: str | int) -> str:
     """Escape one JSON Pointer reference token (RFC 6901)."""
     return str(token).replace("~", "~0").replace("/", "~1")

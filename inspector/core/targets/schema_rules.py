@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from inspector.core.gate import ToolSet
-from inspector.core.model import Severity, Tool, join_pointer
+from inspector.core.model import Severity, Tool, join_pointer, json_kind
 from inspector.core.targets.profile import Profile, Rule, get_profile
 
 #: Finding and problem codes.
@@ -152,20 +152,6 @@ def _format(rule: Rule, node: Node, ctx: _Context) -> Iterator[Hit]:
         yield join_pointer(node.pointer, "format"), f"format {value!r}"
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _enum_types(rule: Rule, node: Node, ctx: _Context) -> Iterator[Hit]:
     values = node.schema.get("enum")
     if not isinstance(values, list):
@@ -173,7 +159,7 @@ def _enum_types(rule: Rule, node: Node, ctx: _Context) -> Iterator[Hit]:
     allowed = set(rule.get("allowed", ()))
     if "number" in allowed:
         allowed.add("integer")
-    bad = [v for v in values if _json_type(v) not in allowed]
+    bad = [v for v in values if json_kind(v, integers=True) not in allowed]
     if bad:
         shown = ", ".join(_show(v, 20) for v in bad[:3]) + (" …" if len(bad) > 3 else "")
         yield join_pointer(node.pointer, "enum"), f"enum values {shown}"
@@ -356,7 +342,7 @@ def _root_object(rule: Rule, ctx: _Context) -> Iterator[Hit]:
     root = ctx.root
     kind = root.get("type") if isinstance(root, dict) else None
     if kind != "object":
-        found = f"type {_show(kind)}" if isinstance(root, dict) else f"a JSON {_json_type(root)}"
+        found = f"type {_show(kind)}" if isinstance(root, dict) else f"a JSON {json_kind(root)}"
         yield (
             ("/type" if isinstance(root, dict) and "type" in root else ""),
             (
