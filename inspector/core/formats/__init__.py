@@ -1,49 +1,58 @@
 """Input formats: detect what a file is and load it as a Transcript with the origin of every item.
 
-Each module of this package is one format, with `detect(obj) -> (score, kind) | None`,
-`load(builder, record, kind)` and `KINDS` (record kind → the transcript's format name); formats
-that have streams of their own add `detect_stream(events)`, `assemble_stream(events, path)` and
-`LABEL`, and may add `is_event(obj)` (one event of an SDK recording, one per JSONL line) and
-`ARRAY_STREAM_KIND` (the kind `detect` gives a stream recorded as one JSON array). Adding a
-format means adding a module and one entry in `FORMATS` (and `STREAM_FORMATS`). Detection is
-scored: every format scores a record and the best match takes it, so a record two formats could
-claim goes to the one it fits better.
+**Adding a format is one module plus one line.** The module (say `acme.py`) holds the format's
+detection and loading and ends with its declaration:
+
+    ENVELOPE = Envelope("acme", "Acme Chat", finding="acme_envelope", wording="an Acme Chat")
+    API = Api(ENVELOPE, "acme", STOP_REASONS, "stop_reason")   # if it converts (`_convert`)
+    ...
+    FORMAT = FormatSpec(
+        name="acme", envelope=ENVELOPE, kinds=KINDS, detect=detect, load=load,
+        detect_stream=detect_stream, assemble_stream=assemble_stream,  # streams of its own
+        is_event=is_event, array_stream_kind="acme_stream",            # optional
+    )
+
+and the line is its name, `"acme"`, in `FORMAT_MODULES` below. `detect(obj)` scores a parsed
+value, `(0–100, kind)` or None; `load(builder, record, kind)` adds it (converting another API's
+records through `_convert.Converter`, so ids, pairing, arguments and status follow one set of
+rules); `kinds` maps each record kind to the transcript's format name. Records that are not
+Open Responses carry the format's `Envelope`, which names the gate finding they get (and its
+wording): the gate reads it from the transcript, so a foreign format cannot be added without
+one — `Envelope` and `FormatSpec` refuse it at import, `register` refuses duplicates, and
+tests/core/test_format_contract.py checks every foreign format has a sample and a golden.
+Everything else is derived from the registry: the display labels, the "expected …" text of
+an unrecognised record, the envelope findings, the stream formats and the kind maps.
+
+Detection is scored: every format scores a record and the best match takes it, so a record two
+formats could claim goes to the one it fits better.
 
 Framing is handled here, once for every format: one JSON document, JSON Lines (each line
 classified on its own), and recorded streams (SSE, JSONL of event objects, or a JSON array of
-them), which are decoded once and kept on the transcript. Another API's records convert through
-`_convert.Converter`, so ids, pairing, arguments and status follow one set of rules.
+them), which are decoded once and kept on the transcript.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from types import ModuleType
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import orjson
 
-from inspector.core.formats import (
-    _lean,
-    anthropic,
-    bedrock,
-    chat_completions,
-    errors,
-    gemini,
-    open_responses,
-)
+from inspector.core.formats import _lean, open_responses
 from inspector.core.formats._records import (
     CERTAIN,
-    EXPECTED,
     Builder,
     Record,
     describe,
     tools_from_list,
 )
+from inspector.core.formats.spec import FormatError, FormatSpec
 from inspector.core.jsonio import (
     decode_text,
     display_name,
@@ -76,30 +85,96 @@ from inspector.core.stream import (
     stream_transcript,
 )
 
-#: The formats, in the order that breaks a tie in detection scores.
-FORMATS: tuple[ModuleType, ...] = (
-    open_responses,
-    chat_completions,
-    anthropic,
-    gemini,
-    bedrock,
-    errors,
-)
-#: Formats with streams of their own (others' events are reduced as Open Responses events).
-STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic, gemini, bedrock)
-#: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
-_ARRAY_STREAMS: dict[str, ModuleType] = {
-    m.ARRAY_STREAM_KIND: m for m in STREAM_FORMATS if hasattr(m, "ARRAY_STREAM_KIND")
-}
 
-_FORMAT_OF_KIND: dict[str, str] = {k: v for m in FORMATS for k, v in m.KINDS.items()}
-_MODULE_OF_KIND: dict[str, ModuleType] = {k: m for m in FORMATS for k in m.KINDS}
+def register(*specs: FormatSpec) -> tuple[FormatSpec, ...]:
+    """Check formats for a registry (each a FormatSpec; names, kinds, findings unique)."""
+    seen: dict[str, str] = {}
+    for spec in specs:
+        if not isinstance(spec, FormatSpec):
+            raise FormatError(f"{spec!r} is not a FormatSpec (a format module ends with FORMAT)")
+        claims = [f"format {spec.name}", *(f"record kind {k}" for k in spec.kinds)]
+        if spec.envelope is not None:
+            claims.append(f"envelope finding {spec.envelope.finding}")
+        for claim in claims:
+            if claim in seen:
+                raise FormatError(f"{claim} is declared by {seen[claim]!r} and {spec.name!r}")
+            seen[claim] = spec.name
+    return specs
+
+
+class Registry:
+    """The registered formats and what is derived from them (labels, kinds, streams, texts)."""
+
+    def __init__(self, specs: Iterable[FormatSpec]) -> None:
+        #: The formats, in the order that breaks a tie in detection scores.
+        self.formats = register(*specs)
+        #: Format name → its one display name.
+        self.labels: Mapping[str, str] = MappingProxyType({f.name: f.label for f in self.formats})
+        #: Envelope finding code → how its text names the record ("a Chat Completions").
+        self.envelope_findings: Mapping[str, str] = MappingProxyType(
+            {
+                f.envelope.finding: f.envelope.wording
+                for f in self.formats
+                if f.envelope is not None and f.envelope.finding and f.envelope.wording
+            }
+        )
+        #: Formats with streams of their own (others' events are reduced as Open Responses').
+        self.stream_formats = tuple(f for f in self.formats if f.has_stream)
+        #: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
+        self.array_streams: dict[str, FormatSpec] = {
+            f.array_stream_kind: f for f in self.stream_formats if f.array_stream_kind
+        }
+        self.format_of_kind: dict[str, str] = {
+            k: v for f in self.formats for k, v in f.kinds.items()
+        }
+        self.spec_of_kind: dict[str, FormatSpec] = {k: f for f in self.formats for k in f.kinds}
+        #: What the loader accepts, for the "unrecognised record" error.
+        self.expected = _expected(self.formats)
+
+
+def _expected(specs: Sequence[FormatSpec]) -> str:
+    """Say what the loader accepts: each format's own words, the plain foreign ones together."""
+    parts: list[str] = []
+    plain: list[FormatSpec] = []
+    for spec in specs:
+        if spec.accepts is not None:
+            parts.append(spec.accepts)
+        elif not plain:
+            plain.append(spec)
+            parts.append("")  # the place of the foreign formats' phrase
+        else:
+            plain.append(spec)
+    if plain:
+        labels = [s.label for s in plain]
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
+        article = "an" if named[:1].lower() in "aeiou" else "a"
+        things = "record or stream" if any(s.has_stream for s in plain) else "record"
+        parts[parts.index("")] = f"{article} {named} {things}"
+    return ", ".join(parts[:-1]) + ", or " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+#: The format modules, in the order that breaks a tie in detection scores. A new format is its
+#: module and its name here.
+FORMAT_MODULES = ("open_responses", "chat_completions", "anthropic", "gemini", "bedrock", "errors")
+REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
+#: The registered formats (see `REGISTRY` for what is derived from them).
+FORMATS = REGISTRY.formats
+STREAM_FORMATS = REGISTRY.stream_formats
+#: Format name → display label, and what the loader accepts (derived from `FORMATS`).
+FORMAT_LABELS = REGISTRY.labels
+EXPECTED = REGISTRY.expected
 #: Below this size a JSON document's item lines are located exactly; above it, lazily skipped.
 LOCATE_LIMIT = 64 * 1024**2
 
 __all__ = [
     "EXPECTED",
     "FORMATS",
+    "FORMAT_LABELS",
+    "REGISTRY",
+    "STREAM_FORMATS",
+    "FormatError",
+    "FormatSpec",
+    "Registry",
     "classify",
     "detect_stream_dialect",
     "load_bytes",
@@ -108,6 +183,7 @@ __all__ = [
     "load_stream_path",
     "load_text",
     "load_tools",
+    "register",
     "tools_from_document",
     "tools_from_list",
     "transcript_from_record",
@@ -121,8 +197,8 @@ __all__ = [
 def classify(obj: Any) -> str:
     """Name the kind of one JSON record (the best-scoring format's), or 'unknown'."""
     best_score, best_kind = 0, "unknown"
-    for module in FORMATS:
-        found = module.detect(obj)
+    for spec in REGISTRY.formats:
+        found = spec.detect(obj)
         if found is None:
             continue
         score, kind = found
@@ -135,23 +211,24 @@ def classify(obj: Any) -> str:
 
 def _add_record(b: Builder, record: Record, kind: str | None = None) -> str:
     kind = kind or classify(record.obj)
-    if kind in _ARRAY_STREAMS:
+    registry = REGISTRY
+    if kind in registry.array_streams:
         # A whole stream recorded as one JSON array is a file of its own, never a record
         # among others (a line of a JSONL log, a Batch body).
         raise LoadError(
-            f"a {_ARRAY_STREAMS[kind].LABEL} stream recorded as a JSON array must be a file of "
-            "its own, not one record among others",
+            f"{registry.array_streams[kind].envelope_wording} stream recorded as a JSON array "
+            "must be a file of its own, not one record among others",
             path=b.path,
             line=record.line,
         )
-    module = _MODULE_OF_KIND.get(kind)
-    if module is None:
+    spec = registry.spec_of_kind.get(kind)
+    if spec is None:
         raise LoadError(
-            f"unrecognised record: found {describe(record.obj)}; expected {EXPECTED}",
+            f"unrecognised record: found {describe(record.obj)}; expected {registry.expected}",
             path=b.path,
             line=record.line,
         )
-    module.load(b, record, kind)
+    spec.load(b, record, kind)
     return kind
 
 
@@ -165,7 +242,7 @@ def transcript_from_record(
     """Build a transcript from one parsed record (request, response, chat or Anthropic message)."""
     b = _builder(path)
     kind = _add_record(b, Record(obj, line, ""))
-    return b.transcript(fmt or _FORMAT_OF_KIND[kind])
+    return b.transcript(fmt or REGISTRY.format_of_kind[kind])
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,9 +263,9 @@ def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -
     if not events:
         raise LoadError("the stream has no events", path=path)
     framing = events[0].framing
-    module = _stream_format(events)
-    if module is not None:
-        return _foreign_stream(module, events, path, framing, strict)
+    spec = _stream_format(events)
+    if spec is not None:
+        return _foreign_stream(spec, events, path, framing, strict)
     fmt = "stream_jsonl" if framing == "jsonl" else "sse"
     result = reduce_stream(events, strict=strict)
     return dataclasses.replace(stream_transcript(result, path, fmt), events=tuple(events))
@@ -208,18 +285,15 @@ def _foreign_jsonl_events(data: bytes) -> list[StreamEvent] | None:
     if not all(line.lstrip()[:1] == b"{" for _, line in lines):
         return None
     first, error = parse_event(lines[0][1])
-    if error is not None or not any(_is_event(m, first) for m in STREAM_FORMATS):
+    if error is not None or not any(
+        s.is_event is not None and s.is_event(first) for s in REGISTRY.stream_formats
+    ):
         return None
     return events_from_json_lines(lines)
 
 
-def _is_event(module: ModuleType, obj: Any) -> bool:
-    is_event = getattr(module, "is_event", None)
-    return bool(is_event is not None and is_event(obj))
-
-
 def _array_stream(
-    module: ModuleType, document: list[Any], path: str | None, text: str, strict: bool
+    spec: FormatSpec, document: list[Any], path: str | None, text: str, strict: bool
 ) -> Transcript:
     """A stream recorded as one JSON array of events (or chunks): one event per element."""
     lines = element_lines(text, ()) if len(text) <= LOCATE_LIMIT else []
@@ -227,7 +301,7 @@ def _array_stream(
         start = first_non_space(text) or 0
         lines = [text.count("\n", 0, start) + 1] * len(document)
     events = events_from_json_lines(zip(lines, document, strict=True))
-    return _foreign_stream(module, events, path, "json_array", strict)
+    return _foreign_stream(spec, events, path, "json_array", strict)
 
 
 def _load_array_stream(data: bytes, path: str | None, strict: bool) -> Transcript | None:
@@ -239,39 +313,37 @@ def _load_array_stream(data: bytes, path: str | None, strict: bool) -> Transcrip
         document = load_json(text, path)
     except LoadError:
         return None
-    module = _ARRAY_STREAMS.get(classify(document))
-    return None if module is None else _array_stream(module, document, path, text, strict)
+    spec = REGISTRY.array_streams.get(classify(document))
+    return None if spec is None else _array_stream(spec, document, path, text, strict)
 
 
-def _stream_format(events: Sequence[StreamEvent]) -> ModuleType | None:
-    """The format module of a foreign stream, or None for an Open Responses stream."""
-    return next((m for m in STREAM_FORMATS if m.detect_stream(events)), None)
+def _stream_format(events: Sequence[StreamEvent]) -> FormatSpec | None:
+    """The format of a foreign stream, or None for an Open Responses stream."""
+    return next(
+        (s for s in REGISTRY.stream_formats if s.detect_stream and s.detect_stream(events)), None
+    )
 
 
 def detect_stream_dialect(events: Sequence[StreamEvent]) -> str:
-    """Name the API a stream speaks: `open_responses` or a foreign format's module name."""
-    module = _stream_format(events)
-    return "open_responses" if module is None else _format_name(module)
-
-
-def _format_name(module: ModuleType) -> str:
-    """The transcript format a module's records load as (`chat_completions`, `gemini`, …)."""
-    return str(next(iter(module.KINDS.values())))
+    """Name the API a stream speaks: `open_responses` or a foreign format's name."""
+    spec = _stream_format(events)
+    return "open_responses" if spec is None else spec.name
 
 
 def _foreign_stream(
-    module: ModuleType,
+    spec: FormatSpec,
     events: Sequence[StreamEvent],
     path: str | None,
     framing: str,
     strict: bool,
 ) -> Transcript:
-    record = module.assemble_stream(events, path)
-    transcript = transcript_from_record(record, path, events[0].line, _format_name(module))
+    assert spec.assemble_stream is not None
+    record = spec.assemble_stream(events, path)
+    transcript = transcript_from_record(record, path, events[0].line, spec.name)
     first = events[0]
     message = (
-        f"this is a {module.LABEL} stream, not Open Responses: a foreign envelope blocks replay "
-        "(convert the record before replaying it to an Open Responses provider)"
+        f"this is {spec.envelope_wording} stream, not Open Responses: a foreign envelope blocks "
+        "replay (convert the record before replaying it to an Open Responses provider)"
     )
     stream = StreamResult(
         responses=(),
@@ -280,7 +352,7 @@ def _foreign_stream(
         violations=(Violation("foreign_stream", "error", first.index, None, first.line, message),),
         strict=strict,
         framing=framing,
-        dialect=_format_name(module),
+        dialect=spec.name,
         assembled=record,
     )
     return dataclasses.replace(transcript, stream=stream, events=tuple(events))
@@ -317,7 +389,7 @@ def _load_text(text: str, path: str | None, data: bytes | None, strict: bool) ->
         text = text[1:]
     start = first_non_space(text)
     if start is None:
-        raise LoadError(f"file is empty; expected {EXPECTED}", path=path)
+        raise LoadError(f"file is empty; expected {REGISTRY.expected}", path=path)
     end = text.find("\n", start)
     first_line = text[start : end if end >= 0 else len(text)]
     if _looks_like_sse(first_line):
@@ -340,11 +412,11 @@ def _load_text(text: str, path: str | None, data: bytes | None, strict: bool) ->
         kind = classify(document)
         if kind == "stream_event":
             return load_stream(_utf8(text, data), path, strict=strict)
-        if kind in _ARRAY_STREAMS:
-            return _array_stream(_ARRAY_STREAMS[kind], document, path, text, strict)
+        if kind in REGISTRY.array_streams:
+            return _array_stream(REGISTRY.array_streams[kind], document, path, text, strict)
         b = _builder(path)
         kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
-        return b.transcript(_FORMAT_OF_KIND[kind])
+        return b.transcript(REGISTRY.format_of_kind[kind])
     # Not one document: JSON Lines if the first line is a whole value by itself.
     if end >= 0:
         try:
@@ -402,7 +474,7 @@ def _load_records(
             )
         kinds.add(_add_record(b, Record(obj, number, ""), kind))
     if not b.groups:
-        raise LoadError(f"file has no records; expected {EXPECTED}", path=path)
+        raise LoadError(f"file has no records; expected {REGISTRY.expected}", path=path)
     fmt = "batch" if kinds == {"batch"} else "jsonl"
     return b.transcript(fmt)
 
@@ -553,7 +625,7 @@ def _lean_document(data: bytes, path: str | None) -> Transcript | None:
         return None
     b = _builder(path)
     kind = _add_record(b, Record(shell, first_number, ""), kind)
-    return b.transcript(_FORMAT_OF_KIND[kind])
+    return b.transcript(REGISTRY.format_of_kind[kind])
 
 
 def load_bytes(
@@ -610,7 +682,8 @@ def load_tools(path: str | os.PathLike[str]) -> dict[str, Tool]:
 
 def tools_from_document(document: Any, source: str) -> dict[str, Tool]:
     """Read tool schemas from a parsed tools document (see load_tools)."""
-    if isinstance(document, dict) and _MODULE_OF_KIND.get(classify(document)) in (gemini, bedrock):
+    spec = REGISTRY.spec_of_kind.get(classify(document)) if isinstance(document, dict) else None
+    if spec is not None and spec.declares_tools:
         # Their requests nest declarations (`functionDeclarations`, `toolConfig.tools`).
         declared = transcript_from_record(document, source).tools.values()
         if not declared:

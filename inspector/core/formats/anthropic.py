@@ -22,6 +22,7 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import parse_event
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
@@ -37,7 +38,6 @@ KINDS = {
     "anthropic_response": "anthropic",
     "anthropic_message": "anthropic",
 }
-LABEL = "Anthropic Messages"
 SLUG = "anthropic"
 
 #: `stop_reason` → what it says of the last block of the message. Source:
@@ -57,7 +57,11 @@ STOP_REASONS = MappingProxyType(
     }
 )
 
-API = Api("anthropic", Envelope.ANTHROPIC, SLUG, STOP_REASONS, "stop_reason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "anthropic", "Anthropic Messages", finding="anthropic_envelope", wording="an Anthropic Messages"
+)
+API = Api(ENVELOPE, SLUG, STOP_REASONS, "stop_reason")
 
 #: Blocks that are turns of their own rather than content: thinking, and server-side tools
 #: (`server_tool_use`, `web_search_tool_result`, `mcp_tool_use`, …) whose names end so.
@@ -352,3 +356,15 @@ def _finish_block(
                 )
             block["input"] = value
     return block
+
+
+FORMAT = FormatSpec(
+    name="anthropic",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    is_event=is_event,
+)

@@ -33,6 +33,7 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import parse_event
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import StreamEvent, event_error, event_object
@@ -43,7 +44,6 @@ KINDS = {
     "bedrock_message": "bedrock_converse",
     "bedrock_stream": "bedrock_converse",
 }
-LABEL = "Bedrock ConverseStream"
 SLUG = "bedrock"
 #: The kind `detect` gives a JSON array of ConverseStream events.
 ARRAY_STREAM_KIND = "bedrock_stream"
@@ -66,7 +66,11 @@ STOP_REASONS = MappingProxyType(
     }
 )
 
-API = Api("bedrock_converse", Envelope.BEDROCK, SLUG, STOP_REASONS, "stopReason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "bedrock_converse", "Bedrock Converse", finding="bedrock_envelope", wording="a Bedrock Converse"
+)
+API = Api(ENVELOPE, SLUG, STOP_REASONS, "stopReason")
 
 #: Members of the ContentBlock union (one per block).
 BLOCK_KEYS = frozenset(
@@ -438,3 +442,17 @@ def _finish_block(block: dict[str, Any], texts: dict[str, list[str]]) -> dict[st
         else:
             block["text"] = text
     return block
+
+
+FORMAT = FormatSpec(
+    name="bedrock_converse",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    is_event=is_event,
+    array_stream_kind=ARRAY_STREAM_KIND,
+    declares_tools=True,
+)

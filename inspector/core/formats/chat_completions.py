@@ -23,6 +23,7 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
     StreamEvent,
@@ -37,7 +38,6 @@ KINDS = {
     "chat_response": "chat_completions",
     "chat_message": "chat_completions",
 }
-LABEL = "Chat Completions"
 SLUG = "openai"
 
 #: `finish_reason` → what it says of the last item of the choice. Source:
@@ -54,7 +54,14 @@ FINISH_REASONS = MappingProxyType(
     }
 )
 
-API = Api("chat_completions", Envelope.CHAT_COMPLETIONS, SLUG, FINISH_REASONS, "finish_reason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "chat_completions",
+    "Chat Completions",
+    finding="chat_completions_envelope",
+    wording="a Chat Completions",
+)
+API = Api(ENVELOPE, SLUG, FINISH_REASONS, "finish_reason")
 
 _REFUSAL_PART = Derivation("content", "converted", "the refusal field as a refusal part")
 _MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "function_call", "refusal"})
@@ -386,3 +393,15 @@ def _merge_tool_call(ev: StreamEvent, choice: _Choice, call: Any, path: str | No
         state["name"] = function["name"]
     if isinstance(function.get("arguments"), str):
         state["arguments"].append(function["arguments"])
+
+
+FORMAT = FormatSpec(
+    name="chat_completions",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    is_event=is_event,
+)

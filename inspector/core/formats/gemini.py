@@ -38,6 +38,7 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import StreamEvent, event_error, event_object
 
@@ -47,7 +48,6 @@ KINDS = {
     "gemini_content": "gemini",
     "gemini_stream": "gemini",
 }
-LABEL = "Gemini"
 SLUG = "google"
 #: The kind `detect` gives a JSON array of streamed chunks (`streamGenerateContent` without SSE).
 ARRAY_STREAM_KIND = "gemini_stream"
@@ -60,7 +60,14 @@ ARRAY_STREAM_KIND = "gemini_stream"
 #: output short, and unknown values count as such).
 FINISH_REASONS = MappingProxyType({"STOP": COMPLETED, "MAX_TOKENS": INCOMPLETE})
 
-API = Api("gemini", Envelope.GEMINI, SLUG, FINISH_REASONS, "finishReason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "gemini",
+    "Gemini generateContent",
+    finding="gemini_envelope",
+    wording="a Gemini generateContent",
+)
+API = Api(ENVELOPE, SLUG, FINISH_REASONS, "finishReason")
 
 #: Roles of `Content.role`: "user" or "model" (older records use "function" for results).
 _ROLES = MappingProxyType({"model": "assistant", "user": "user", "function": "user"})
@@ -421,3 +428,16 @@ def _merge_part(parts: list[Any], part: Any) -> None:
             last["thoughtSignature"] = signature
         return
     parts.append(dict(part) if isinstance(part, dict) else part)
+
+
+FORMAT = FormatSpec(
+    name="gemini",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    array_stream_kind=ARRAY_STREAM_KIND,
+    declares_tools=True,
+)
