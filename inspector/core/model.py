@@ -15,7 +15,6 @@ import msgspec
 
 from inspector.core.codes import Severity as Severity  # re-exported: callers import it here
 
-
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(
     {
