@@ -37,7 +37,7 @@ from typing import Any
 
 import orjson
 
-from inspector.core.model import ArgumentsError, Cancelled, InspectorError, LoadError
+from inspector.core.errors import ArgumentsError, Cancelled, JSONError, LoadError
 
 #: Reads stop with a clear error as soon as more than this many bytes (after decompression)
 #: have come in, whatever size the file reports: a pipe or a device reports none. Read at call
@@ -378,29 +378,6 @@ _STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_parse_int
 _STRICT_UNIQUE = json.JSONDecoder(
     object_pairs_hook=_unique, parse_constant=_reject_constant, parse_int=_parse_int
 )
-
-
-class JSONError(InspectorError):
-    """JSON that cannot be parsed: the reason, and the 1-based line and column when known."""
-
-    def __init__(
-        self,
-        message: str,
-        line: int | None = None,
-        column: int | None = None,
-        offset: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-        self.offset = offset
-
-    def describe(self) -> str:
-        """Return the reason with its position, as the standard library words it."""
-        if self.column is None:
-            return self.message
-        return f"{self.message}: line {self.line} column {self.column} (char {self.offset})"
 
 
 def parse(
