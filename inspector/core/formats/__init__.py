@@ -19,7 +19,8 @@ rules); `kinds` maps each record kind to the transcript's format name. Records t
 Open Responses carry the format's `Envelope`, which names the gate finding they get (and its
 wording): the gate reads it from the transcript, so a foreign format cannot be added without
 one — `Envelope` and `FormatSpec` refuse it at import, `register` refuses duplicates, and
-tests/core/test_format_contract.py checks every foreign format has a sample and a golden.
+tests/core/test_format_contract.py checks every foreign format has a sample and a golden. (Its
+finding code, like every code, is also listed in `core/codes.py` and the README's code table.)
 Everything else is derived from the registry: the display labels, the "expected …" text of
 an unrecognised record, the envelope findings, the stream formats and the kind maps.
 
@@ -52,7 +53,7 @@ from inspector.core.formats._records import (
     describe,
     tools_from_list,
 )
-from inspector.core.formats.spec import FormatError, FormatSpec
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import (
     decode_text,
     display_name,
@@ -91,13 +92,13 @@ def register(*specs: FormatSpec) -> tuple[FormatSpec, ...]:
     seen: dict[str, str] = {}
     for spec in specs:
         if not isinstance(spec, FormatSpec):
-            raise FormatError(f"{spec!r} is not a FormatSpec (a format module ends with FORMAT)")
+            raise TypeError(f"{spec!r} is not a FormatSpec (a format module ends with FORMAT)")
         claims = [f"format {spec.name}", *(f"record kind {k}" for k in spec.kinds)]
         if spec.envelope is not None:
             claims.append(f"envelope finding {spec.envelope.finding}")
         for claim in claims:
             if claim in seen:
-                raise FormatError(f"{claim} is declared by {seen[claim]!r} and {spec.name!r}")
+                raise TypeError(f"{claim} is declared by {seen[claim]!r} and {spec.name!r}")
             seen[claim] = spec.name
     return specs
 
@@ -172,7 +173,6 @@ __all__ = [
     "FORMAT_LABELS",
     "REGISTRY",
     "STREAM_FORMATS",
-    "FormatError",
     "FormatSpec",
     "Registry",
     "classify",

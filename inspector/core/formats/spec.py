@@ -2,8 +2,8 @@
 
 Every format module ends with `FORMAT = FormatSpec(...)`; `formats/__init__.py` lists those in
 one tuple and derives everything else from it (labels, the "expected one of …" text, the stream
-formats, the kind maps). A spec that breaks the contract raises `FormatError` when it is made,
-that is when its module is imported.
+formats, the kind maps). A spec that breaks the contract raises TypeError when it is made, that
+is when its module is imported (a bug in the module, never bad input).
 """
 
 from __future__ import annotations
@@ -14,14 +14,10 @@ from types import MappingProxyType
 from typing import Any
 
 from inspector.core.formats._records import Builder, Detection, Record
-from inspector.core.model import Envelope, InspectorError
+from inspector.core.model import Envelope
 from inspector.core.stream.events import StreamEvent
 
-__all__ = ["Envelope", "FormatError", "FormatSpec"]
-
-
-class FormatError(InspectorError):
-    """A format module breaks the contract (raised at import: a bug, never bad input)."""
+__all__ = ["Envelope", "FormatSpec"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,8 +52,8 @@ class FormatSpec:
     array_stream_kind: str | None = None
 
     def __post_init__(self) -> None:
-        def fail(why: str) -> FormatError:
-            return FormatError(f"format {self.name!r}: {why}")
+        def fail(why: str) -> TypeError:
+            return TypeError(f"format {self.name!r}: {why}")
 
         envelope = self.envelope
         if envelope is not None:
