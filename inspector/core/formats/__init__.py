@@ -27,19 +27,22 @@ an unrecognised record, the envelope findings, the stream formats and the kind m
 Detection is scored: every format scores a record and the best match takes it, so a record two
 formats could claim goes to the one it fits better.
 
-Framing is handled here, once for every format: one JSON document, JSON Lines (each line
-classified on its own), and recorded streams (SSE, JSONL of event objects, or a JSON array of
-them), which are decoded once and kept on the transcript.
+Framing is decided here, once for every format: `sniff(data)` reads the first line (or an
+array's first element) and says which `Framing` the file has (one JSON document, JSON Lines
+with each line classified on its own, SSE, JSONL of stream events, or a JSON array of them),
+and loading dispatches on it. Streams are decoded once and kept on the transcript.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
@@ -62,7 +65,6 @@ from inspector.core.jsonio import (
     has_long_digits,
     is_wide,
     load_json,
-    parse_event,
     read_bytes,
     strip_utf8_bom,
     utf8_error,
@@ -80,8 +82,9 @@ from inspector.core.stream import (
     StreamEvent,
     StreamResult,
     Violation,
-    events_from_bytes,
+    decode_sse,
     events_from_json_lines,
+    events_from_sse,
     reduce_stream,
     stream_transcript,
 )
@@ -174,6 +177,7 @@ __all__ = [
     "REGISTRY",
     "STREAM_FORMATS",
     "FormatSpec",
+    "Framing",
     "Registry",
     "classify",
     "detect_stream_dialect",
@@ -184,6 +188,7 @@ __all__ = [
     "load_text",
     "load_tools",
     "register",
+    "sniff",
     "tools_from_document",
     "tools_from_list",
     "transcript_from_record",
@@ -246,50 +251,185 @@ def transcript_from_record(
 
 
 # --------------------------------------------------------------------------------------------
+# Framing: decided once per file
+
+
+class Framing(StrEnum):
+    """How a file lays out its records, decided once from its first bytes (see `sniff`)."""
+
+    #: Nothing but whitespace (and a byte-order mark).
+    EMPTY = "empty"
+    #: One JSON value, over any number of lines: a record, an array of items, one event.
+    DOCUMENT = "document"
+    #: JSON Lines: one record per line.
+    JSONL = "jsonl"
+    #: Server-sent events.
+    SSE = "sse"
+    #: JSON Lines of stream events (an SDK's recording, one event per line).
+    EVENT_JSONL = "event_jsonl"
+    #: One JSON array of another API's stream events or chunks.
+    EVENT_ARRAY = "event_array"
+
+
+#: An SSE field line (`event:`, `data:`, `id:`, `retry:`) or comment (`:`), per WHATWG.
+_SSE_FIELD = re.compile(rb"(event|data|id|retry)\s*:|:")
+_SSE_LINE = re.compile(rb"^[ \t]*(event|data|id|retry)[ \t]*:", re.MULTILINE)
+_LINE_END = re.compile(rb"\r\n?|\n")
+#: How much of a file's head is looked at for SSE fields below a first line that is not one.
+_HEAD = 1 << 16
+#: Not a whole JSON value.
+_NOT_JSON: Any = object()
+_SCANNER = json.JSONDecoder()
+
+
+def sniff(data: bytes) -> Framing:
+    """Decide how a file is framed, once, from its first line (or an array's first element).
+
+    After a byte-order mark and blank lines: a first line that is an SSE field (`event:`,
+    `data:`, `id:`, `retry:`, a `:` comment) is SSE; a first line that is a whole JSON value
+    with more lines after it is JSON Lines, of events when that value is a stream event; a file
+    that starts with no JSON but has SSE fields in its head is SSE; an array whose first element
+    is another API's stream event or chunk is an event array; anything else is one document.
+    Lines end at LF, CRLF or a lone CR. Bad UTF-16/32 data is a LoadError.
+    """
+    return _sniff(_utf8_body(data, None))
+
+
+def _utf8_body(data: bytes, path: str | None) -> bytes:
+    """The data as UTF-8 without a byte-order mark (UTF-16/32 is decoded first)."""
+    if is_wide(data):
+        return decode_text(data, path).encode("utf-8", "surrogatepass")
+    return strip_utf8_bom(data)
+
+
+def _sniff(body: bytes) -> Framing:
+    start = len(body) - len(body.lstrip())
+    if start == len(body):
+        return Framing.EMPTY
+    found = _LINE_END.search(body, start)
+    first = body[start : found.start() if found else len(body)]
+    json_start = first[:1] in (b"{", b"[")
+    if not json_start and _SSE_FIELD.match(first):
+        return Framing.SSE
+    if found is not None and body[found.end() :].strip():
+        value = _whole_value(first)
+        if value is not _NOT_JSON:
+            return Framing.EVENT_JSONL if classify(value) == "stream_event" else Framing.JSONL
+        if not json_start and _SSE_LINE.search(body, start, start + _HEAD):
+            return Framing.SSE  # a first line the decoder ignores (a status line, a header)
+    if first[:1] == b"[" and classify([_first_element(body, start)]) in REGISTRY.array_streams:
+        return Framing.EVENT_ARRAY
+    return Framing.DOCUMENT
+
+
+def _whole_value(line: bytes) -> Any:
+    """The JSON value a line holds by itself, or _NOT_JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return load_json(line.decode("utf-8"))  # big integers and what else orjson refuses
+    except (LoadError, UnicodeDecodeError):
+        return _NOT_JSON
+
+
+def _first_value(body: bytes) -> Any:
+    """The value of a body's first non-blank line, or _NOT_JSON."""
+    start = len(body) - len(body.lstrip())
+    found = _LINE_END.search(body, start)
+    return _whole_value(body[start : found.start() if found else len(body)])
+
+
+def _first_element(body: bytes, start: int) -> Any:
+    """The first element of the JSON array at `start`, read from as little of it as will do."""
+    size = _HEAD
+    while True:
+        # A character cut at the window's end is dropped: the element then reads as cut off.
+        text = body[start + 1 : start + 1 + size].decode("utf-8", "ignore")
+        at = first_non_space(text)
+        if at is not None and text[at] != "]":
+            try:
+                return _SCANNER.raw_decode(text, at)[0]
+            except RecursionError:
+                return _NOT_JSON  # nested too deeply: the document's loader says so
+            except ValueError:
+                pass
+        if start + 1 + size >= len(body):
+            return _NOT_JSON
+        size *= 4
+
+
+# --------------------------------------------------------------------------------------------
 # Streams
 
 
 def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -> Transcript:
-    """Load a recorded stream (SSE, or JSONL of event objects): decoded once, kept on the result.
+    """Load a file that must be a recorded stream (SSE, JSONL of events, an array of chunks).
 
-    Open Responses streams are reduced by the checked reducer; another API's stream is
-    assembled into its final record, converted like that record, and reported as the foreign
-    envelope it is (one `foreign_stream` violation).
+    The events are decoded once and kept on the result. Open Responses streams are reduced by
+    the checked reducer; another API's stream is assembled into its final record, converted
+    like that record, and reported as the foreign envelope it is (one `foreign_stream`
+    violation).
     """
-    array = _load_array_stream(data, path, strict)
-    if array is not None:
-        return array
-    events = _foreign_jsonl_events(data) or events_from_bytes(data, path)
+    body = _utf8_body(data, path)
+    return _load_stream(body, path, strict, _sniff(body))
+
+
+def _load_stream(body: bytes, path: str | None, strict: bool, framing: Framing) -> Transcript:
+    if framing is Framing.EVENT_ARRAY:
+        array = _load_array_stream(body, path, strict)
+        if array is not None:
+            return array
+        framing = Framing.DOCUMENT  # an array of chunks and other things: not a stream
+    if framing is Framing.EVENT_JSONL or (
+        framing in (Framing.JSONL, Framing.DOCUMENT) and _names_an_event(_first_value(body))
+    ):
+        # A file that must be a stream takes a first line whose type names an event
+        # (`response.*`, `error`, `slug:…`) as one; a transcript would take it as an item.
+        events = events_from_json_lines(
+            (n, line) for n, line in enumerate(body.splitlines(), start=1) if line.strip()
+        )
+    elif framing is Framing.SSE:
+        events = events_from_sse(decode_sse(body))
+    elif framing is Framing.EMPTY:
+        raise LoadError("the file is empty; expected a recorded event stream", path=path)
+    else:
+        start = len(body) - len(body.lstrip())
+        blank = body[:start]
+        first = blank.count(b"\n") + blank.count(b"\r") - blank.count(b"\r\n") + 1
+        if body[start : start + 1] in (b"{", b"["):
+            raise LoadError(
+                "this is a JSON document, not a recorded event stream (try `inspector gate`)",
+                path=path,
+                line=first,
+            )
+        raise LoadError(
+            "no server-sent events found (no `event:` or `data:` lines)", path=path, line=first
+        )
     if not events:
-        raise LoadError("the stream has no events", path=path)
-    framing = events[0].framing
+        raise LoadError(
+            "no server-sent events found (no `event:` or `data:` lines)", path=path, line=1
+        )
+    event_framing = events[0].framing
     spec = _stream_format(events)
     if spec is not None:
-        return _foreign_stream(spec, events, path, framing, strict)
-    fmt = "stream_jsonl" if framing == "jsonl" else "sse"
+        return _foreign_stream(spec, events, path, event_framing, strict)
+    fmt = "stream_jsonl" if event_framing == "jsonl" else "sse"
     result = reduce_stream(events, strict=strict)
     return dataclasses.replace(stream_transcript(result, path, fmt), events=tuple(events))
 
 
-def _foreign_jsonl_events(data: bytes) -> list[StreamEvent] | None:
-    """Events of JSON Lines whose first line is another API's stream event, else None.
-
-    Open Responses event lines are recognised by the stream decoder itself; SDK recordings of
-    other APIs' streams (a ConverseStream event per line, `chat.completion.chunk` objects,
-    Anthropic events) are recognised by their formats.
-    """
-    body = strip_utf8_bom(data)
-    if body.lstrip()[:1] != b"{":
-        return None
-    lines = [(n, line) for n, line in enumerate(body.splitlines(), start=1) if line.strip()]
-    if not all(line.lstrip()[:1] == b"{" for _, line in lines):
-        return None
-    first, error = parse_event(lines[0][1])
-    if error is not None or not any(
-        s.is_event is not None and s.is_event(first) for s in REGISTRY.stream_formats
-    ):
-        return None
-    return events_from_json_lines(lines)
+def _names_an_event(value: Any) -> bool:
+    """Whether a value is a stream event, read leniently (its type names one)."""
+    if value is _NOT_JSON:
+        return False
+    if classify(value) == "stream_event":
+        return True
+    kind = value.get("type") if isinstance(value, dict) else None
+    return isinstance(kind, str) and (
+        kind.startswith("response.") or kind == "error" or ":" in kind
+    )
 
 
 def _array_stream(
@@ -306,8 +446,6 @@ def _array_stream(
 
 def _load_array_stream(data: bytes, path: str | None, strict: bool) -> Transcript | None:
     """A file that is one JSON array of another API's stream chunks, else None."""
-    if strip_utf8_bom(data).lstrip()[:1] != b"[":
-        return None
     text = decode_text(data, path).removeprefix("\ufeff")
     try:
         document = load_json(text, path)
@@ -362,13 +500,6 @@ def _foreign_stream(
 # Whole files
 
 
-_SSE_FIELD = re.compile(r"(event|data|id|retry)\s*:|:")
-
-
-def _looks_like_sse(first_line: str) -> bool:
-    return _SSE_FIELD.match(first_line) is not None and not first_line.startswith(("{", "["))
-
-
 def load_text(
     text: str, path: str | None = None, *, data: bytes | None = None, strict: bool = False
 ) -> Transcript:
@@ -384,51 +515,43 @@ def _utf8(text: str, data: bytes | None) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _load_text(text: str, path: str | None, data: bytes | None, strict: bool) -> Transcript:
+def _load_text(
+    text: str,
+    path: str | None,
+    data: bytes | None,
+    strict: bool,
+    framing: Framing | None = None,
+) -> Transcript:
     if text.startswith("\ufeff"):
         text = text[1:]
-    start = first_non_space(text)
-    if start is None:
+    if framing is None:
+        framing = _sniff(strip_utf8_bom(_utf8(text, data)))
+    if framing is Framing.EMPTY:
         raise LoadError(f"file is empty; expected {REGISTRY.expected}", path=path)
-    end = text.find("\n", start)
-    first_line = text[start : end if end >= 0 else len(text)]
-    if _looks_like_sse(first_line):
-        return load_stream(_utf8(text, data), path, strict=strict)
+    if framing in (Framing.SSE, Framing.EVENT_JSONL):
+        return _load_stream(strip_utf8_bom(_utf8(text, data)), path, strict, framing)
     utf8 = data is not None and not is_wide(data)
     long_digits = has_long_digits(data if utf8 and data is not None else text)
-    document_error: LoadError | None = None
-    try:
-        document = load_json(text, path, long_digits=long_digits)
-    except LoadError as exc:
-        document_error = exc
-    else:
-        lines_of: Callable[[tuple[str | int, ...]], list[int]] | None = None
-        if len(text) <= LOCATE_LIMIT:
+    if framing is Framing.JSONL:
+        return load_jsonl_lines(text.splitlines(), path, long_digits=long_digits)
+    # One document (an event array is one too, until its elements say otherwise).
+    document = load_json(text, path, long_digits=long_digits)
+    lines_of: Callable[[tuple[str | int, ...]], list[int]] | None = None
+    if len(text) <= LOCATE_LIMIT:
 
-            def lines_of(target: tuple[str | int, ...]) -> list[int]:
-                return element_lines(text, target)
+        def lines_of(target: tuple[str | int, ...]) -> list[int]:
+            return element_lines(text, target)
 
-        first_number = text.count("\n", 0, start) + 1
-        kind = classify(document)
-        if kind == "stream_event":
-            return load_stream(_utf8(text, data), path, strict=strict)
-        if kind in REGISTRY.array_streams:
-            return _array_stream(REGISTRY.array_streams[kind], document, path, text, strict)
-        b = _builder(path)
-        kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
-        return b.transcript(REGISTRY.format_of_kind[kind])
-    # Not one document: JSON Lines if the first line is a whole value by itself.
-    if end >= 0:
-        try:
-            first = load_json(first_line, path, text.count("\n", 0, start))
-        except LoadError:
-            pass
-        else:
-            if classify(first) == "stream_event":
-                return load_stream(_utf8(text, data), path, strict=strict)
-            return load_jsonl_lines(text.splitlines(), path, long_digits=long_digits)
-    assert document_error is not None
-    raise document_error
+    first_number = text.count("\n", 0, first_non_space(text) or 0) + 1
+    kind = classify(document)
+    if kind == "stream_event":
+        # One event alone is a stream of one (read as a file that must be a stream is).
+        return load_stream(_utf8(text, data), path, strict=strict)
+    if kind in REGISTRY.array_streams:
+        return _array_stream(REGISTRY.array_streams[kind], document, path, text, strict)
+    b = _builder(path)
+    kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
+    return b.transcript(REGISTRY.format_of_kind[kind])
 
 
 def load_jsonl_lines(
@@ -507,28 +630,15 @@ def _checkpoint(
 def _jsonl_bytes(
     data: bytes,
     path: str | None,
-    strict: bool,
     cancel: threading.Event | None = None,
     progress: Progress | None = None,
 ) -> Transcript | None:
-    """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
+    """Load UTF-8 JSON Lines (framed so by `sniff`) straight from bytes.
 
     Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
     and its split lines at once; items are read lean where they can be (see `_lean`).
     `cancel` is checked, and `progress` told, between lines.
     """
-    start = len(data) - len(data.lstrip())
-    if start >= len(data) or data[start] not in b"{[":
-        return None
-    end = data.find(b"\n", start)
-    if end < 0 or not data[end:].strip():
-        return None  # one line: a single JSON document, read the ordinary way
-    try:
-        first = orjson.loads(data[start:end])
-    except orjson.JSONDecodeError:
-        return None  # the first line is not a whole value: a multi-line document (or broken)
-    if classify(first) == "stream_event":
-        return load_stream(data, path, strict=strict)
     risks = _lean.Risks(data)
     long_digits = risks.long_digits
     reader = None
@@ -641,14 +751,27 @@ def load_bytes(
     JSON Lines check `cancel` between lines (raising Cancelled once it is set) and report
     `progress` as bytes parsed.
     """
+    if is_wide(data):
+        return load_text(decode_text(data, path), path, data=data, strict=strict)
     body = strip_utf8_bom(data)
-    if not is_wide(body):
-        with paused_gc():
-            loaded = _jsonl_bytes(body, path, strict, cancel, progress)
-            loaded = loaded or _lean_document(body, path)
-        if loaded is not None:
-            return loaded
-    return load_text(decode_text(data, path), path, data=data, strict=strict)
+    framing = _sniff(body)
+    if framing in (Framing.SSE, Framing.EVENT_JSONL):
+        return _load_stream(body, path, strict, framing)
+    loaded: Transcript | None = None
+    with paused_gc():
+        if framing is Framing.JSONL and not _lone_cr(body):
+            loaded = _jsonl_bytes(body, path, cancel, progress)
+        elif framing is Framing.DOCUMENT:
+            loaded = _lean_document(body, path)
+        if loaded is None:
+            # The exact way: decoded text (its errors say where), or an event array.
+            loaded = _load_text(decode_text(data, path), path, data, strict, framing)
+    return loaded
+
+
+def _lone_cr(body: bytes) -> bool:
+    """Whether lines end at a lone CR somewhere (the bytes reader splits at LF only)."""
+    return body.count(b"\r") != body.count(b"\r\n")
 
 
 def load_path(
