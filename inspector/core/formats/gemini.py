@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from inspector.core.formats._blocks import Blocks
 from inspector.core.formats._convert import (
     ABSENT,
     COMPLETED,
@@ -359,7 +360,8 @@ def _unprefixed(fields: dict[str, Any]) -> dict[str, Any]:
 def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> dict[str, Any]:
     """Rebuild the GenerateContentResponse a stream of chunks delivered."""
     result: dict[str, Any] = {}
-    candidates: dict[int, dict[str, Any]] = {}
+    # Candidates have no start event: the first chunk that names one opens it.
+    candidates = Blocks(path, "candidate", opens_on_delta=True)
     seen = False
     for ev in events:
         if ev.done:
@@ -380,12 +382,12 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
             index = _get(raw, "index", 0)
             if not isinstance(index, int):
                 raise event_error(ev, "candidate index is not an integer", path)
-            _merge_candidate(ev, candidates.setdefault(index, {}), raw, path)
+            _merge_candidate(ev, candidates.delta(ev, index).value, raw, path)
     if not seen:
         if "error" in result:
             return result
         raise LoadError("no GenerateContentResponse chunk in the stream", path=path)
-    result["candidates"] = [{**candidates[i], "index": i} for i in sorted(candidates)]
+    result["candidates"] = [{**c.value, "index": i} for i, c in candidates]
     return result
 
 
