@@ -681,7 +681,9 @@ class _Reducer:
         for it in items:
             if not it.closed:
                 portable = isinstance(it.type, str) and it.type in PORTABLE_CORE
-                severity = Severity.ERROR if status == "completed" and portable else Severity.WARNING
+                severity = (
+                    Severity.ERROR if status == "completed" and portable else Severity.WARNING
+                )
                 self.report(
                     "open_item_at_completion",
                     ev,
