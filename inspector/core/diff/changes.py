@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from inspector.core.diff.keys import _is_call_type, plain_text
@@ -35,19 +36,15 @@ def _present(value: Any) -> Any:
     return None if value is _ABSENT else value
 
 
-def json_changes(code: str, pointer: str, left: Any, right: Any, severity: str) -> list[Change]:
-    """One change per added, removed or changed JSON Pointer between two JSON values.
-
-    Numbers compare by value (1 equals 1.0, as in JSON Schema); booleans are not numbers.
-    """
-    out: list[Change] = []
+def _differences(pointer: str, left: Any, right: Any) -> Iterator[tuple[str, Any, Any]]:
+    """Each added, removed or changed JSON Pointer between two JSON values, in document order."""
     # An explicit stack, in document order: parsed arguments may nest deeper than recursion.
     stack: list[tuple[str, Any, Any]] = [(pointer, left, right)]
     while stack:
         here, a, b = stack.pop()
         kind = _kind(a)
         if kind != _kind(b):
-            out.append(Change(code, here, _present(a), _present(b), severity))
+            yield here, _present(a), _present(b)
         elif kind == "object":
             children = [(join_pointer(here, k), v, b.get(k, _ABSENT)) for k, v in a.items()]
             children += [(join_pointer(here, k), _ABSENT, v) for k, v in b.items() if k not in a]
@@ -64,13 +61,21 @@ def json_changes(code: str, pointer: str, left: Any, right: Any, severity: str) 
             ]
             stack.extend(reversed(children))
         elif a != b:
-            out.append(Change(code, here, a, b, severity))
-    return out
+            yield here, a, b
+
+
+def json_changes(code: str, pointer: str, left: Any, right: Any, severity: str) -> list[Change]:
+    """One change per added, removed or changed JSON Pointer between two JSON values.
+
+    Numbers compare by value (1 equals 1.0, as in JSON Schema); booleans are not numbers.
+    """
+    return [Change(code, here, a, b, severity) for here, a, b in _differences(pointer, left, right)]
 
 
 def same_json(left: Any, right: Any) -> bool:
     """Whether two JSON values are equal (numbers by value, booleans apart from numbers)."""
-    return not json_changes("", "", left, right, INFO)
+    # Stops at the first difference, and builds no Change: an equality test is not a change.
+    return next(_differences("", left, right), None) is None
 
 
 def type_change(left: Any, right: Any) -> Change:
