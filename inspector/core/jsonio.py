@@ -402,9 +402,8 @@ def parse(
             # orjson keeps a repeated key's last value; when every colon of the text is a
             # member the value holds, no key was repeated. Otherwise (a colon in a string,
             # or a repeated key) the standard library decides.
-            if not unique_keys or text.count(":" if isinstance(text, str) else b":") == (
-                _members(value)
-            ):
+            colons = text.count(":") if isinstance(text, str) else text.count(b":")
+            if not unique_keys or colons == (_members(value)):
                 _check_depth(value, text)
                 return value
     decoder = _STRICT_UNIQUE if unique_keys else _STRICT if strict else _LENIENT
@@ -448,11 +447,12 @@ def _decode_for_json(data: bytes) -> str:
 
 def _check_depth(value: Any, text: str | bytes) -> None:
     # The bracket count bounds the depth, so the exact walk runs only when it could matter.
-    if (
-        text.count("[" if isinstance(text, str) else b"[")
-        + text.count("{" if isinstance(text, str) else b"{")
-        <= MAX_DEPTH
-    ):
+    brackets = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else text.count(b"[") + text.count(b"{")
+    )
+    if brackets <= MAX_DEPTH:
         return
     if depth_exceeds(value):
         raise JSONError(f"JSON is nested more than {MAX_DEPTH} levels deep", 1)

@@ -327,7 +327,7 @@ class Item(_ItemFields, frozen=True, gc=False):
         _set(self, "status", get("status"))
         _set(self, "_mask", mask)
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[misc]  # a msgspec field read through a property
     def raw(self) -> Any:
         """The item's JSON value (a lean item's is parsed from its file's bytes).
 
@@ -351,13 +351,13 @@ class Item(_ItemFields, frozen=True, gc=False):
                 del _RECENT[next(iter(_RECENT))]
         return value
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[misc]  # a msgspec field read through a property
     def origin(self) -> Origin:
         """Where the item is: file, line, JSON Pointer (and event number in a stream)."""
         stored = _STORED_ORIGIN.__get__(self)
         if stored is None:
-            return _STORED_RAW.__get__(self).origin(self.index)  # type: ignore[no-any-return]
-        return stored  # type: ignore[no-any-return]
+            return _STORED_RAW.__get__(self).origin(self.index)
+        return stored
 
     def read(self) -> Any:
         """The JSON value, for a pass over many items: a lean item's is parsed and not kept."""
