@@ -73,6 +73,7 @@ from inspector.core.model import (
     Cancelled,
     LoadError,
     Origin,
+    Severity,
     Tool,
     Transcript,
     join_pointer,
@@ -487,7 +488,9 @@ def _foreign_stream(
         responses=(),
         status="foreign",
         events=len(events),
-        violations=(Violation("foreign_stream", "error", first.index, None, first.line, message),),
+        violations=(
+            Violation("foreign_stream", Severity.ERROR, first.index, None, first.line, message),
+        ),
         strict=strict,
         framing=framing,
         dialect=spec.name,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeGuard
 
 from inspector.core.formats._blocks import Block, Blocks
 from inspector.core.formats._convert import (
@@ -83,7 +83,7 @@ EVENT_TYPES: frozenset[str] = frozenset(
 )
 
 
-def _is_turn_block(kind: Any) -> bool:
+def _is_turn_block(kind: Any) -> TypeGuard[str]:
     """Whether a block type is an item of its own (thinking, a server tool's use or result)."""
     return isinstance(kind, str) and (
         kind in _OWN_ITEM_BLOCKS or kind.endswith(("tool_use", "tool_result"))

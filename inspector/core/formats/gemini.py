@@ -80,7 +80,11 @@ _PART_KEYS = frozenset(
 #: Parts that are turns of their own rather than content (code the model ran, and its result).
 _OWN_ITEM_PARTS = frozenset({"executable_code", "code_execution_result"})
 #: Candidate fields that carry content with no item equivalent (citations, grounding sources).
-_CANDIDATE_ITEMS = ("citation_metadata", "grounding_metadata", "grounding_attributions")
+_CANDIDATE_ITEMS: tuple[str, ...] = (
+    "citation_metadata",
+    "grounding_metadata",
+    "grounding_attributions",
+)
 _CANDIDATE_ITEMS += ("url_context_metadata",)
 _REQUEST_SIGNS = frozenset(
     {"systemInstruction", "system_instruction", "toolConfig", "tool_config", "generationConfig"}
