@@ -1,4 +1,4 @@
-"""The core's shape: one Severity, one JSON reader, errors under InspectorError (layers: test_layers)."""
+"""The core's shape: one Severity, one JSON reader, every error under InspectorError."""
 
 from __future__ import annotations
 
