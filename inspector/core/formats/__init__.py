@@ -275,9 +275,12 @@ class Framing(StrEnum):
 #: An SSE field line (`event:`, `data:`, `id:`, `retry:`) or comment (`:`), per WHATWG.
 _SSE_FIELD = re.compile(rb"(event|data|id|retry)\s*:|:")
 _SSE_LINE = re.compile(rb"^[ \t]*(event|data|id|retry)[ \t]*:", re.MULTILINE)
-_LINE_END = re.compile(rb"\r\n?|\n")
+_NON_BLANK = re.compile(rb"\S")
 #: How much of a file's head is looked at for SSE fields below a first line that is not one.
 _HEAD = 1 << 16
+#: Past this size an array's first element is not a stream event or chunk (the document's
+#: loader still finds an array of big chunks by its kind, once it has parsed it).
+_ELEMENT_LIMIT = 1 << 20
 #: Not a whole JSON value.
 _NOT_JSON: Any = object()
 _SCANNER = json.JSONDecoder()
@@ -303,22 +306,43 @@ def _utf8_body(data: bytes, path: str | None) -> bytes:
     return strip_utf8_bom(data)
 
 
+def _first_non_blank(body: bytes, start: int = 0) -> int | None:
+    """The offset of the first non-whitespace byte at or after `start` (no copy of the body)."""
+    found = _NON_BLANK.search(body, start)
+    return None if found is None else found.start()
+
+
+def _line(body: bytes, start: int) -> tuple[int, int | None]:
+    """Where the line at `start` ends, and where the next begins (None: it is the last).
+
+    Lines end at LF, CRLF or a lone CR; found with `find`, not a regular expression, so that a
+    file of one long line costs a scan of memory rather than a pass of the regex engine.
+    """
+    lf = body.find(b"\n", start)
+    cr = body.find(b"\r", start, lf if lf >= 0 else len(body))
+    if cr >= 0:
+        return cr, cr + 2 if body[cr + 1 : cr + 2] == b"\n" else cr + 1
+    if lf >= 0:
+        return lf, lf + 1
+    return len(body), None
+
+
 def _sniff(body: bytes) -> Framing:
-    start = len(body) - len(body.lstrip())
-    if start == len(body):
+    start = _first_non_blank(body)
+    if start is None:
         return Framing.EMPTY
-    found = _LINE_END.search(body, start)
-    first = body[start : found.start() if found else len(body)]
-    json_start = first[:1] in (b"{", b"[")
-    if not json_start and _SSE_FIELD.match(first):
+    end, after = _line(body, start)
+    head = body[start : min(end, start + 256)]
+    json_start = head[:1] in (b"{", b"[")
+    if not json_start and _SSE_FIELD.match(head):
         return Framing.SSE
-    if found is not None and body[found.end() :].strip():
-        value = _whole_value(first)
+    if after is not None and _first_non_blank(body, after) is not None:
+        value = _whole_value(body[start:end])
         if value is not _NOT_JSON:
             return Framing.EVENT_JSONL if classify(value) == "stream_event" else Framing.JSONL
         if not json_start and _SSE_LINE.search(body, start, start + _HEAD):
             return Framing.SSE  # a first line the decoder ignores (a status line, a header)
-    if first[:1] == b"[" and classify([_first_element(body, start)]) in REGISTRY.array_streams:
+    if head[:1] == b"[" and classify([_first_element(body, start)]) in REGISTRY.array_streams:
         return Framing.EVENT_ARRAY
     return Framing.DOCUMENT
 
@@ -337,9 +361,8 @@ def _whole_value(line: bytes) -> Any:
 
 def _first_value(body: bytes) -> Any:
     """The value of a body's first non-blank line, or _NOT_JSON."""
-    start = len(body) - len(body.lstrip())
-    found = _LINE_END.search(body, start)
-    return _whole_value(body[start : found.start() if found else len(body)])
+    start = _first_non_blank(body) or 0
+    return _whole_value(body[start : _line(body, start)[0]])
 
 
 def _first_element(body: bytes, start: int) -> Any:
@@ -356,7 +379,7 @@ def _first_element(body: bytes, start: int) -> Any:
                 return _NOT_JSON  # nested too deeply: the document's loader says so
             except ValueError:
                 pass
-        if start + 1 + size >= len(body):
+        if start + 1 + size >= len(body) or size >= _ELEMENT_LIMIT:
             return _NOT_JSON
         size *= 4
 
@@ -378,7 +401,11 @@ def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -
 
 
 def _load_stream(body: bytes, path: str | None, strict: bool, framing: Framing) -> Transcript:
-    if framing is Framing.EVENT_ARRAY:
+    at = _first_non_blank(body) or 0
+    # An array of chunks too big for sniff to look into is found by its kind once parsed.
+    if framing is Framing.EVENT_ARRAY or (
+        framing is Framing.DOCUMENT and body[at : at + 1] == b"["
+    ):
         array = _load_array_stream(body, path, strict)
         if array is not None:
             return array
@@ -396,7 +423,7 @@ def _load_stream(body: bytes, path: str | None, strict: bool, framing: Framing) 
     elif framing is Framing.EMPTY:
         raise LoadError("the file is empty; expected a recorded event stream", path=path)
     else:
-        start = len(body) - len(body.lstrip())
+        start = at
         blank = body[:start]
         first = blank.count(b"\n") + blank.count(b"\r") - blank.count(b"\r\n") + 1
         if body[start : start + 1] in (b"{", b"["):
