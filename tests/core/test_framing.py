@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import json
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,15 @@ def test_a_stream_is_found_below_a_first_line_the_sse_decoder_ignores() -> None:
     data = b"HTTP/1.1 200 OK\n\nevent: response.created\ndata: " + EVENT + b"\n\n"
     t = load_bytes(data, "capture.sse")
     assert t.stream is not None and len(t.events) == 1
+
+
+def test_an_array_whose_first_chunk_is_too_big_to_sniff_is_still_read_as_its_stream() -> None:
+    picture = {"inlineData": {"mimeType": "image/png", "data": "A" * (2 << 20)}}
+    chunks = [
+        {"candidates": [{"content": {"role": "model", "parts": [picture]}}]},
+        {"candidates": [{"content": {"parts": [{"text": "done"}]}, "finishReason": "STOP"}]},
+    ]
+    data = json.dumps(chunks).encode()
+    assert sniff(data) is Framing.DOCUMENT  # sniff looks at no more than 1 MiB of an element
+    for loaded in (load_bytes(data, "big.json"), load_stream(data, "big.json")):
+        assert loaded.stream is not None and loaded.stream.dialect == "gemini"
