@@ -14,6 +14,7 @@ pytest.importorskip("PySide6")
 
 from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import GateResult, gate_transcript
+from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
 from tests.conftest import SAMPLES
@@ -23,6 +24,9 @@ PROVIDER_B = SAMPLES / "providers" / "provider-b.json"
 SALES_TOOLS = SAMPLES / "tools" / "sales-tools.json"
 ARTICLE = SAMPLES / "article" / "items.json"
 REGION_TOOLS = SAMPLES / "article" / "region-schema.tools.json"
+
+# As the app does when it makes its QApplication: before the tests' many Qt calls.
+pin_singletons()
 
 
 def digest(path: Path) -> str:
