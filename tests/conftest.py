@@ -47,6 +47,18 @@ def golden(update_goldens: bool) -> Callable[[Path, str], None]:
     return check
 
 
+class StepClock:
+    """A clock that moves one step each time it is read, so a time budget runs out by count."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step, self.reads = 0.0, step, 0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        self.reads += 1
+        return self.now
+
+
 @pytest.fixture
 def samples() -> Path:
     """The repository's samples/ folder."""

@@ -20,6 +20,7 @@ from inspector.core.schema import (
     compile_schema,
     validate,
 )
+from tests.conftest import StepClock
 
 # A lookahead makes fancy-regex backtrack: 5000 a's overrun the limit, 24 a's take tens of ms.
 BACKTRACKING = "^(a|aa)+(?!b)$"
@@ -194,18 +195,6 @@ def test_patterns_are_ecma_262(dialect, pattern, text, matches):
     assert (errors(_with(dialect, {"pattern": pattern}), text) == ()) == matches
     keyed = _with(dialect, {"patternProperties": {pattern: False}})
     assert (errors(keyed, {text: 1}) != ()) == matches
-
-
-class StepClock:
-    """A budget clock that moves one step each time it is read: the budget runs out by count."""
-
-    def __init__(self, step: float) -> None:
-        self.now, self.step, self.reads = 0.0, step, 0
-
-    def __call__(self) -> float:
-        self.now += self.step
-        self.reads += 1
-        return self.now
 
 
 @pytest.fixture
