@@ -238,7 +238,7 @@ def test_huge_arguments_are_shown_read_only_and_checked_in_full(
     assert not panel.revert_button.isEnabled()
     # Pasted arguments are editable again.
     window.paste('{"n": 3}')
-    qtbot.waitUntil(lambda: panel.verdict is not None, timeout=5000)
+    qtbot.waitUntil(lambda: panel.verdict is not None, timeout=60_000)
     assert panel.editable and not panel.editor.isReadOnly()
 
 
