@@ -178,6 +178,12 @@ GOLDEN = [
             ("bedrock-stream", "bedrock-stream.jsonl", ["--tools", BEDROCK_TOOLS]),
             ("chat-completions-response", "chat-completions-response.json", SALES_TOOLS),
             ("chat-completions-stream", "chat-completions-stream.sse", SALES_TOOLS),
+            ("chat-stream-no-index", "chat-completions-stream-no-index.sse", SALES_TOOLS),
+            (
+                "chat-stream-continuations",
+                "chat-completions-stream-continuations.sse",
+                SALES_TOOLS,
+            ),
             ("anthropic-response", "anthropic-response.json", SALES_TOOLS),
             ("anthropic-stream", "anthropic-stream.sse", SALES_TOOLS),
         )

@@ -357,6 +357,39 @@ def test_chat_stream_cut_off_by_length():
     assert codes(result)["response_incomplete"] == Severity.WARNING
 
 
+def test_chat_stream_calls_without_index_are_told_apart_by_id():
+    # Mistral streams each call whole, with no `index`: each new id is the next call.
+    result = gated(NATIVE / "chat-completions-stream-no-index.sse", SALES)
+    assert verdicts(result) == [("D681PevKs", "ok"), ("kT2bQx9Lm", "ok")]
+    assert [i.name for i in result.transcript.items] == ["get_latest_sales_report", "search_web"]
+
+
+def test_chat_stream_empty_continuations_keep_name_and_id_and_no_arguments_is_derived():
+    result = gated(NATIVE / "chat-completions-stream-continuations.sse", SALES)
+    first, second = result.transcript.items
+    assert (first.name, first.call_id) == ("get_latest_sales_report", "call_5f1a9c2e7b3d4e8f9a0b1c")
+    assert first.raw["arguments"] == '{"region": "emea"}' and "arguments" not in marks(first)
+    assert (second.name, second.call_id) == ("get_current_time", "call_9e8d7c6b5a4f3e2d1c0b9a")
+    assert second.raw["arguments"] == "{}" and marks(second)["arguments"] == "serialised"
+    assert verdicts(result)[1] == ("call_9e8d7c6b5a4f3e2d1c0b9a", "unknown_tool")
+
+
+def test_chat_stream_entry_without_index_or_id_continues_the_last_call(tmp_path):
+    chunk = {"object": "chat.completion.chunk", "id": "c", "model": "m"}
+    deltas = [
+        {"tool_calls": [{"id": "a1", "function": {"name": "search_web", "arguments": '{"qu'}}]},
+        {"tool_calls": [{"function": {"arguments": 'ery": "rain"}'}}]},
+    ]
+    lines = [
+        json.dumps({**chunk, "choices": [{"index": 0, "delta": d, "finish_reason": None}]})
+        for d in deltas
+    ]
+    path = tmp_path / "s.sse"
+    path.write_text("".join(f"data: {x}\n\n" for x in lines), encoding="utf-8")
+    (item,) = load_path(path).items
+    assert (item.call_id, item.raw["arguments"]) == ("a1", '{"query": "rain"}')
+
+
 def test_chat_legacy_function_call_pairs_by_name():
     request = {
         "model": "gpt-3.5-turbo-0613",
@@ -881,7 +914,9 @@ def stream_counts(path: Path) -> tuple[int, int]:
         for choice in data.get("choices") or ():
             if choice.get("index") == 0:
                 for call in choice.get("delta", {}).get("tool_calls") or ():
-                    calls.add(("chat", call.get("index")))
+                    # Without `index` (Mistral) each call is told apart by its `id`.
+                    index = call.get("index")
+                    calls.add(("chat", index if index is not None else call.get("id")))
         block = data.get("content_block") or {}
         if data.get("type") == "content_block_start" and block.get("type") == "tool_use":
             calls.add(("anthropic", data["index"]))
