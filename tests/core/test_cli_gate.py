@@ -186,6 +186,9 @@ GOLDEN = [
             ),
             ("anthropic-response", "anthropic-response.json", SALES_TOOLS),
             ("anthropic-stream", "anthropic-stream.sse", SALES_TOOLS),
+            ("cohere-request", "cohere-request.json", []),
+            ("cohere-response", "cohere-response.json", SALES_TOOLS),
+            ("cohere-stream", "cohere-stream.sse", SALES_TOOLS),
         )
     ],
     (

@@ -461,6 +461,58 @@ def test_chat_parts_refusal_and_unknown_fields_are_kept():
     ]
 
 
+# Cohere v2 chat
+
+
+def test_cohere_response_calls_are_read_not_taken_for_an_item_reference():
+    # It has an `id`, but is no item_reference: both calls under message.tool_calls are read.
+    result = gated(NATIVE / "cohere-response.json", SALES)
+    assert result.transcript.format == "cohere"
+    assert [i.type for i in result.transcript.items] == [
+        "cohere:tool_plan",
+        "function_call",
+        "function_call",
+    ]
+    assert verdicts(result) == [
+        ("get_latest_sales_report_ma4prd4t0rv5", "ok"),
+        ("search_web_1byjy32y4hvq", "ok"),
+    ]
+    assert codes(result)["cohere_envelope"] == Severity.ERROR
+
+
+def test_cohere_request_pairs_its_tool_result_and_takes_its_tools():
+    t = load_path(NATIVE / "cohere-request.json")
+    assert [i.type for i in t.items] == [
+        "message",
+        "message",
+        "cohere:tool_plan",
+        "function_call",
+        "function_call_output",
+    ]
+    assert t.items[3].call_id == t.items[4].call_id and "get_latest_sales_report" in t.tools
+
+
+def test_cohere_stream_assembles_its_plan_and_call():
+    t = load_path(NATIVE / "cohere-stream.sse")
+    assert t.stream is not None and t.stream.dialect == "cohere"
+    plan, call = t.items
+    assert plan.raw["tool_plan"] == "I will fetch the report."
+    assert (call.call_id, call.raw["arguments"], call.status) == (
+        "get_latest_sales_report_9kd2m1x7q3ab",
+        '{"region": "emea"}',
+        "completed",
+    )
+
+
+def test_an_object_that_merely_has_an_id_is_unrecognised(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text('{"id": "m1", "size": 3, "sha": "ab"}', encoding="utf-8")
+    with pytest.raises(LoadError, match="unrecognised record"):
+        load_path(path)
+    path.write_text('{"id": "msg_1"}', encoding="utf-8")
+    assert [i.type for i in load_path(path).items] == ["item_reference"]
+
+
 def test_anthropic_thinking_blocks_are_prefixed_items():
     result = gated(NATIVE / "anthropic-response.json", SALES)
     items = result.transcript.items
@@ -925,6 +977,8 @@ def stream_counts(path: Path) -> tuple[int, int]:
             and data["item"].get("type") == "function_call"
         ):
             calls.add(("open_responses", data["item"].get("id"), data.get("output_index")))
+        if data.get("type") == "tool-call-start":
+            calls.add(("cohere", data["index"]))
         start = (data.get("contentBlockStart") or {}).get("start") or {}
         if "toolUse" in start:
             calls.add(("bedrock", data["contentBlockStart"]["contentBlockIndex"]))

@@ -160,7 +160,15 @@ def _expected(specs: Sequence[FormatSpec]) -> str:
 
 #: The format modules, in the order that breaks a tie in detection scores. A new format is its
 #: module and its name here.
-FORMAT_MODULES = ("open_responses", "chat_completions", "anthropic", "gemini", "bedrock", "errors")
+FORMAT_MODULES = (
+    "open_responses",
+    "chat_completions",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "cohere",
+    "errors",
+)
 REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
 #: The registered formats (see `REGISTRY` for what is derived from them).
 FORMATS = REGISTRY.formats

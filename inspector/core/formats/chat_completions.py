@@ -206,26 +206,7 @@ def _message(conv: Converter, message: dict[str, Any], pointer: str, line: int |
             conv.content(content)
     if isinstance(refusal, str):
         conv.part({"type": "refusal", "refusal": refusal}, _REFUSAL_PART)
-    if isinstance(calls, list):
-        for j, call in enumerate(calls):
-            here = join_pointer(pointer, "tool_calls", j)
-            if not isinstance(call, dict):
-                conv.extra("tool_call", {"value": call}, here, call, line)
-                continue
-            function = call.get("function")
-            function = function if isinstance(function, dict) else {}
-            conv.call(
-                name=function.get("name"),
-                call_id=call.get("id"),
-                arguments=function.get("arguments", ABSENT),
-                pointer=here,
-                native=call,
-                line=line,
-                fields={
-                    **prefixed(call, ("id", "type", "function"), SLUG),
-                    **prefixed(function, ("name", "arguments"), SLUG),
-                },
-            )
+    add_tool_calls(conv, calls, pointer, line, SLUG)
     if isinstance(legacy, dict):
         conv.call(
             name=legacy.get("name"),
@@ -238,6 +219,34 @@ def _message(conv: Converter, message: dict[str, Any], pointer: str, line: int |
         )
     # A message that gave no item (no text, no call) is kept with its content as it was.
     conv.end(content)
+
+
+def add_tool_calls(conv: Converter, calls: Any, pointer: str, line: int | None, slug: str) -> None:
+    """Convert a message's `tool_calls` (`{id, type, function: {name, arguments}}` each).
+
+    Cohere v2 chat sends its calls in this shape too; their other fields keep `slug`.
+    """
+    if not isinstance(calls, list):
+        return
+    for j, call in enumerate(calls):
+        here = join_pointer(pointer, "tool_calls", j)
+        if not isinstance(call, dict):
+            conv.extra("tool_call", {"value": call}, here, call, line)
+            continue
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        conv.call(
+            name=function.get("name"),
+            call_id=call.get("id"),
+            arguments=function.get("arguments", ABSENT),
+            pointer=here,
+            native=call,
+            line=line,
+            fields={
+                **prefixed(call, ("id", "type", "function"), slug),
+                **prefixed(function, ("name", "arguments"), slug),
+            },
+        )
 
 
 def _part(role: Any, part: Any) -> Any:
