@@ -535,3 +535,6 @@ class Transcript:
     #: For a recorded stream: the reduced result (a `StreamResult`) and its decoded events.
     stream: Any = None
     events: tuple[Any, ...] = ()
+    #: For a file that holds several conversations (a session with subagents, a trace, an eval
+    #: log, a capture): this conversation's id within it; None for a file of one conversation.
+    conversation: str | None = None

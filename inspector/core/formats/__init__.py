@@ -22,6 +22,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -32,6 +33,8 @@ from inspector.core.formats import (
     anthropic,
     bedrock,
     chat_completions,
+    claude_code,
+    codex,
     errors,
     gemini,
     open_responses,
@@ -44,6 +47,7 @@ from inspector.core.formats._records import (
     describe,
     tools_from_list,
 )
+from inspector.core.formats._sessions import first_record
 from inspector.core.jsonio import (
     decode_text,
     display_name,
@@ -84,7 +88,12 @@ FORMATS: tuple[ModuleType, ...] = (
     gemini,
     bedrock,
     errors,
+    codex,
+    claude_code,
 )
+#: Formats whose files are whole sessions, read by their own loader (`matches(data, first)`,
+#: `load_file(data, path) -> list[Transcript]`): a file may hold several conversations.
+SESSION_FORMATS: tuple[ModuleType, ...] = (codex, claude_code)
 #: Formats with streams of their own (others' events are reduced as Open Responses events).
 STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic, gemini, bedrock)
 #: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
@@ -103,6 +112,7 @@ __all__ = [
     "classify",
     "detect_stream_dialect",
     "load_bytes",
+    "load_conversations",
     "load_path",
     "load_stream",
     "load_stream_path",
@@ -570,6 +580,10 @@ def load_bytes(
     `progress` as bytes parsed.
     """
     body = strip_utf8_bom(data)
+    session = _session_format(body)
+    if session is not None:
+        with paused_gc():
+            return session.load_file(body, path)[0]  # type: ignore[no-any-return]
     if not is_wide(body):
         with paused_gc():
             loaded = _jsonl_bytes(body, path, strict, cancel, progress)
@@ -588,6 +602,46 @@ def load_path(
     """
     data = read_bytes(path, cancel=cancel)
     return load_bytes(data, display_name(path), strict=strict, cancel=cancel)
+
+
+# --------------------------------------------------------------------------------------------
+# Files of several conversations
+
+
+def _session_format(body: bytes) -> ModuleType | None:
+    """The session format a file's bytes are in (Codex rollout, Claude Code session), or None."""
+    if body.lstrip()[:1] != b"{":
+        return None
+    first = first_record(body)
+    return next((m for m in SESSION_FORMATS if m.matches(body, first)), None)
+
+
+def load_conversations(
+    path: str | os.PathLike[str], *, strict: bool = False, cancel: threading.Event | None = None
+) -> list[Transcript]:
+    """Every conversation in a file, or in the session files of a folder (in name order).
+
+    A session with subagents, a trace, an eval log or a capture gives one transcript per
+    conversation (each with its `conversation` id); any other file gives its one transcript.
+    """
+    if os.path.isdir(path):
+        found: list[Transcript] = []
+        for child in sorted(Path(path).rglob("*.jsonl")):
+            if child.parent.name == "subagents":
+                continue  # read with the session they belong to
+            found += load_conversations(child, strict=strict, cancel=cancel)
+        if not found:
+            raise LoadError("the folder holds no .jsonl session files", path=display_name(path))
+        return found
+    data = read_bytes(path, cancel=cancel)
+    name = display_name(path)
+    body = strip_utf8_bom(data)
+    session = _session_format(body)
+    if session is None:
+        return [load_bytes(data, name, strict=strict, cancel=cancel)]
+    source = None if name == "<stdin>" else Path(path)
+    with paused_gc():
+        return session.load_file(body, name, source)  # type: ignore[no-any-return]
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:

@@ -1,0 +1,123 @@
+"""What the session-file sources share: tolerant JSON Lines and one transcript per conversation.
+
+Session files (Codex rollouts, Claude Code sessions) are written by an agent while it runs, and
+real ones hold broken lines (a crash mid-write, a line cut off by a full disk). A broken line is
+a `corrupt_line` finding with its number, and every line after it still loads. The lines are
+parsed once into `Line` values, so a followed file only parses what was appended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from inspector.core.formats._records import Builder, Record
+from inspector.core.jsonio import load_json
+from inspector.core.model import LoadError, Note, Origin, Severity, Transcript
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One parsed record of a session file: its 1-based line, JSON Pointer base and value."""
+
+    number: int | None
+    base: str
+    obj: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Corrupt:
+    """A line that is not a JSON object: where, and why."""
+
+    number: int
+    why: str
+
+
+def parse_lines(
+    data: bytes, path: str | None, first_number: int = 1
+) -> tuple[list[Line], list[Corrupt]]:
+    """Parse every non-blank line of JSON Lines; a line that is not an object is kept as Corrupt."""
+    lines: list[Line] = []
+    corrupt: list[Corrupt] = []
+    number = first_number - 1
+    for raw in data.split(b"\n"):
+        number += 1
+        if not raw.strip():
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            # The exact reason with its column, or the value orjson refuses (a 65-bit integer).
+            try:
+                obj = load_json(raw.decode("utf-8", "replace"), path, number - 1)
+            except LoadError as exc:
+                corrupt.append(Corrupt(number, exc.message))
+                continue
+        if isinstance(obj, dict):
+            lines.append(Line(number, "", obj))
+        else:
+            kind = "an array" if isinstance(obj, list) else f"a JSON {type(obj).__name__}"
+            corrupt.append(Corrupt(number, f"the line is {kind}, not a record object"))
+    return lines, corrupt
+
+
+def first_record(data: bytes) -> Any:
+    """The first non-blank line of the data parsed as JSON, or None when it does not parse."""
+    start = len(data) - len(data.lstrip())
+    end = data.find(b"\n", start)
+    try:
+        return orjson.loads(data[start : end if end >= 0 else len(data)])
+    except orjson.JSONDecodeError:
+        return None
+
+
+def corrupt_notes(path: str | None, corrupt: Iterable[Corrupt]) -> list[Note]:
+    """One `corrupt_line` finding per broken line."""
+    where = path or "<input>"
+    return [
+        Note(
+            "corrupt_line",
+            Severity.WARNING,
+            f"{where}:{c.number}: {c.why}; the line is skipped and the lines after it still load",
+        )
+        for c in corrupt
+    ]
+
+
+def _nested(b: Builder, record: Record) -> str:
+    raise b.fail("a session record holds no nested records", record)
+
+
+def builder(path: str | None) -> Builder:
+    """A Builder for one conversation of a session file."""
+    return Builder(path, _nested)
+
+
+def conversation_group(b: Builder, kind: str, line: Line | None, **fields: Any) -> int:
+    """Open the one group every item of a conversation belongs to."""
+    origin = Origin(b.path, line.number if line is not None else None, "")
+    return b.group(kind, origin, **fields)
+
+
+def finish(
+    b: Builder, fmt: str, conversation: str | None, notes: Sequence[Note] = ()
+) -> Transcript:
+    """Freeze a conversation, with notes for its first group (corrupt lines, what it holds)."""
+    for note in notes:
+        b.note(0, note)
+    return dataclasses.replace(b.transcript(fmt), conversation=conversation)
+
+
+def several_note(path: str | None, ids: Sequence[str]) -> Note:
+    """The note that a file holds several conversations, each reported on its own."""
+    shown = ", ".join(ids[:8]) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
+    return Note(
+        "several_conversations",
+        Severity.INFO,
+        f"{path or '<input>'} holds {len(ids)} conversations ({shown}); each is gated on its "
+        "own (pick one with --conversation ID)",
+    )
