@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from inspector.core.codes import Severity as Severity  # re-exported: callers import it here
+
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(
     {
@@ -60,14 +62,6 @@ class Envelope(StrEnum):
     ANTHROPIC = "anthropic"
     GEMINI = "gemini"
     BEDROCK = "bedrock_converse"
-
-
-class Severity(StrEnum):
-    """How much a finding or violation matters for the replay decision."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
 
 
 class InspectorError(Exception):
