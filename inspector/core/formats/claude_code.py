@@ -75,6 +75,8 @@ def detect(obj: Any) -> Detection | None:
     if not isinstance(obj, dict) or not _MARKS & obj.keys():
         return None
     kind = obj.get("type")
+    if type(kind) is not str:
+        return None
     if kind in TURN_TYPES and isinstance(obj.get("message"), dict):
         return 90, "claude_code_record"
     if kind in OTHER_TYPES:
@@ -89,7 +91,9 @@ def matches(data: bytes, first: Any) -> bool:
         return data.lstrip()[:1] == b"{" and b'"loglines"' in data[:1024]
     if isinstance(first, dict) and isinstance(first.get("loglines"), list):
         return True
-    if isinstance(first, dict) and first.get("type") in OTHER_TYPES | TURN_TYPES:
+    if isinstance(first, dict) and type(first.get("type")) is str and first["type"] in (
+        OTHER_TYPES | TURN_TYPES
+    ):
         # A file may open with a summary or snapshot record that has none of the marks.
         return detect(first) is not None or "messageId" in first or "summary" in first
     return False
@@ -168,7 +172,7 @@ class _Spawn:
 
 
 def _is_turn(obj: dict[str, Any]) -> bool:
-    return obj.get("type") in TURN_TYPES and isinstance(obj.get("message"), dict)
+    return obj.get("type") in ("user", "assistant") and isinstance(obj.get("message"), dict)
 
 
 def _split(lines: Sequence[Line]) -> list[_Conversation]:

@@ -42,7 +42,9 @@ _REDACTED = re.compile(r"\s*[\[<(]\s*redacted[^\]>)]*[\]>)]\s*", re.IGNORECASE)
 
 def detect(obj: Any) -> Detection | None:
     """Score a parsed value as one rollout line, or None."""
-    if isinstance(obj, dict) and obj.get("type") in LINE_TYPES and "payload" in obj:
+    if isinstance(obj, dict) and type(obj.get("type")) is str and "payload" in obj:
+        if obj["type"] not in LINE_TYPES:
+            return None
         return CERTAIN, "codex_line"
     return None
 
