@@ -91,8 +91,10 @@ def matches(data: bytes, first: Any) -> bool:
         return data.lstrip()[:1] == b"{" and b'"loglines"' in data[:1024]
     if isinstance(first, dict) and isinstance(first.get("loglines"), list):
         return True
-    if isinstance(first, dict) and type(first.get("type")) is str and first["type"] in (
-        OTHER_TYPES | TURN_TYPES
+    if (
+        isinstance(first, dict)
+        and type(first.get("type")) is str
+        and first["type"] in (OTHER_TYPES | TURN_TYPES)
     ):
         # A file may open with a summary or snapshot record that has none of the marks.
         return detect(first) is not None or "messageId" in first or "summary" in first
