@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +248,63 @@ def test_redacted_arguments_fail_to_parse_and_say_they_were_redacted():
 
 
 # --------------------------------------------------------------------------------------------
+# Inspect AI eval logs
+
+INSPECT = SESSIONS / "inspect"
+
+
+def inspect_samples(path: Path) -> list[dict[str, Any]]:
+    """The samples of a log read with the standard library (zipfile and json)."""
+    if path.suffix == ".eval":
+        with zipfile.ZipFile(path) as archive:
+            names = sorted(n for n in archive.namelist() if n.startswith("samples/"))
+            return [json.loads(archive.read(n)) for n in names]
+    return json.loads(path.read_text(encoding="utf-8")).get("samples") or []
+
+
+@pytest.mark.parametrize("path", sorted(INSPECT.iterdir()), ids=lambda p: p.name)
+def test_inspect_calls_and_results_match_the_raw_messages(path):
+    samples = inspect_samples(path)
+    transcripts = load_conversations(path)
+    assert len(transcripts) == len(samples)
+    calls = sum(len(m.get("tool_calls") or []) for s in samples for m in s["messages"])
+    results = sum(m.get("role") == "tool" for s in samples for m in s["messages"])
+    assert loaded_counts(transcripts) == (calls, results)
+    assert [t.conversation for t in transcripts] == [
+        f"sample {s['id']} epoch {s['epoch']}" for s in samples
+    ]
+
+
+def test_inspect_calls_gate_against_the_tools_the_model_was_offered():
+    (t,) = load_conversations(INSPECT / "log_message_deduplication.eval")
+    assert "bash" in t.tools
+    result = gate_transcript(t, {})
+    calls = [v for i, v in zip(t.items, result.verdicts, strict=True) if i.type == "function_call"]
+    assert calls and all(v.verdict == "ok" for v in calls)
+    call = next(i for i in t.items if i.type == "function_call")
+    (mark,) = [d for d in call.conversion.derived if d.field == "arguments"]
+    assert "exact argument text" in mark.detail
+
+
+def test_an_inspect_log_without_samples_is_a_finding(tmp_path):
+    document = json.loads((INSPECT / "log_images_tc.json").read_text(encoding="utf-8"))
+    del document["samples"]
+    path = tmp_path / "header-only.json"
+    path.write_text(json.dumps(document, indent=2))
+    (t,) = load_conversations(path)
+    assert t.items == ()
+    assert "content_not_captured" in {f.code for f in gate_transcript(t, {}).findings}
+
+
+def test_a_zip_that_is_not_an_eval_log_is_said_so(tmp_path):
+    path = tmp_path / "other.eval"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("readme.txt", "hello")
+    with pytest.raises(LoadError, match=r"not an Inspect \.eval log"):
+        load_conversations(path)
+
+
+# --------------------------------------------------------------------------------------------
 # The gate command: one entry per conversation, --conversation
 
 
@@ -285,6 +343,8 @@ GOLDEN = [
     ("sessions-claude-code-agent-2.0.28", [str(CLAUDE / "agent-v2.0.28.jsonl")]),
     ("sessions-claude-code-web-export", [str(CLAUDE / "web-export.json")]),
     ("sessions-codex-0.104", [str(CODEX / "rollout-0.104-short.jsonl")]),
+    ("sessions-inspect-eval", [str(SESSIONS / "inspect" / "log_message_deduplication.eval")]),
+    ("sessions-inspect-json", [str(SESSIONS / "inspect" / "log_tool_call_error.json")]),
 ]
 
 

@@ -37,6 +37,7 @@ from inspector.core.formats import (
     codex,
     errors,
     gemini,
+    inspect_log,
     open_responses,
 )
 from inspector.core.formats._records import (
@@ -90,10 +91,11 @@ FORMATS: tuple[ModuleType, ...] = (
     errors,
     codex,
     claude_code,
+    inspect_log,
 )
 #: Formats whose files are whole sessions, read by their own loader (`matches(data, first)`,
 #: `load_file(data, path) -> list[Transcript]`): a file may hold several conversations.
-SESSION_FORMATS: tuple[ModuleType, ...] = (codex, claude_code)
+SESSION_FORMATS: tuple[ModuleType, ...] = (codex, claude_code, inspect_log)
 #: Formats with streams of their own (others' events are reduced as Open Responses events).
 STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic, gemini, bedrock)
 #: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
@@ -609,8 +611,8 @@ def load_path(
 
 
 def _session_format(body: bytes) -> ModuleType | None:
-    """The session format a file's bytes are in (Codex rollout, Claude Code session), or None."""
-    if body.lstrip()[:1] != b"{":
+    """The format of a file of whole sessions (Codex, Claude Code, Inspect), or None."""
+    if body.lstrip()[:1] != b"{" and not body.startswith(b"PK"):
         return None
     first = first_record(body)
     return next((m for m in SESSION_FORMATS if m.matches(body, first)), None)

@@ -15,9 +15,10 @@ from typing import Any
 
 import orjson
 
+from inspector.core.formats._convert import Converter
 from inspector.core.formats._records import Builder, Record
 from inspector.core.jsonio import load_json
-from inspector.core.model import LoadError, Note, Origin, Severity, Transcript
+from inspector.core.model import Derivation, LoadError, Note, Origin, Severity, Transcript
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,16 @@ def finish(
     for note in notes:
         b.note(0, note)
     return dataclasses.replace(b.transcript(fmt), conversation=conversation)
+
+
+def finish_lossy(conv: Converter, mark: Derivation) -> None:
+    """Settle a source's converted items, each call's `arguments` marked with why it is lossy
+    (the source kept an object, not the model's text)."""
+    conv.end()
+    for pending in conv.pending:
+        if pending.raw.get("type") == "function_call":
+            pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [mark]
+    conv.finish()
 
 
 def several_note(path: str | None, ids: Sequence[str]) -> Note:

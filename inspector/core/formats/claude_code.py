@@ -31,6 +31,7 @@ from inspector.core.formats._sessions import (
     conversation_group,
     corrupt_notes,
     finish,
+    finish_lossy,
     first_record,
     parse_lines,
     several_note,
@@ -128,11 +129,7 @@ def _turn(b: Builder, group: int, run: Sequence[Line]) -> None:
         content = line.obj["message"].get("content")
         pointer = join_pointer(line.base, "message", "content")
         anthropic._content(conv, role, content, pointer, line.number)
-    conv.end()
-    for pending in conv.pending:
-        if pending.raw.get("type") == "function_call":
-            pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [LOSSY]
-    conv.finish()
+    finish_lossy(conv, LOSSY)
 
 
 def _message_id(line: Line) -> Any:
