@@ -585,7 +585,7 @@ def load_bytes(
     session = _session_format(body)
     if session is not None:
         with paused_gc():
-            return session.load_file(body, path)[0]  # type: ignore[no-any-return]
+            return session.load_file(body, path)[0]
     if not is_wide(body):
         with paused_gc():
             loaded = _jsonl_bytes(body, path, strict, cancel, progress)
@@ -643,7 +643,7 @@ def load_conversations(
         return [load_bytes(data, name, strict=strict, cancel=cancel)]
     source = None if name == "<stdin>" else Path(path)
     with paused_gc():
-        return session.load_file(body, name, source)  # type: ignore[no-any-return]
+        return session.load_file(body, name, source)
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
