@@ -97,6 +97,13 @@ def add_parser(sub: Any) -> None:
         help="keep reading a growing JSONL session file and gate new items as they arrive "
         "(stop with Ctrl-C)",
     )
+    parser.add_argument(
+        "--interval",
+        type=_seconds,
+        default=0.5,
+        metavar="SECONDS",
+        help=argparse.SUPPRESS,  # how often --follow looks at the file (tests look often)
+    )
     parser.set_defaults(run=run)
 
 
