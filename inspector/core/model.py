@@ -93,7 +93,13 @@ def escape_pointer_token(token: str | int) -> str:
 
 def join_pointer(base: str, *tokens: str | int) -> str:
     """Append reference tokens to a JSON Pointer."""
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+    # Called for every converted block of a large session: most tokens need no escaping.
+    for token in tokens:
+        text = str(token)
+        if "~" in text or "/" in text:
+            text = escape_pointer_token(text)
+        base += "/" + text
+    return base
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,11 @@ from measure import Measured, run_measured  # noqa: E402
 
 SAMPLES = HERE.parents[1] / "samples" / "sessions"
 SOURCES = {
-    "Claude Code session": SAMPLES / "claude_code" / "v1.0.98-session.jsonl",
+    "Claude Code 1.0.98 session": SAMPLES / "claude_code" / "v1.0.98-session.jsonl",
+    "Claude Code 2.1.39 session": SAMPLES
+    / "claude_code"
+    / "project"
+    / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
     "Codex rollout": SAMPLES / "codex" / "rollout-0.104-calls.jsonl",
 }
 PARSE_JSON = "import json,sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"

@@ -111,41 +111,48 @@ def load(b: Builder, record: Record, kind: str) -> None:
         conversation_group(
             b, "claude_code_session", Line(record.line, record.base, obj), envelope=API.envelope
         )
-    _turn(b, len(b.groups) - 1, [Line(record.line, record.base, obj)])
+    _convert(b, len(b.groups) - 1, [Line(record.line, record.base, obj)])
 
 
 # --------------------------------------------------------------------------------------------
 # Turns
 
 
-def _turn(b: Builder, group: int, run: Sequence[Line]) -> None:
+def _turn(conv: Converter, run: Sequence[Line]) -> None:
     """Convert one turn: a user record, or the records of one assistant response."""
     first = run[0]
-    message = first.obj["message"]
-    role = message.get("role") or first.obj.get("type")
-    conv = Converter(b, Record(first.obj, first.number, first.base), group, API, ABSENT)
-    conv.begin(role, join_pointer(first.base, "message"), first.obj, first.number)
+    role = first.obj["message"].get("role") or first.obj.get("type")
+    conv.begin(role, first.base + "/message", first.obj, first.number)
     for line in run:
         content = line.obj["message"].get("content")
-        pointer = join_pointer(line.base, "message", "content")
-        anthropic._content(conv, role, content, pointer, line.number)
+        anthropic._content(conv, role, content, line.base + "/message/content", line.number)
+    conv.end()
+
+
+def _convert(b: Builder, group: int, lines: Sequence[Line]) -> None:
+    """Convert a conversation's turn records; its calls settle at the end (all are history)."""
+    first = lines[0]
+    conv = Converter(b, Record(first.obj, first.number, first.base), group, API, ABSENT)
+    for run in _turns(lines):
+        _turn(conv, run)
     finish_lossy(conv, LOSSY)
 
 
 def _message_id(line: Line) -> Any:
-    message = line.obj["message"]
-    return message.get("id") if line.obj.get("type") == "assistant" else None
+    return line.obj["message"].get("id") if line.obj.get("type") == "assistant" else None
 
 
 def _turns(lines: Sequence[Line]) -> Iterator[list[Line]]:
     """Group a conversation's turn records: consecutive records of one response are one turn."""
     run: list[Line] = []
+    previous: Any = None
     for line in lines:
         key = _message_id(line)
-        if run and (key is None or key != _message_id(run[-1])):
+        if run and (key is None or key != previous):
             yield run
             run = []
         run.append(line)
+        previous = key
     if run:
         yield run
 
@@ -278,8 +285,7 @@ def _transcript(
     group = conversation_group(
         b, "claude_code_session", conversation.lines[0], envelope=API.envelope
     )
-    for run in _turns(conversation.lines):
-        _turn(b, group, run)
+    _convert(b, group, conversation.lines)
     return finish(b, "claude_code", key, notes)
 
 
@@ -313,7 +319,9 @@ def conversations(
     session = next(
         (ln.obj["sessionId"] for ln in lines if isinstance(ln.obj.get("sessionId"), str)), stem
     )
-    links = links if links is not None else _links(lines)
+    if links is None:
+        # Only subagent conversations need the calls that spawned them.
+        links = _links(lines) if any(c.key != MAIN for c in found) else Links()
     main_id = parent or session
     ids = [session if c.key == MAIN else f"{session}/{c.key}" for c in found]
     out: list[Transcript] = []
