@@ -93,8 +93,9 @@ FORMATS: tuple[ModuleType, ...] = (
     claude_code,
     inspect_log,
 )
-#: Formats whose files are whole sessions, read by their own loader (`matches(data, first)`,
-#: `load_file(data, path) -> list[Transcript]`): a file may hold several conversations.
+#: Formats whose files are whole sessions, read by their own loader (`MARKERS`, `matches(data,
+#: first)`, `load_file(data, path, source) -> list[Transcript]`): a file may hold several
+#: conversations (see `load_conversations`).
 SESSION_FORMATS: tuple[ModuleType, ...] = (codex, claude_code, inspect_log)
 #: Formats with streams of their own (others' events are reduced as Open Responses events).
 STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic, gemini, bedrock)
@@ -611,11 +612,19 @@ def load_path(
 
 
 def _session_format(body: bytes) -> ModuleType | None:
-    """The format of a file of whole sessions (Codex, Claude Code, Inspect), or None."""
+    """The format of a file of whole sessions (Codex, Claude Code, Inspect), or None.
+
+    Each format names byte markers its files show early (`MARKERS`); only a file that shows
+    one has its first line parsed, so a large document of another format is not parsed twice.
+    """
     if body.lstrip()[:1] != b"{" and not body.startswith(b"PK"):
         return None
+    head = body[:4096]
+    candidates = [m for m in SESSION_FORMATS if any(mark in head for mark in m.MARKERS)]
+    if not candidates:
+        return None
     first = first_record(body)
-    return next((m for m in SESSION_FORMATS if m.matches(body, first)), None)
+    return next((m for m in candidates if m.matches(body, first)), None)
 
 
 def load_conversations(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -21,10 +21,10 @@ from inspector.core.jsonio import load_json
 from inspector.core.model import Derivation, LoadError, Note, Origin, Severity, Transcript
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):
     """One parsed record of a session file: its 1-based line, JSON Pointer base and value."""
 
+    # A tuple: one is made for every line of a large session.
     number: int | None
     base: str
     obj: Any

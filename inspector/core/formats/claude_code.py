@@ -44,11 +44,12 @@ from inspector.core.model import (
     Note,
     Severity,
     Transcript,
-    join_pointer,
 )
 
 KINDS = {"claude_code_record": "claude_code"}
 LABEL = "Claude Code session"
+#: Bytes a session file or web export shows near its start.
+MARKERS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"messageId"', b'"loglines"')
 API = Api("claude_code", Envelope.ANTHROPIC, "anthropic", anthropic.STOP_REASONS, "stop_reason")
 
 #: Record types that carry a conversation turn in `message`.

@@ -32,6 +32,8 @@ from inspector.core.model import Conversion, Derivation, Note, Origin, Severity,
 
 KINDS = {"codex_line": "codex"}
 LABEL = "Codex CLI rollout"
+#: Bytes every rollout shows near its start (its first line is a typed, payload-carrying line).
+MARKERS = (b'"payload"',)
 #: Line types of a rollout file (codex-rs protocol `RolloutItem`).
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 
@@ -116,7 +118,7 @@ def _add_line(b: Builder, line: Line, group: int, answered: set[str]) -> str | N
             if redacted(payload.get("arguments")):
                 marks.append(_ARGUMENTS_REDACTED)
         conversion = Conversion("codex", payload, tuple(marks)) if marks else None
-        origin = Origin(b.path, line.number, f"{line.base}/payload")
+        origin = Origin(b.path, line.number, line.base + "/payload")
         b.add_item(raw, origin, group, conversion=conversion)
     elif kind == "compacted" and isinstance(payload, dict):
         history = payload.get("replacement_history")
