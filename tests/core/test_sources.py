@@ -222,6 +222,18 @@ def test_codex_items_are_the_response_items_once_each(path):
     assert t.conversation and t.format == "codex"
 
 
+def test_codex_versions_read_are_several():
+    versions = {
+        r["payload"].get("cli_version")
+        for p in CODEX_FILES
+        for r in raw_records(p)
+        if r.get("type") == "session_meta"
+    }
+    assert {"0.58.0", "0.104.0-alpha.1"} <= versions
+    # The older metadata names the instructions `instructions`; nothing depends on it.
+    assert all(load_conversations(p)[0].conversation for p in CODEX_FILES)
+
+
 def test_codex_items_are_open_responses_items_with_no_envelope_finding():
     (t,) = load_conversations(CODEX / "rollout-0.104-short.jsonl")
     result = gate_transcript(t, {})
