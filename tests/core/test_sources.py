@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from inspector.core.formats import load_conversations, load_path
+from inspector.core.formats import load_bytes, load_conversations, load_path
 from inspector.core.gate import gate_transcript
-from inspector.core.model import LoadError, Transcript
+from inspector.core.model import Cancelled, LoadError, Transcript
 from tests.conftest import REPO, SAMPLES
 from tests.core.test_cli_gate import gate
 from tests.core.test_cli_gate import test_golden_outputs as golden
@@ -188,6 +189,31 @@ def test_a_corrupt_line_is_a_finding_and_the_rest_still_loads(tmp_path):
     assert loaded_counts([t])[0] >= whole[0] - 1
     result = gate_transcript(t, {})
     assert "corrupt_line" in {f.code for f in result.findings}
+
+
+def test_a_line_of_invalid_utf8_is_corrupt_and_the_rest_loads(tmp_path):
+    # Past the first MiB: a file whose start is not UTF-8 is refused as binary as a whole.
+    source = CLAUDE / "v1.0.98-session.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True) * 50
+    broken = tmp_path / "latin1.jsonl"
+    at = len(lines) - 3
+    broken.write_bytes(b"".join([*lines[:at], b'{"type":"user","x":"caf\xe9"}\n', *lines[at:]]))
+    (t,) = load_conversations(broken)
+    (message,) = notes(t)["corrupt_line"]
+    assert f"latin1.jsonl:{at + 1}:" in message and "UTF-8" in message
+    calls, results = claude_counts([source])
+    assert loaded_counts([t]) == (calls * 50, results * 50)
+
+
+def test_a_session_load_reports_progress_and_can_be_cancelled(tmp_path):
+    data = (CLAUDE / "v1.0.98-session.jsonl").read_bytes() * 200  # a few thousand lines
+    seen: list[tuple[int, int]] = []
+    load_bytes(data, "big.jsonl", progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1] == (len(data), len(data))
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled):
+        load_bytes(data, "big.jsonl", cancel=cancel)
 
 
 def test_a_file_of_corrupt_lines_only_is_a_load_error(tmp_path):

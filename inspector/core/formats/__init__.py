@@ -585,8 +585,9 @@ def load_bytes(
     body = strip_utf8_bom(data)
     session = _session_format(body)
     if session is not None:
+        check = _checkpoint(cancel, progress, len(body))
         with paused_gc():
-            return session.load_file(body, path)[0]
+            return session.load_file(body, path, None, check)[0]
     if not is_wide(body):
         with paused_gc():
             loaded = _jsonl_bytes(body, path, strict, cancel, progress)
@@ -652,7 +653,7 @@ def load_conversations(
         return [load_bytes(data, name, strict=strict, cancel=cancel)]
     source = None if name == "<stdin>" else Path(path)
     with paused_gc():
-        return session.load_file(body, name, source)
+        return session.load_file(body, name, source, _checkpoint(cancel, None, len(body)))
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:

@@ -9,7 +9,7 @@ parsed once into `Line` values, so a followed file only parses what was appended
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -39,14 +39,25 @@ class Corrupt:
 
 
 def parse_lines(
-    data: bytes, path: str | None, first_number: int = 1
+    data: bytes,
+    path: str | None,
+    first_number: int = 1,
+    check: Callable[[int], None] | None = None,
 ) -> tuple[list[Line], list[Corrupt]]:
-    """Parse every non-blank line of JSON Lines; a line that is not an object is kept as Corrupt."""
+    """Parse every non-blank line of JSON Lines; a line that is not an object is kept as Corrupt.
+
+    `check(bytes done)` is called every few thousand lines: it may raise to stop the load
+    (a cancelled load) and report progress.
+    """
     lines: list[Line] = []
     corrupt: list[Corrupt] = []
     number = first_number - 1
+    done = 0
     for raw in data.split(b"\n"):
         number += 1
+        done += len(raw) + 1
+        if check is not None and not number & 4095:
+            check(min(done, len(data)))
         if not raw.strip():
             continue
         try:
@@ -54,7 +65,10 @@ def parse_lines(
         except orjson.JSONDecodeError:
             # The exact reason with its column, or the value orjson refuses (a 65-bit integer).
             try:
-                obj = load_json(raw.decode("utf-8", "replace"), path, number - 1)
+                obj = load_json(raw.decode("utf-8"), path, number - 1)
+            except UnicodeDecodeError as exc:
+                corrupt.append(Corrupt(number, f"not valid UTF-8 (at byte {exc.start + 1})"))
+                continue
             except LoadError as exc:
                 corrupt.append(Corrupt(number, exc.message))
                 continue
@@ -63,6 +77,8 @@ def parse_lines(
         else:
             kind = "an array" if isinstance(obj, list) else f"a JSON {type(obj).__name__}"
             corrupt.append(Corrupt(number, f"the line is {kind}, not a record object"))
+    if check is not None:
+        check(len(data))
     return lines, corrupt
 
 

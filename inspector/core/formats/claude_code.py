@@ -14,7 +14,7 @@ records in one JSON document.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -349,7 +349,12 @@ def export_lines(document: dict[str, Any]) -> list[Line]:
     ]
 
 
-def load_file(data: bytes, path: str | None, source: Path | None = None) -> list[Transcript]:
+def load_file(
+    data: bytes,
+    path: str | None,
+    source: Path | None = None,
+    check: Callable[[int], None] | None = None,
+) -> list[Transcript]:
     """Every conversation of a session file (JSONL) or web export (one JSON document).
 
     Given the file's `source` path, the subagent files beside it (`<session>/subagents/
@@ -361,7 +366,7 @@ def load_file(data: bytes, path: str | None, source: Path | None = None) -> list
         document = _document(data)
     if isinstance(document, dict) and isinstance(document.get("loglines"), list):
         return conversations(export_lines(document), [], path)
-    lines, corrupt = parse_lines(data, path)
+    lines, corrupt = parse_lines(data, path, check=check)
     found = conversations(lines, corrupt, path)
     for sub in subagent_files(source) if source is not None else ():
         sub_lines, sub_corrupt = parse_lines(read_bytes(sub), str(sub))

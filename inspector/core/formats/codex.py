@@ -14,7 +14,7 @@ appeared later). Codex-only item types (`custom_tool_call`, `local_shell_call`, 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -157,7 +157,12 @@ def conversations(
     return [finish(b, "codex", _session_id(lines), notes)]
 
 
-def load_file(data: bytes, path: str | None, source: Path | None = None) -> list[Transcript]:
+def load_file(
+    data: bytes,
+    path: str | None,
+    source: Path | None = None,
+    check: Callable[[int], None] | None = None,
+) -> list[Transcript]:
     """The rollout file's conversation (`source`, the file's own path, is not needed)."""
-    lines, corrupt = parse_lines(data, path)
+    lines, corrupt = parse_lines(data, path, check=check)
     return conversations(lines, corrupt, path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -184,10 +184,17 @@ def _conversation_id(sample: dict[str, Any]) -> str:
     return f"sample {sample.get('id')} epoch {sample.get('epoch', 1)}"
 
 
-def load_file(data: bytes, path: str | None, source: Path | None = None) -> list[Transcript]:
+def load_file(
+    data: bytes,
+    path: str | None,
+    source: Path | None = None,
+    check: Callable[[int], None] | None = None,
+) -> list[Transcript]:
     """One transcript per sample of the log."""
     found: list[Transcript] = []
     for base, sample in _samples(data, path):
+        if check is not None:
+            check(0)  # between samples: a cancelled load stops here
         b = builder(path)
         group = conversation_group(b, "inspect_sample", None)
         _sample(b, group, sample, base)
