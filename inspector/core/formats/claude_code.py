@@ -192,7 +192,7 @@ def _split(lines: Sequence[Line]) -> list[_Conversation]:
         if obj.get("isSidechain") is True:
             parent = obj.get("parentUuid")
             key = of_uuid.get(parent) if isinstance(parent, str) else None
-            if key is None:
+            if key is None or key == MAIN:  # a sidechain starts here, whoever its parent is
                 uuid = obj.get("uuid")
                 key = f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}"
         else:
