@@ -248,6 +248,19 @@ def test_codex_items_are_the_response_items_once_each(path):
     assert t.conversation and t.format == "codex"
 
 
+def test_a_cut_event_line_of_a_rollout_is_still_reported(tmp_path):
+    # event_msg lines add nothing and go unparsed; one cut short is still a corrupt line.
+    source = CODEX / "rollout-0.58.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"type":"event_msg"' in line[:80])
+    broken = tmp_path / "cut.jsonl"
+    broken.write_bytes(b"".join([*lines[:at], lines[at][:60] + b"\n", *lines[at + 1 :]]))
+    (t,) = load_conversations(broken)
+    (message,) = notes(t)["corrupt_line"]
+    assert f"cut.jsonl:{at + 1}:" in message
+    assert len(t.items) == sum(codex_counts(source).values())
+
+
 def test_codex_versions_read_are_several():
     versions = {
         r["payload"].get("cli_version")

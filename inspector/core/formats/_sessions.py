@@ -43,11 +43,13 @@ def parse_lines(
     path: str | None,
     first_number: int = 1,
     check: Callable[[int], None] | None = None,
+    skip: Callable[[bytes], bool] | None = None,
 ) -> tuple[list[Line], list[Corrupt]]:
     """Parse every non-blank line of JSON Lines; a line that is not an object is kept as Corrupt.
 
     `check(bytes done)` is called every few thousand lines: it may raise to stop the load
-    (a cancelled load) and report progress.
+    (a cancelled load) and report progress. A line for which `skip(line)` is true is not parsed
+    at all (a format's records that add nothing, recognised by their bytes).
     """
     lines: list[Line] = []
     corrupt: list[Corrupt] = []
@@ -58,7 +60,7 @@ def parse_lines(
         done += len(raw) + 1
         if check is not None and not number & 4095:
             check(min(done, len(data)))
-        if not raw.strip():
+        if not raw.strip() or (skip is not None and skip(raw)):
             continue
         try:
             obj = orjson.loads(raw)

@@ -164,5 +164,22 @@ def load_file(
     check: Callable[[int], None] | None = None,
 ) -> list[Transcript]:
     """The rollout file's conversation (`source`, the file's own path, is not needed)."""
-    lines, corrupt = parse_lines(data, path, check=check)
+    lines, corrupt = parse_lines(data, path, check=check, skip=repeats)
     return conversations(lines, corrupt, path)
+
+
+#: Line types that add no item: their lines need not be parsed (about half of a rollout).
+_UNREAD = (b'"type":"event_msg"', b'"type":"turn_context"')
+
+
+def repeats(raw: bytes) -> bool:
+    """Whether a line is an `event_msg` or `turn_context` one, by its bytes: its top-level type
+    comes before its payload, and the line ends whole (a line cut short is still parsed, so
+    it is reported as corrupt)."""
+    head = raw[:160]
+    payload = head.find(b'"payload"')
+    for marker in _UNREAD:
+        at = head.find(marker)
+        if at >= 0 and (payload < 0 or at < payload):
+            return raw.rstrip().endswith(b"}")
+    return False
