@@ -21,7 +21,6 @@ from inspector.core.gate import gate_transcript
 from inspector.core.model import Cancelled, LoadError, Transcript
 from tests.conftest import REPO, SAMPLES
 from tests.core.test_cli_gate import gate
-from tests.core.test_cli_gate import test_golden_outputs as golden
 
 SESSIONS = SAMPLES / "sessions"
 CLAUDE = SESSIONS / "claude_code"
@@ -400,6 +399,10 @@ GOLDEN = [
 
 
 @pytest.mark.parametrize(("name", "args"), GOLDEN, ids=[g[0] for g in GOLDEN])
-def test_golden_outputs(name, args):
-    # The stored expected outputs are checked (and regenerated) as the other samples' are.
-    golden(name, [str(Path(a).relative_to(REPO)) for a in args])
+def test_golden_outputs(name, args, golden):
+    # Stored expected outputs, checked (and regenerated with --update-goldens) as the others.
+    status, out, _ = gate(*[str(Path(a).relative_to(REPO)) for a in args], "--format", "json")
+    document = json.loads(out)
+    document["exit_status"] = status
+    rendered = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    golden(SAMPLES / "expected" / f"{name}.gate.json", rendered)
