@@ -260,6 +260,20 @@ def test_a_cut_event_line_of_a_rollout_is_still_reported(tmp_path):
     assert len(t.items) == sum(codex_counts(source).values())
 
 
+def test_a_compacted_history_is_noted_and_not_counted_again():
+    path = CODEX / "rollout-0.104-compacted.jsonl"
+    (t,) = load_conversations(path)
+    (message,) = notes(t)["compacted_history"]
+    replaced = next(
+        len(r["payload"]["replacement_history"])
+        for r in raw_records(path)
+        if r.get("type") == "compacted"
+    )
+    assert f"({replaced} items)" in message
+    assert len(t.items) == sum(codex_counts(path).values())
+    assert "compacted_history" in {f.code for f in gate_transcript(t, {}).findings}
+
+
 def test_codex_versions_read_are_several():
     versions = {
         r["payload"].get("cli_version")
