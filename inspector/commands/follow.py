@@ -8,7 +8,7 @@ import time
 from typing import Any, TextIO
 
 from inspector.commands.common import EXIT_UNREADABLE, Style, safe_text
-from inspector.core.formats.follow import Follower
+from inspector.core.formats._follow import Follower
 from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.model import LoadError, Tool
 from inspector.core.report import item_rows

@@ -13,7 +13,7 @@ import threading
 import pytest
 
 from inspector.core.formats import load_conversations
-from inspector.core.formats.follow import Follower
+from inspector.core.formats._follow import Follower
 from inspector.core.model import LoadError
 from tests.conftest import REPO, SAMPLES
 

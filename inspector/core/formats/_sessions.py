@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import msgspec
 import orjson
 
 from inspector.core.formats._convert import Converter
@@ -131,14 +132,24 @@ def finish(
     return dataclasses.replace(b.transcript(fmt), conversation=conversation)
 
 
-def finish_lossy(conv: Converter, mark: Derivation) -> None:
+def finish_lossy(conv: Converter, mark: Derivation, source: tuple[str, str] | None = None) -> None:
     """Settle a source's converted items, each call's `arguments` marked with why it is lossy
-    (the source kept an object, not the model's text)."""
+    (the source kept an object, not the model's text). `source` (format name, label) names
+    where the items were converted from when that is not their envelope's format (an Inspect
+    log's items are Open Responses items, converted from Inspect's messages)."""
     conv.end()
     for pending in conv.pending:
         if pending.raw.get("type") == "function_call":
             pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [mark]
+    start = len(conv.b.items)
     conv.finish()
+    if source is not None:
+        items = conv.b.items
+        for i in range(start, len(items)):
+            conversion = items[i].conversion
+            if conversion is not None:
+                relabelled = dataclasses.replace(conversion, source=source[0], label=source[1])
+                items[i] = msgspec.structs.replace(items[i], conversion=relabelled)
 
 
 def several_note(path: str | None, ids: Sequence[str]) -> Note:

@@ -36,10 +36,10 @@ from inspector.core.formats._sessions import (
     parse_lines,
     several_note,
 )
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import read_bytes
 from inspector.core.model import (
     Derivation,
-    Envelope,
     LoadError,
     Note,
     Severity,
@@ -50,7 +50,8 @@ KINDS = {"claude_code_record": "claude_code"}
 LABEL = "Claude Code session"
 #: Bytes a session file or web export shows near its start.
 MARKERS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"messageId"', b'"loglines"')
-API = Api("claude_code", Envelope.ANTHROPIC, "anthropic", anthropic.STOP_REASONS, "stop_reason")
+#: Its records hold Anthropic content blocks: they convert, and are reported, as Anthropic's.
+API = Api(anthropic.ENVELOPE, "anthropic", anthropic.STOP_REASONS, "stop_reason")
 
 #: Record types that carry a conversation turn in `message`.
 TURN_TYPES = frozenset({"user", "assistant"})
@@ -136,7 +137,7 @@ def _convert(b: Builder, group: int, lines: Sequence[Line]) -> None:
     conv = Converter(b, Record(first.obj, first.number, first.base), group, API, ABSENT)
     for run in _turns(lines):
         _turn(conv, run)
-    finish_lossy(conv, LOSSY)
+    finish_lossy(conv, LOSSY, ("claude_code", LABEL))
 
 
 def _message_id(line: Line) -> Any:
@@ -387,3 +388,13 @@ def subagent_files(path: Path) -> list[Path]:
     """A session's subagent files: `<session>/subagents/agent-*.jsonl` beside it (2.1.x)."""
     folder = path.with_suffix("") / "subagents"
     return sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+
+
+FORMAT = FormatSpec(
+    name="claude_code",
+    label=LABEL,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    accepts="a Claude Code session (or its web export)",
+)

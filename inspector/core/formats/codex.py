@@ -28,6 +28,7 @@ from inspector.core.formats._sessions import (
     finish,
     parse_lines,
 )
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import Conversion, Derivation, Note, Origin, Severity, Transcript
 
 KINDS = {"codex_line": "codex"}
@@ -117,7 +118,7 @@ def _add_line(b: Builder, line: Line, group: int, answered: set[str]) -> str | N
                 marks.append(_STATUS_RAN)
             if redacted(payload.get("arguments")):
                 marks.append(_ARGUMENTS_REDACTED)
-        conversion = Conversion("codex", payload, tuple(marks)) if marks else None
+        conversion = Conversion("codex", payload, tuple(marks), LABEL) if marks else None
         origin = Origin(b.path, line.number, line.base + "/payload")
         b.add_item(raw, origin, group, conversion=conversion)
     elif kind == "compacted" and isinstance(payload, dict):
@@ -183,3 +184,13 @@ def repeats(raw: bytes) -> bool:
         if at >= 0 and (payload < 0 or at < payload):
             return raw.rstrip().endswith(b"}")
     return False
+
+
+FORMAT = FormatSpec(
+    name="codex",
+    label=LABEL,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    accepts="a Codex CLI rollout (session file)",
+)

@@ -27,6 +27,7 @@ from inspector.core.formats._sessions import (
     finish,
     finish_lossy,
 )
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import (
     Derivation,
     Envelope,
@@ -43,7 +44,7 @@ LABEL = "Inspect eval log"
 MARKERS = (b"PK\x03\x04", b'"version"')
 SLUG = "inspect"
 #: Inspect's messages are no provider's envelope: converted items are Open Responses items.
-API = Api("inspect", Envelope.OPEN_RESPONSES, SLUG, {}, "stop_reason")
+API = Api(Envelope.OPEN_RESPONSES, SLUG, {}, "stop_reason")
 LOSSY = Derivation(
     "arguments",
     "serialised",
@@ -145,7 +146,7 @@ def _sample(b: Builder, group: int, sample: dict[str, Any], base: str) -> None:
     for i, message in enumerate(sample.get("messages") or ()):
         if isinstance(message, dict):
             _message(conv, message, join_pointer(base, "messages", i))
-    finish_lossy(conv, LOSSY)
+    finish_lossy(conv, LOSSY, (FORMAT.name, LABEL))
 
 
 def _samples(data: bytes, path: str | None) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -210,3 +211,13 @@ def load_file(
         )
         return [finish(b, "inspect", None, [note])]
     return found
+
+
+FORMAT = FormatSpec(
+    name="inspect",
+    label=LABEL,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    accepts="an Inspect AI eval log (.json or .eval)",
+)
