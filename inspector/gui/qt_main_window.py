@@ -42,13 +42,13 @@ from inspector.gui.json_text import visible
 from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_changes import ChangesPanel, ClickOpens
 from inspector.gui.qt_diff import DiffPanel
-from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector
+from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector, ToolbarFit
 from inspector.gui.qt_export import ExportDialog, write_file
 from inspector.gui.qt_find import FindPanel
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
-from inspector.gui.qt_pane import TranscriptPane, fill_column_menu
+from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, left_share
 from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
 from inspector.gui.qt_session import DIFF, SIDES, Session
@@ -653,8 +653,7 @@ class MainWindow(QMainWindow):
         total = sum(self.pane_split.sizes())
         if self.panes_user_sized or not all(needs) or total <= 0:
             return
-        spare = total - sum(needs)
-        first = needs[0] + spare // 2 if spare >= 0 else total * needs[0] // sum(needs)
+        first = left_share(total, self.left.fitter, self.right.fitter)
         # Neither side drops below a share that keeps a comparison in view.
         low = int(total * PANE_SHARE_FLOOR)
         first = min(max(first, low), total - low)
@@ -1166,6 +1165,7 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         bar.addWidget(plain_label(" Target: ", bar))
         bar.addWidget(self.target_selector)
+        self.toolbar_fit = ToolbarFit(bar)
         modes = QMenu("Diff &Mode", self)
         for action in self.mode_switch.actions.values():
             modes.addAction(action)
