@@ -202,3 +202,49 @@ def compare_pair(
         tuple(c.pointer for c in found),
         unmarked,
     )
+
+
+def _line_key(line: str) -> str:
+    # The last member of an object has no comma: `"a": 1` and `"a": 1,` are the same line.
+    return line.strip().removesuffix(",")
+
+
+@dataclass(frozen=True, slots=True)
+class LineMap:
+    """Which line of the right text stands beside each line of the left (and back), for
+    scrolling the two texts of a pair together as a diff tool does.
+
+    Equal runs map line for line; a changed run maps in proportion, so a side with more lines
+    there moves the other through its shorter run evenly.
+    """
+
+    #: difflib opcodes over the two texts' lines: (tag, i1, i2, j1, j2).
+    blocks: tuple[tuple[str, int, int, int, int], ...]
+
+    @classmethod
+    def of(cls, left: str, right: str) -> LineMap:
+        """Match the lines of two texts (trailing commas and indentation aside)."""
+        lkeys = [_line_key(line) for line in left.split("\n")]
+        rkeys = [_line_key(line) for line in right.split("\n")]
+        matcher = difflib.SequenceMatcher(None, lkeys, rkeys, autojunk=False)
+        return cls(tuple(matcher.get_opcodes()))
+
+    def to_right(self, line: int) -> int:
+        """The right line beside a left line."""
+        return self._map(line, 1, 3)
+
+    def to_left(self, line: int) -> int:
+        """The left line beside a right line."""
+        return self._map(line, 3, 1)
+
+    def _map(self, line: int, ours: int, theirs: int) -> int:
+        if not self.blocks:
+            return line
+        for block in self.blocks:
+            start, end = block[ours], block[ours + 1]
+            if start <= line < end:
+                other_start, other_end = block[theirs], block[theirs + 1]
+                span = max(other_end - other_start - 1, 0)
+                return other_start + min((line - start) * (span + 1) // max(end - start, 1), span)
+        last = self.blocks[-1]
+        return max(last[theirs + 1] - 1, 0) + max(line - last[ours + 1] + 1, 0)

@@ -36,7 +36,7 @@ from inspector.core.gate import Decision, GateResult, make_toolset
 from inspector.core.model import LoadError
 from inspector.core.targets import Profile, get_profile
 from inspector.gui import qt_palette
-from inspector.gui.alignment import Alignment
+from inspector.gui.alignment import Alignment, wrap_words, wrapped
 from inspector.gui.export import Rendered, clashing_input, render_report, report_input
 from inspector.gui.json_text import visible
 from inspector.gui.paste import PasteKind, route_paste
@@ -48,7 +48,7 @@ from inspector.gui.qt_find import FindPanel
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
-from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, left_share
+from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, left_share, twin_index
 from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
 from inspector.gui.qt_session import DIFF, SIDES, Session
@@ -782,6 +782,8 @@ class MainWindow(QMainWindow):
                 assert item is not None
                 self.panes[side].select_item(item)
                 self.tabs.setCurrentIndex(Tab.DIFF)
+                if wrapped(current, position, forward):
+                    self._say(wrap_words(forward, len(alignment.changed)), 6000)
                 return
             position = step(position)
         if any(pane.model.filtered for pane in self.panes.values()):
@@ -927,10 +929,9 @@ class MainWindow(QMainWindow):
     def _sync_expand(self, side: str, index: Any, expanded: bool) -> None:
         if not self.aligned or self.alignment is None or self._syncing_scroll:
             return
-        if index.parent().isValid():
-            return  # only item rows line up across the panes
+        # Aligned rows are padded at every level, so the twin is at the same rows in the other.
         other = self.panes["right" if side == "left" else "left"]
-        twin = other.tree.model().index(index.row(), 0)
+        twin = twin_index(other.model, index)
         self._syncing_scroll = True
         try:
             other.tree.setExpanded(twin, expanded)

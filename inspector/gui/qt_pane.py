@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from inspector.core.gate import PASSING, GateResult, Verdict
 from inspector.core.model import LoadError
+from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
 from inspector.gui.json_text import copy_text, pretty
@@ -126,30 +127,48 @@ class VerdictCounts(QWidget):
         self._groups: dict[CountsMode, QWidget] = {}
         self.summary: dict[str, int] = {}
 
-    def set_counts(self, summary: dict[str, int] | None) -> None:
-        """Show these verdict counts (None: none)."""
+    def set_counts(
+        self, summary: dict[str, int] | None, target: tuple[str, int] | None = None
+    ) -> None:
+        """Show these verdict counts (None: none), and a target's error count when it has any
+        (the gate may pass items the target rejects)."""
         for group in self._groups.values():
             group.hide()  # deleteLater waits for the event loop; a screenshot may not
             group.deleteLater()
         self._groups = {}
         self.summary = dict(summary or {})
+        #: The target's name and how many of its findings are errors (None: none).
+        self.target = target if target is not None and target[1] > 0 else None
         if not self.summary:
             self.setToolTip("")
             self.updateGeometry()
             return
         chips = [(Verdict(v), n) for v, n in self.summary.items()]
+        extra: list[tuple[object, str, str]] = []
+        compact_extra: list[tuple[object, str, str]] = []
+        lines = [f"{v} {n:,} — {qt_palette.verdict_swatch(v).meaning}" for v, n in chips]
+        if self.target is not None:
+            name, errors = self.target
+            icon = qt_palette.target_swatch("error").icon
+            words = f"{name}: {errors:,} error{'s' if errors != 1 else ''}"
+            extra = [(icon, words, "count-target")]
+            compact_extra = [(icon, f"{errors:,}", "count-target")]
+            lines.append(f"{words} — the target provider rejects items the gate passes")
         self._groups[CountsMode.FULL] = self._group(
             [(qt_palette.verdict_swatch(v).icon, f"{v} {n}", f"count-{v}") for v, n in chips]
+            + extra
         )
         self._groups[CountsMode.COMPACT] = self._group(
             [(qt_palette.verdict_swatch(v).icon, f"{n:,}", f"count-{v}") for v, n in chips]
+            + compact_extra
         )
         total = sum(self.summary.values())
         blocked = sum(n for v, n in chips if v not in PASSING)
         swatch = qt_palette.severity_swatch("error") if blocked else qt_palette.verdict_swatch("ok")
         words = f"{total:,} items, {blocked:,} blocked"
-        self._groups[CountsMode.SUMMARY] = self._group([(swatch.icon, words, "count-summary")])
-        lines = [f"{v} {n:,} — {qt_palette.verdict_swatch(v).meaning}" for v, n in chips]
+        self._groups[CountsMode.SUMMARY] = self._group(
+            [(swatch.icon, words, "count-summary"), *compact_extra]
+        )
         self.setToolTip(tooltip("\n".join(lines)))
         self.set_mode(self.mode)
 
@@ -233,12 +252,19 @@ class PaneHeader(QWidget):
         dim(self.format_label)
         self.counts = VerdictCounts(self)
 
-    def set_content(self, name: str, path: str, fmt: str, summary: dict[str, int] | None) -> None:
-        """Show a file's name (path in the tooltip), format and verdict counts."""
+    def set_content(
+        self,
+        name: str,
+        path: str,
+        fmt: str,
+        summary: dict[str, int] | None,
+        target: tuple[str, int] | None = None,
+    ) -> None:
+        """Show a file's name (path in the tooltip), format, verdict counts and target errors."""
         self.name_label.setText(name)
         self.name_label.setToolTip(tooltip(path))
         self.format_label.setText(fmt)
-        self.counts.set_counts(summary)
+        self.counts.set_counts(summary, target)
         self.arrange()
 
     def sizeHint(self) -> QSize:
@@ -608,7 +634,12 @@ class TranscriptPane(QFrame):
         return self.stack.currentIndex() == _Page.ERROR
 
     def _set_header(self, name: str, fmt: str, summary: dict[str, int] | None) -> None:
-        self.header.set_content(name, self.path or "", fmt, summary)
+        target = None
+        if summary is not None and self.model.result is not None:
+            names = {f.target for f in self.model.result.findings if isinstance(f, TargetFinding)}
+            if names:
+                target = (", ".join(sorted(names)), self.model.target_errors())
+        self.header.set_content(name, self.path or "", fmt, summary, target)
 
     # ---- filter ---------------------------------------------------------------------------
 
