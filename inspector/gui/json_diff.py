@@ -218,8 +218,8 @@ class LineMap:
     there moves the other through its shorter run evenly.
     """
 
-    #: difflib opcodes over the two texts' lines: (tag, i1, i2, j1, j2).
-    blocks: tuple[tuple[str, int, int, int, int], ...]
+    #: Matching runs of lines, in order: (left start, left end, right start, right end).
+    blocks: tuple[tuple[int, int, int, int], ...]
 
     @classmethod
     def of(cls, left: str, right: str) -> LineMap:
@@ -227,24 +227,23 @@ class LineMap:
         lkeys = [_line_key(line) for line in left.split("\n")]
         rkeys = [_line_key(line) for line in right.split("\n")]
         matcher = difflib.SequenceMatcher(None, lkeys, rkeys, autojunk=False)
-        return cls(tuple(matcher.get_opcodes()))
+        return cls(tuple((i1, i2, j1, j2) for _tag, i1, i2, j1, j2 in matcher.get_opcodes()))
 
     def to_right(self, line: int) -> int:
         """The right line beside a left line."""
-        return self._map(line, 1, 3)
+        return self._map(line, [(a, b, c, d) for a, b, c, d in self.blocks])
 
     def to_left(self, line: int) -> int:
         """The left line beside a right line."""
-        return self._map(line, 3, 1)
+        return self._map(line, [(c, d, a, b) for a, b, c, d in self.blocks])
 
-    def _map(self, line: int, ours: int, theirs: int) -> int:
-        if not self.blocks:
+    @staticmethod
+    def _map(line: int, blocks: list[tuple[int, int, int, int]]) -> int:
+        if not blocks:
             return line
-        for block in self.blocks:
-            start, end = block[ours], block[ours + 1]
+        for start, end, other_start, other_end in blocks:
             if start <= line < end:
-                other_start, other_end = block[theirs], block[theirs + 1]
                 span = max(other_end - other_start - 1, 0)
                 return other_start + min((line - start) * (span + 1) // max(end - start, 1), span)
-        last = self.blocks[-1]
-        return max(last[theirs + 1] - 1, 0) + max(line - last[ours + 1] + 1, 0)
+        _start, end, _other_start, other_end = blocks[-1]
+        return max(other_end - 1, 0) + max(line - end + 1, 0)

@@ -35,11 +35,11 @@ class FlowLayout(QLayout):
         """Number of items."""
         return len(self._items)
 
-    def itemAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+    def itemAt(self, index: int) -> QLayoutItem | None:
         """The item at an index (None past the end)."""
         return self._items[index] if 0 <= index < len(self._items) else None
 
-    def takeAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+    def takeAt(self, index: int) -> QLayoutItem | None:
         """Remove and return the item at an index."""
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QObject,
+    QPersistentModelIndex,
     QPoint,
     QSize,
     Qt,
@@ -93,7 +94,7 @@ _YIELDING = (Column.STATUS, Column.ID, Column.TYPE, Column.VERDICT, Column.CHANG
 _ICON_ONLY = (Column.VERDICT, Column.CHANGE)
 #: Where a cut text keeps its characters: ids differ at their end (call_198 / call_199), so
 #: they lose their start; other texts lose their middle, keeping the `.delta` / `.done` end.
-_ELIDE = {
+_ELIDE: dict[int, Qt.TextElideMode] = {
     Column.CALL_ID: Qt.TextElideMode.ElideLeft,
     Column.ID: Qt.TextElideMode.ElideLeft,
 }
@@ -856,7 +857,9 @@ class CellDelegate(QStyledItemDelegate):
     """Draws an item row's cells: ids cut at their start, and a column too narrow for a full
     verdict or change shows its short form (the verdict beside its icon)."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         """Pick the elision side and, when the full text does not fit, the short text."""
         super().initStyleOption(option, index)
         if index.internalId() != 0:
@@ -1099,8 +1102,8 @@ class ColumnFitter(QObject):
             give([c for c in free if c != Column.INDEX], _LAST_FLOOR)
         self._fitting = True
         try:
-            for column, width in widths.items():
-                if header.sectionSize(column) != width:
-                    header.resizeSection(column, width)
+            for section, width in widths.items():
+                if header.sectionSize(section) != width:
+                    header.resizeSection(section, width)
         finally:
             self._fitting = False

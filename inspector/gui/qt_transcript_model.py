@@ -355,7 +355,7 @@ class TranscriptModel(QAbstractItemModel):
             pairs = self._alignment.diff.pairs
             ours = (p.left if self._side == "left" else p.right for p in pairs if p.changes)
             indexes = [i for i in ours if i is not None][:limit]
-        texts = {}
+        texts: dict[tuple[str, bool], None] = {}
         for i in indexes:
             verdict = verdicts[i].verdict
             text = self._compact_text(verdict, i, column) if compact else None
