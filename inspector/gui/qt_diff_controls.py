@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QToolBar, QWidget
+from PySide6.QtWidgets import QComboBox, QProgressBar, QToolBar, QWidget
 
 from inspector.core.diff import DiffMode
 from inspector.core.targets import Profile, load_profiles
+from inspector.gui.qt_session import DIFF, Session
 from inspector.gui.qt_text import tooltip
 
 _MODE_WORDS = {DiffMode.REPLAY: "&Replay", DiffMode.COMPARE: "&Compare"}
@@ -127,3 +128,32 @@ class ToolbarFit(QObject):
         )
         if bar.toolButtonStyle() != style:
             bar.setToolButtonStyle(style)
+
+
+class DiffProgressBar(QProgressBar):
+    """How far the diff of the two sides has got, in the status bar while it runs (a large
+    pair takes seconds); hidden otherwise."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("diff-progress")
+        self.setRange(0, 1000)
+        self.setFormat("Comparing %p%")
+        self.setMaximumWidth(200)
+        self.hide()
+        session.diff_progress.connect(self.set_stage)
+        session.busy.connect(self._busy)
+
+    def set_stage(self, stage: str, fraction: float) -> None:
+        """Show the diff's stage (as the tooltip) and how far it has got."""
+        self.setToolTip(tooltip(stage))
+        if fraction < 0:
+            self.setRange(0, 0)  # how far is unknown: a busy bar
+            return
+        self.setRange(0, 1000)
+        self.setValue(round(min(max(fraction, 0.0), 1.0) * 1000))
+
+    def _busy(self, channel: str, running: bool) -> None:
+        if channel == DIFF:
+            self.setValue(0)
+            self.setVisible(running)

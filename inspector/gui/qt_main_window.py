@@ -42,7 +42,7 @@ from inspector.gui.json_text import visible
 from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_changes import ChangesPanel, ClickOpens
 from inspector.gui.qt_diff import DiffPanel
-from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector, ToolbarFit
+from inspector.gui.qt_diff_controls import DiffProgressBar, ModeSwitch, TargetSelector, ToolbarFit
 from inspector.gui.qt_export import ExportDialog, write_file
 from inspector.gui.qt_find import FindPanel
 from inspector.gui.qt_findings import FindingsPanel
@@ -389,6 +389,8 @@ class MainWindow(QMainWindow):
         status.addWidget(self.decision_label, 1)
         self.tools_label = plain_label("", status)
         status.addPermanentWidget(self.tools_label)
+        self.diff_progress = DiffProgressBar(self.session, status)
+        status.addPermanentWidget(self.diff_progress)
         for action in (self.prev_diff_action, self.next_diff_action):
             button = QToolButton(status)
             button.setDefaultAction(action)
