@@ -88,7 +88,9 @@ def locate_nearest(text: str, pointer: str | None) -> tuple[int, int] | None:
 
 def differences(left: Any, right: Any) -> list[Change]:
     """Every pointer whose value differs between two items, in document order, `id` left out."""
-    found = json_changes("", "", left, right, "warning")
+    # Only the pointers and values count here: each mark takes its code from the core's change
+    # that covers it, so these carry the registry's generic field change.
+    found = json_changes("field_changed", "", left, right, "info")
     return [c for c in found if not _volatile(c.pointer)]
 
 
