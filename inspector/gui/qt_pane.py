@@ -1107,3 +1107,12 @@ class ColumnFitter(QObject):
                     header.resizeSection(section, width)
         finally:
             self._fitting = False
+        metrics = header.fontMetrics()
+        self.model.set_icon_headers(
+            [
+                c
+                for c in _ICON_ONLY
+                if c in widths
+                and widths[c] < metrics.horizontalAdvance(HEADERS[Column(c)]) + _CELL_PADDING
+            ]
+        )

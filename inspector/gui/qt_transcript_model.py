@@ -187,6 +187,8 @@ class TranscriptModel(QAbstractItemModel):
         self._keys: dict[int, list[Any]] = {}
         #: The target findings naming each item (a target's verdicts sit beside the gate's).
         self._targets: dict[int, list[TargetFinding]] = {}
+        #: Columns titled with an icon rather than a word (too narrow for it).
+        self._icon_headers: frozenset[int] = frozenset()
 
     # ---- content --------------------------------------------------------------------------
 
@@ -524,11 +526,24 @@ class TranscriptModel(QAbstractItemModel):
         """Column titles and their tooltips."""
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
             return None
+        narrow = section in self._icon_headers
         if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[Column(section)]
+            return "" if narrow else HEADERS[Column(section)]
+        if role == Qt.ItemDataRole.DecorationRole and narrow:
+            if section == Column.VERDICT:
+                return qt_palette.verdict_swatch("ok").icon
+            return qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).icon
         if role == Qt.ItemDataRole.ToolTipRole:
-            return HEADER_TIPS.get(Column(section))
+            tip = HEADER_TIPS.get(Column(section))
+            return f"{HEADERS[Column(section)]}: {tip}" if narrow and tip else tip
         return None
+
+    def set_icon_headers(self, columns: Sequence[int]) -> None:
+        """Title these columns (verdict, change) with an icon: they are too narrow for a word."""
+        wanted = frozenset(c for c in columns if c in (Column.VERDICT, Column.CHANGE))
+        if wanted != self._icon_headers:
+            self._icon_headers = wanted
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, _COLUMNS - 1)
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Every role, computed from the core values on demand."""

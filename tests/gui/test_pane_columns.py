@@ -10,7 +10,7 @@ import json
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QStyleOptionViewItem, QWidget
 
 from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
@@ -65,6 +65,13 @@ def test_names_and_call_ids_read_whole_at_1100_by_700(make_window):
     assert right.tree.header().sectionSize(Column.VERDICT) < QFontMetrics(
         right.tree.font()
     ).horizontalAdvance("not_function_call")
+    # A column down to its icons is titled with an icon, its name in the tooltip.
+    for column in (Column.VERDICT, Column.CHANGE):
+        model = right.model
+        assert model.headerData(column, Qt.Orientation.Horizontal) == ""
+        assert model.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.DecorationRole)
+        tip = model.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+        assert tip.startswith(("Verdict:", "Change:"))
 
 
 def test_the_item_number_column_fits_its_digits(make_window):
@@ -209,3 +216,24 @@ def test_ctrl_end_reaches_the_last_item_while_rows_are_still_fetched(
     assert pane.model.fetched_rows == pane.model.display_rows
     qtbot.keyClick(pane.tree, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
     assert pane.current_item() == 0
+
+
+def test_a_cut_id_keeps_its_distinguishing_end(make_window):
+    # Narrower than anything can fit: the ids are cut at their start, other texts in the middle.
+    window = _compare_window(make_window, (760, 600))
+    tree, model = window.right.tree, window.right.model
+    delegate = tree.itemDelegate()
+    index = model.index(model.row_of_item(4), Column.CALL_ID)
+    option = QStyleOptionViewItem()
+    tree.initViewItemOption(option)
+    option.rect = tree.visualRect(index)
+    delegate.initStyleOption(option, index)
+    assert option.textElideMode == Qt.TextElideMode.ElideLeft
+    shown = option.fontMetrics.elidedText(option.text, option.textElideMode, option.rect.width())
+    assert shown.startswith("…") and shown.endswith(index.data()[-4:])
+    option = QStyleOptionViewItem()
+    tree.initViewItemOption(option)
+    name = model.index(model.row_of_item(4), Column.NAME)
+    option.rect = tree.visualRect(name)
+    delegate.initStyleOption(option, name)
+    assert option.textElideMode == Qt.TextElideMode.ElideMiddle
