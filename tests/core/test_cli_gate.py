@@ -173,6 +173,8 @@ GOLDEN = [
             ("gemini-response", "gemini-response.json", ["--tools", GEMINI_TOOLS]),
             ("gemini-stream-sse", "gemini-stream.sse", ["--tools", GEMINI_TOOLS]),
             ("gemini-stream-array", "gemini-stream.json", ["--tools", GEMINI_TOOLS]),
+            ("gemini-stream-partial-args", "gemini-stream-partial-args.jsonl", SALES_TOOLS),
+            ("gemini-request-system-role", "gemini-request-system-role.json", []),
             ("bedrock-request", "bedrock-request.json", []),
             ("bedrock-response", "bedrock-response.json", ["--tools", BEDROCK_TOOLS]),
             ("bedrock-stream", "bedrock-stream.jsonl", ["--tools", BEDROCK_TOOLS]),

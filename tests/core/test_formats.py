@@ -178,6 +178,52 @@ def test_gemini_streams_sse_and_json_array():
     assert codes(gate_transcript(array))["response_incomplete"] == Severity.WARNING
 
 
+def test_gemini_jsonl_chunks_with_partial_args_are_one_stream():
+    # Vertex AI streams arguments by JSON Path; 8 chunks are the 2 calls the model made.
+    t = load_path(NATIVE / "gemini-stream-partial-args.jsonl")
+    assert t.stream is not None and t.stream.dialect == "gemini" and t.stream.events == 8
+    first, second = t.items
+    assert (first.name, first.raw["arguments"], first.status) == (
+        "get_latest_sales_report",
+        '{"region":"emea"}',
+        "completed",
+    )
+    assert first.raw["google:thought_signature"] == "CtUBAdHtim9vQm8kR2v1Yk3s0Q=="
+    assert json.loads(second.raw["arguments"]) == {"query": "EMEA retail news", "max_results": 5}
+    assert not any("partial" in k or "will_continue" in k for i in t.items for k in i.raw)
+
+
+def test_gemini_stream_cut_inside_a_call_keeps_what_was_streamed(tmp_path):
+    chunk = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {
+                            "functionCall": {
+                                "name": "search_web",
+                                "partialArgs": [{"jsonPath": "$.query", "stringValue": "ra"}],
+                                "willContinue": True,
+                            }
+                        }
+                    ],
+                }
+            }
+        ],
+        "responseId": "r",
+    }
+    path = tmp_path / "cut.jsonl"
+    path.write_text(json.dumps(chunk) + "\n" + json.dumps(chunk) + "\n", encoding="utf-8")
+    (item,) = load_path(path).items
+    assert item.raw["arguments"] == '{"query":"rara"}' and item.status != "completed"
+
+
+def test_gemini_system_instruction_is_the_system_prompt_whatever_its_role():
+    t = load_path(NATIVE / "gemini-request-system-role.json")
+    assert [(i.type, i.role) for i in t.items] == [("message", "system"), ("message", "user")]
+
+
 def test_gemini_max_tokens_leaves_the_last_call_incomplete():
     response = {
         "candidates": [
@@ -984,7 +1030,8 @@ def stream_counts(path: Path) -> tuple[int, int]:
             calls.add(("bedrock", data["contentBlockStart"]["contentBlockIndex"]))
         for candidate in (data.get("candidates") or ())[:1]:
             for part in (candidate.get("content") or {}).get("parts") or ():
-                if "functionCall" in part:
+                # A continuation of a streamed call (Vertex `partialArgs`) names no function.
+                if "functionCall" in part and "name" in part["functionCall"]:
                     calls.add(("gemini", ev.index, json.dumps(part)))
     return len(calls), 0
 
