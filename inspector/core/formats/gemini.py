@@ -252,6 +252,13 @@ def _add_settings(b: Builder, record: Record) -> None:
                 if schema is ABSENT:
                     parameters = _get(declaration, "parameters")
                     schema = None if parameters is None else json_schema(parameters)
+                    member = _key(declaration, "parameters") if parameters is not None else None
+                else:
+                    member = _key(declaration, "parametersJsonSchema")
+                # The origin names the member: target rules differ for `parameters` (an
+                # OpenAPI subset) and `parametersJsonSchema` (JSON Schema).
+                if member is not None:
+                    pointer = join_pointer(pointer, member)
                 b.add_tool(name, schema, pointer, record.line)
     config = _get(_get(obj, "toolConfig"), "functionCallingConfig")
     names = _get(config, "allowedFunctionNames")

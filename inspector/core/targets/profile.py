@@ -112,6 +112,8 @@ def _schema_rule_schema() -> dict[str, Any]:
             "effect": {"enum": list(EFFECTS)},
             "mode": {"enum": list(MODES)},
             "when_normalized": {"enum": ["altered", "accepted"]},
+            # Declaration fields (a tool definition's schema member) the rule does not judge.
+            "skips_declared_in": {"$ref": "#/$defs/names"},
             **spec.get("properties", {}),
         }
         branches.append(_rule_schema(properties, ["check", "effect", *spec.get("required", [])]))

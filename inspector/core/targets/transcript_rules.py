@@ -115,6 +115,10 @@ def _gemini_signature(raw: dict[str, Any]) -> bool:
         isinstance(raw.get(k), str) and raw[k] for k in _SIGNATURE_KEYS
     ):
         return True
+    # Where the Gemini format keeps a part's signature on the item it converted.
+    kept = raw.get("google:thought_signature")
+    if isinstance(kept, str) and kept:
+        return True
     nested = raw.get("google")
     return isinstance(nested, dict) and any(isinstance(nested.get(k), str) for k in _SIGNATURE_KEYS)
 
