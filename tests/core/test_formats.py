@@ -347,6 +347,17 @@ def test_events_and_gate_agree_on_native_streams(name, dialect):
     assert events["assembled"] == load_path(NATIVE / name).stream.assembled
 
 
+def test_bedrock_server_tools_are_prefixed_items_not_client_calls():
+    # Nova's code interpreter runs in Bedrock's sandbox: a replay must not ask a client to.
+    result = gated(NATIVE / "bedrock-response-server-tool.json")
+    kinds = [i.type for i in result.transcript.items]
+    assert kinds == ["message", "bedrock:server_tool_use", "bedrock:server_tool_result", "message"]
+    use, answer = result.transcript.items[1:3]
+    assert use.raw["toolUseId"] == answer.raw["toolUseId"]
+    assert answer.raw["result_type"] == "nova_code_interpreter_result"
+    assert "output_for_blocked_call" not in codes(result)
+
+
 def test_bedrock_stream_as_json_array_and_a_cut_off_call(tmp_path):
     events = [
         json.loads(line) for line in (NATIVE / "bedrock-stream.jsonl").read_text().splitlines()
@@ -971,9 +982,24 @@ RESULT_KEYS = ("functionResponse", "function_response", "toolResult")
 SETTINGS = ("tools", "functions", "toolConfig", "tool_choice", "toolChoice")
 
 
+def _server_tool_ids(node: Any) -> set[Any]:
+    """The ids of Bedrock `toolUse` blocks marked `server_tool_use`, anywhere in a value."""
+    if isinstance(node, list):
+        return set().union(*map(_server_tool_ids, node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    found = set().union(*map(_server_tool_ids, node.values())) if node else set()
+    use = node.get("toolUse")
+    if isinstance(use, dict) and use.get("type") == "server_tool_use":
+        found.add(use.get("toolUseId"))
+    return found
+
+
 def native_counts(value: Any) -> tuple[int, int]:
     """Count the tool calls and results in native JSON of any supported format."""
     calls = results = 0
+    # Bedrock's server tools (its own sandbox) are no client calls, nor are their results.
+    server = _server_tool_ids(value)
 
     def walk(node: Any) -> None:
         nonlocal calls, results
@@ -984,6 +1010,9 @@ def native_counts(value: Any) -> tuple[int, int]:
         if not isinstance(node, dict):
             return
         node = _trim(node)
+        inner = node.get("toolUse") or node.get("toolResult")
+        if isinstance(inner, dict) and inner.get("toolUseId") in server:
+            return
         kind, role = node.get("type"), node.get("role")
         calls += kind in ("function_call", "tool_use")
         results += kind in ("function_call_output", "tool_result") or role in ("tool", "function")
