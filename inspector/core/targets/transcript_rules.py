@@ -102,7 +102,7 @@ def reasoning_family(item: Item) -> str | None:
         encrypted = raw.get("encrypted_content")
         if isinstance(encrypted, str) and encrypted:
             return "openai_encrypted"
-    elif kind in _ANTHROPIC_TYPES:
+    elif type(kind) is str and kind in _ANTHROPIC_TYPES:
         return "anthropic_signature"
     elif kind == "google:thought_signature":
         return "gemini_signature"
