@@ -25,7 +25,7 @@ from inspector.core.formats import load_bytes
 from inspector.core.gate import GateResult, decide, gate_transcript
 from inspector.core.jsonio import MAX_FILE_BYTES, display_name, read_bytes
 from inspector.core.model import LoadError, Severity, Tool, Transcript
-from inspector.core.targets import check_tools, check_transcript, get_profile
+from inspector.core.targets import Profile, ToolVerdict, check_tool, check_transcript, get_profile
 
 #: Suffixes a folder walk picks up (each also gzipped); a file named on its own is always read.
 SUFFIXES = (".json", ".jsonl", ".ndjson", ".sse", ".har", ".log")
@@ -158,7 +158,7 @@ def load_conversations(path: str) -> list[Transcript]:
 
 
 @cache
-def _profiles(names: tuple[str, ...]) -> tuple[Any, ...]:
+def _profiles(names: tuple[str, ...]) -> tuple[Profile, ...]:
     return tuple(get_profile(name) for name in names)
 
 
@@ -193,6 +193,8 @@ def conversation_row(
         if item.type == "function_call":
             calls[item.name if isinstance(item.name, str) else ""] += 1
     stream = transcript.stream
+    tools = sorted(result.toolset.tools.values(), key=lambda t: t.name)
+    digests = {tool.name: tool_digest(tool) for tool in tools}
     row: dict[str, Any] = {
         "path": path,
         "conversation": number,
@@ -206,13 +208,14 @@ def conversation_row(
             dict(Counter(v.code for v in stream.violations)) if stream is not None else {}
         ),
         "decision": decision_word(result),
-        "tools": {tool.name: tool_digest(tool) for tool in _sorted_tools(result)},
+        "tools": digests,
         "tool_calls": dict(sorted(calls.items())),
         "targets": {},
         "error": None,
     }
     for profile in _profiles(tuple(targets)):
-        found = check_transcript(transcript, result.toolset, profile)
+        verdicts = _tool_verdicts(tools, digests, profile)
+        found = check_transcript(transcript, result.toolset, profile, verdicts)
         rules: Counter[str] = Counter(f.rule for f in found)
         examples: dict[str, str] = {}
         for finding in found:
@@ -224,15 +227,29 @@ def conversation_row(
             "warnings": sum(1 for f in found if f.severity == Severity.WARNING),
             "rules": dict(sorted(rules.items())),
             "examples": dict(sorted(examples.items())),
-            "tools": {
-                name: verdict.mark for name, verdict in check_tools(result.toolset, profile).items()
-            },
+            "tools": {name: verdict.mark for name, verdict in verdicts.items()},
         }
     return row
 
 
-def _sorted_tools(result: GateResult) -> list[Tool]:
-    return sorted(result.toolset.tools.values(), key=lambda t: t.name)
+#: Each worker's tool verdicts by (target, name, schema digest): a fleet repeats its tools.
+_VERDICTS: dict[tuple[str, str, str], ToolVerdict] = {}
+
+
+def _tool_verdicts(
+    tools: Sequence[Tool], digests: Mapping[str, str], profile: Profile
+) -> dict[str, ToolVerdict]:
+    """check_tools for the gate's tools, each definition judged once per process and target."""
+    verdicts = {}
+    for tool in tools:
+        key = (profile.name, tool.name, digests[tool.name])
+        verdict = _VERDICTS.get(key)
+        if verdict is None:
+            verdict = check_tool(tool, profile)
+            if len(_VERDICTS) < TOOL_LIMIT:
+                _VERDICTS[key] = verdict
+        verdicts[tool.name] = verdict
+    return verdicts
 
 
 def error_row(path: str, error: LoadError) -> dict[str, Any]:
@@ -251,7 +268,8 @@ def error_row(path: str, error: LoadError) -> dict[str, Any]:
         "tools": {},
         "tool_calls": {},
         "targets": {},
-        "error": {"message": error.message, "line": error.line, "column": error.column},
+        # The gate's JSON error object, with every key present (Parquet rows have them all).
+        "error": {"event_index": None, **error.to_json()},
     }
 
 
@@ -617,7 +635,14 @@ def parquet_schema() -> Any:
             ("tools", texts),
         ]
     )
-    error = pa.struct([("message", pa.string()), ("line", pa.int64()), ("column", pa.int64())])
+    error = pa.struct(
+        [
+            ("message", pa.string()),
+            ("line", pa.int64()),
+            ("column", pa.int64()),
+            ("event_index", pa.int64()),
+        ]
+    )
     return pa.schema(
         [
             ("path", pa.string()),
