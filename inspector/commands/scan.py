@@ -26,16 +26,13 @@ from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE
 from inspector.commands.gate import load_tool_option
 from inspector.commands.tools import target_profile
 from inspector.core import scan
+from inspector.core.errors import UsageError
 from inspector.core.jsonio import STDIN
 
 #: Output kinds by -o suffix (the Dask engine writes a folder of Parquet partitions).
 OUTPUTS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 REPORTS = {".html": "html", ".htm": "html", ".md": "markdown"}
-EXIT_INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
-
-
-class UsageError(Exception):
-    """A command line that cannot run as given."""
+EXIT_INTERRUPTED: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
 class Interrupted(Exception):
@@ -354,7 +351,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             _write_report(args, fleet)
     except (Interrupted, KeyboardInterrupt) as exc:
         progress.finish()
-        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        signum = exc.signum if isinstance(exc, Interrupted) else int(signal.SIGINT)
         kept = ""
         if args.engine == "pool" and args.output:
             kept = f"; {safe_text(args.output)}.partial is kept for --resume"

@@ -269,7 +269,7 @@ def error_row(path: str, error: LoadError) -> dict[str, Any]:
         "tool_calls": {},
         "targets": {},
         # The gate's JSON error object, with every key present (Parquet rows have them all).
-        "error": {"event_index": None, **error.to_json()},
+        "error": {"event_index": None, "pointer": None, **error.to_json()},
     }
 
 
@@ -641,6 +641,7 @@ def parquet_schema() -> Any:
             ("line", pa.int64()),
             ("column", pa.int64()),
             ("event_index", pa.int64()),
+            ("pointer", pa.string()),
         ]
     )
     return pa.schema(

@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 TARGETS = ("openai", "anthropic")
 FILES = 2_000
+#: An error row has every key of the gate's error object (Parquet rows have them all).
+NO_WHERE = {"event_index": None, "pointer": None}
 
 #: Broken files, each a different way of being unreadable.
 BROKEN = {
@@ -134,7 +136,9 @@ def check_rows_against_gate(rows: list[dict[str, Any]], paths: list[str]) -> Non
     for row in rows:
         doc, by_target, marks = gate_json(row["path"])
         if "error" in doc:
-            assert row["error"] == {"event_index": None, **doc["error"]}, row["path"]
+            assert row["error"] == {"event_index": None, "pointer": None, **doc["error"]}, row[
+                "path"
+            ]
             assert row["format"] is None and row["items"] == 0
             continue
         assert row["error"] is None, row
@@ -238,7 +242,11 @@ def test_a_handful_of_rows_agree_with_the_real_gate_command(
         )
         (doc,) = json.loads(done.stdout)["files"]
         if row["error"]:
-            assert done.returncode == 2 and row["error"] == {"event_index": None, **doc["error"]}
+            assert done.returncode == 2 and row["error"] == {
+                "event_index": None,
+                "pointer": None,
+                **doc["error"],
+            }
             continue
         assert row["verdicts"] == doc["summary"]
         assert row["items"] == len(doc["items"])

@@ -194,7 +194,8 @@ class _Html(_Base):
             f"{d.replace('_', ' ')} {tally.decisions.get(d, 0):,}" for d in DECISIONS
         )
         parts = [
-            f"<section><h2>{self.text(name)}: {self.text(_title(name))}</h2>",
+            f'<section id="target-{self.text(name)}"><h2>{self.text(name)}: '
+            f"{self.text(_title(name))}</h2>",
             self.banner(STATES[fleet.verdict(name)], _target_line(fleet, name)),
             f'<p class="muted">With this target\'s findings added: {_e(decided)}.</p>',
         ]
@@ -210,11 +211,15 @@ class _Html(_Base):
                     self.file_link(path) + f' <span class="muted">conversation {number}</span>'
                     f'<p class="detail">{self.text(message, MESSAGE)}</p>'
                 )
-            source = (
-                f'<p class="extras">source: {self.text(row.source, MESSAGE)}</p>'
-                if row.source
-                else ""
-            )
+            source = ""
+            if row.source:
+                # The profile's own data, not a file's: its web sources may be links.
+                links = [
+                    f'<a href="{_e(s)}">{_e(s)}</a>' if s.startswith("https://") else _e(s)
+                    for s in row.source.split("; ")
+                ]
+                source = f'<p class="extras">source: {"; ".join(links)}</p>'
+
             rows.append(
                 f'<tr><td><code>{self.text(row.rule)}</code><p class="detail">'
                 f"{self.text(row.reason, MESSAGE)}</p>{source}</td>"
@@ -240,7 +245,7 @@ class _Html(_Base):
     def tools_section(self) -> str:
         fleet = self.fleet
         tools = _top_tools(fleet)
-        head = f"<section><h2>Tools ({len(fleet.tools):,})</h2>"
+        head = f'<section id="tools"><h2>Tools ({len(fleet.tools):,})</h2>'
         if not tools:
             return head + '<p class="none">No tool definitions in the fleet.</p></section>'
         classes = {"✓": "v-ok", "~": "s-warning", "✗": "s-error"}
@@ -249,11 +254,8 @@ class _Html(_Base):
             cells = []
             for target in fleet.targets:
                 worst, split = _marks(tool, target)
-                title = f' title="{_e(split)}"' if split else ""
-                extra = f' <span class="muted">{_e(split)}</span>' if split else ""
-                cells.append(
-                    f'<td class="m {classes.get(worst, "")}"{title}>{_e(worst)}{extra}</td>'
-                )
+                # Mixed marks: how many conversations got each, in the worst one's colour.
+                cells.append(f'<td class="m {classes.get(worst, "")}">{_e(split or worst)}</td>')
             variants = len(tool.variants)
             rows.append(
                 f"<tr><td><code>{self.text(name, 80)}</code></td>"
@@ -301,7 +303,7 @@ class _Html(_Base):
                 f'<td class="num">{tally.unreadable:,}</td></tr>'
             )
         return (
-            "<section><h2>Parse health</h2>"
+            '<section id="health"><h2>Parse health</h2>'
             '<table class="health"><colgroup><col><col span="5" style="width:8.5em"></colgroup>'
             '<thead><tr><th>format</th><th class="num">files</th>'
             '<th class="num">conversations</th><th class="num">items</th>'
@@ -333,7 +335,7 @@ def _css() -> str:
         ".decision{display:block;width:fit-content}"
         ".num{text-align:right;white-space:nowrap}"
         ".matrix{width:auto}.matrix td,.matrix th{padding-right:14px}"
-        "td.m{white-space:nowrap}a{color:inherit}"
+        "td.m{white-space:nowrap;font-weight:600}td.m.v-ok{background:none}a{color:inherit}"
         "header .files th{font-weight:600;color:var(--muted)}\n"
         + rule.format(light)
         + "\n@media (prefers-color-scheme:dark){"
