@@ -80,7 +80,7 @@ def walk(arguments: Iterable[str]) -> Iterator[str]:
 
     for argument in arguments:
         if is_url(argument):
-            yield from once(argument)
+            yield from (p for found in _walk_url(argument) for p in once(found))
         elif os.path.isdir(argument):
             yield from (p for found in _walk_folder(argument) for p in once(found))
         elif glob.has_magic(argument):
@@ -91,6 +91,31 @@ def walk(arguments: Iterable[str]) -> Iterator[str]:
                     yield from once(found)
         else:
             yield from once(argument)
+
+
+def _walk_url(url: str) -> Iterator[str]:
+    """An fsspec URL as files: a glob expanded, a folder walked (sorted), a file as it is."""
+    import glob
+
+    try:
+        import fsspec
+    except ImportError:
+        yield url  # its row will say that reading a URL needs the fleet extra
+        return
+    fs, root = fsspec.core.url_to_fs(url)
+    protocol = url.split("://", 1)[0]
+
+    def named(path: str) -> str:
+        return path if is_url(path) else f"{protocol}://{path.lstrip('/')}"
+
+    if glob.has_magic(root):
+        found = sorted(fs.glob(root))
+        yield from (named(p) for p in found if _wanted(p.rsplit("/", 1)[-1]))
+    elif url.endswith("/") or fs.isdir(root):
+        found = sorted(fs.find(root))
+        yield from (named(p) for p in found if _wanted(p.rsplit("/", 1)[-1]) and "/." not in p)
+    else:
+        yield url
 
 
 def _walk_folder(folder: str) -> Iterator[str]:
@@ -579,7 +604,7 @@ def run_dask(
     *,
     scheduler: str | None = None,
     jobs: int | None = None,
-    partition_files: int = 64,
+    partition_files: int | None = None,
     cluster_options: Mapping[str, Any] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Scan on Dask, a bag over the file list, one Parquet file per partition into `folder`.
@@ -605,6 +630,10 @@ def run_dask(
         cluster = LocalCluster(**settings)
     client = Client(cluster if cluster is not None else scheduler)
     try:
+        if partition_files is None:
+            # A few partitions per worker thread: 20 large files must not share one partition.
+            threads = sum(client.nthreads().values()) or 1
+            partition_files = max(1, min(64, len(paths) // (threads * 4)))
         bag = dask.bag.from_sequence(list(enumerate(paths)), partition_size=partition_files)
         parts = bag.map_partitions(_write_partition, folder, options).to_delayed()
         for future in as_completed(client.compute(parts)):

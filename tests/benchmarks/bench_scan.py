@@ -66,7 +66,7 @@ def main() -> int:
         made = 0
         for label, (folder, files) in _fleets(scratch, args.quick).items():
             measured: dict[str, list[Measured]] = {e: [] for e in ENGINES}
-            for run in range(runs):
+            for _ in range(runs):
                 for engine in ENGINES:  # interleaved: a slow moment hits every engine alike
                     made += 1
                     out = scratch / f"out-{made}"

@@ -437,3 +437,25 @@ def test_rows_go_to_stdout_without_o() -> None:
     status, out, _ = _cli("scan", str(SAMPLES / "article" / "items.json"), "--jobs", "1")
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert status == 1 and row["verdicts"] and row["decision"] == "unsafe"
+
+
+def test_fsspec_urls_are_walked_and_read_gzip_included() -> None:
+    fsspec = pytest.importorskip("fsspec")
+    fs = fsspec.filesystem("memory")
+    log = (SAMPLES / "logs" / "agent-session.jsonl").read_bytes()
+    fs.pipe("/fleet-test/a/one.jsonl", log)
+    fs.pipe("/fleet-test/b/two.jsonl.gz", gzip.compress(log))
+    fs.pipe("/fleet-test/b/notes.txt", b"not a session")
+    try:
+        status, out, _ = _cli("scan", "memory://fleet-test/", "--jobs", "1")
+        rows = [json.loads(line) for line in out.splitlines()]
+        assert [r["path"] for r in rows] == [
+            "memory://fleet-test/a/one.jsonl",
+            "memory://fleet-test/b/two.jsonl.gz",
+        ]
+        local = scan.scan_file(str(SAMPLES / "logs" / "agent-session.jsonl"), scan.ScanOptions())
+        for row in rows:
+            assert row["verdicts"] == local[0]["verdicts"] and row["error"] is None
+        assert status == 1
+    finally:
+        fs.rm("/fleet-test", recursive=True)
