@@ -361,7 +361,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"inspector scan: error: {safe_text(str(exc))}\n")
         return EXIT_UNREADABLE
     except OSError as exc:
-        err.write(f"inspector scan: cannot write: {safe_text(exc.strerror or str(exc))}\n")
+        where = f" {exc.filename}" if exc.filename else ""
+        reason = exc.strerror or str(exc)
+        err.write(f"inspector scan: cannot write{safe_text(where)}: {safe_text(reason)}\n")
         return EXIT_UNREADABLE
     finally:
         if in_main:

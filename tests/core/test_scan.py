@@ -459,3 +459,10 @@ def test_fsspec_urls_are_walked_and_read_gzip_included() -> None:
         assert status == 1
     finally:
         fs.rm("/fleet-test", recursive=True)
+
+
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    target = tmp_path / "missing-folder" / "rows.jsonl"
+    status, _, err = _cli("scan", str(SAMPLES / "article"), "--jobs", "1", "-o", str(target))
+    assert status == 2 and err.startswith("inspector scan: cannot write ")
+    assert "missing-folder" in err and len(err.strip().splitlines()) == 1
