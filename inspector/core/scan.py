@@ -554,14 +554,19 @@ def run_pool(
             yield scan_file(path, options)
         return
     import multiprocessing
+    import threading
     from collections import deque
     from concurrent.futures import ProcessPoolExecutor
     from itertools import islice
 
-    # A fresh interpreter per worker (never a fork of a process that may hold threads), each
-    # forked from a server that has the scan's imports loaded already.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["inspector.core.scan"])
+    # A plain fork when this process has no other thread (the CLI): the workers start with its
+    # imports, at no cost. Otherwise (a test runner, a GUI) forking is unsafe; the workers come
+    # from a fork server that has the scan's imports loaded.
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+    else:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["inspector.core.scan"])
     source = iter(paths)
 
     def chunks() -> Iterator[list[str]]:
