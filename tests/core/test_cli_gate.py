@@ -179,6 +179,7 @@ GOLDEN = [
             ("bedrock-response", "bedrock-response.json", ["--tools", BEDROCK_TOOLS]),
             ("bedrock-stream", "bedrock-stream.jsonl", ["--tools", BEDROCK_TOOLS]),
             ("bedrock-response-server-tool", "bedrock-response-server-tool.json", []),
+            ("bedrock-request-empty-content", "bedrock-request-empty-content.json", []),
             ("chat-completions-response", "chat-completions-response.json", SALES_TOOLS),
             ("chat-completions-stream", "chat-completions-stream.sse", SALES_TOOLS),
             ("chat-stream-no-index", "chat-completions-stream-no-index.sse", SALES_TOOLS),

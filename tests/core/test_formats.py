@@ -358,6 +358,17 @@ def test_bedrock_server_tools_are_prefixed_items_not_client_calls():
     assert "output_for_blocked_call" not in codes(result)
 
 
+def test_empty_native_content_gives_no_items():
+    # An empty `system` list and a trailing `{"text": ""}` hold nothing: no empty messages
+    # that would show as one-side-only changes in every compare.
+    t = load_path(NATIVE / "bedrock-request-empty-content.json")
+    assert [(i.type, i.role) for i in t.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+    ]
+
+
 def test_bedrock_stream_as_json_array_and_a_cut_off_call(tmp_path):
     events = [
         json.loads(line) for line in (NATIVE / "bedrock-stream.jsonl").read_text().splitlines()
