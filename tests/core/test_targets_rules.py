@@ -276,6 +276,18 @@ TRANSCRIPTS: dict[str, tuple[list[Any], list[Any]]] = {
         [user(), call("c1"), call("c2"), output("c1"), assistant(), output("c2")],
         [user(), call("c1"), call("c2"), output("c1"), output("c2"), assistant()],
     ),
+    "anthropic.order.tool_result_first": (
+        [user(), call("c1"), user("wait"), output("c1")],
+        [user(), call("c1"), output("c1"), user("and?")],
+    ),
+    "bedrock.order.tool_config_with_history": (
+        [user(), call("c1"), output("c1"), user("thanks")],
+        [user(), assistant(), user("thanks")],
+    ),
+    "bedrock.order.result_count": (
+        [user(), call("c1"), call("c2"), output("c1"), assistant(), output("c2")],
+        [user(), call("c1"), call("c2"), output("c2"), output("c1"), assistant()],
+    ),
     "gemini.order.response_count": (
         [user(), call("c1"), call("c2"), output("c1"), assistant(), output("c2")],
         [user(), call("c1"), call("c2"), output("c2"), output("c1"), assistant()],

@@ -76,6 +76,7 @@ ORDER_CHECKS = (
     "no_user_after_tool",
     "output_required",
     "reasoning_followed",
+    "tool_config_with_history",
 )
 REASONING_CHECKS = ("foreign", "any_reasoning", "signature_required")
 #: Kinds of provider-bound reasoning a transcript can carry.
