@@ -116,9 +116,9 @@ def gate_json(path: str) -> list[Gated]:
     `tools` marks per target.
 
     Made in this process by the functions the two commands call (load_conversations,
-    gate_transcript,
-    gate_document, with_target_findings, check_tool), the file loaded once: 2,000 files through
-    three subprocesses each would take minutes. A handful go through the real CLI below.
+    gate_transcript, gate_document, with_target_findings, check_tool), the file loaded once:
+    2,000 files through three subprocesses each would take minutes. A handful go through the
+    real CLI below.
     """
     try:
         transcripts = load_conversations(path)
