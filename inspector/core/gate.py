@@ -28,7 +28,14 @@ from inspector.core.model import (
     json_kind,
     paused_gc,
 )
-from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue, compile_schema, validate
+from inspector.core.schema import (
+    DEFAULT_BUDGET,
+    SchemaIssue,
+    compile_schema,
+    file_budget,
+    refusal,
+    validate,
+)
 
 
 class Verdict(StrEnum):
@@ -283,9 +290,11 @@ def _check_arguments(
         )
     compiled = compile_schema(tool.parameters)
     if not compiled.usable:
+        refused = compiled.code is not None
         return ItemVerdict(
             Verdict.ARGUMENTS_SCHEMA,
-            f"the schema of {name!r} is broken: {compiled.problem}",
+            f"the schema of {name!r} is {'refused' if refused else 'broken'}: {compiled.problem}",
+            errors=(refusal(compiled),) if refused else (),
             tool=name,
             given=given,
             source=source,
@@ -389,7 +398,7 @@ def gate_transcript(
     Between items, a set `cancel` stops the work (Cancelled) and `progress` hears how many of
     the items are done.
     """
-    with paused_gc():
+    with paused_gc(), file_budget():
         return _gate_transcript(transcript, extra_tools, budget, cancel, progress)
 
 

@@ -5,13 +5,27 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import resource
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import pytest
 
 from inspector.cli import run
+from inspector.core import schema as schema_module
 from inspector.core.formats import load_text
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import ArgumentsError, LoadError
+from inspector.core.schema import compile_schema, validate
+
+REPO = Path(__file__).resolve().parents[2]
+#: The address-space cap every subprocess here runs under (the issue's 4 GB).
+MEMORY_CAP = 4 << 30
+#: CPU seconds a subprocess may use: far above what a bounded case needs, far below what the
+#: unbounded (quadratic, exponential, backtracking) version of each case would take.
+CPU_CAP = 60
 
 
 def gate(*args):
@@ -126,3 +140,243 @@ def test_odd_shapes_load_or_fail_clearly(text):
         assert exc.path == "odd.json" and exc.message
     else:
         assert transcript.items
+
+
+# --------------------------------------------------------------------------------------------
+# Running the real command under the issue's limits
+
+
+def _limits(cpu: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+
+
+def limited(*args: str, cpu: int = CPU_CAP, stdin: bytes | None = None):
+    """Run `python -m inspector ARGS` in a subprocess under the memory and CPU caps."""
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=REPO,
+        preexec_fn=lambda: _limits(cpu),
+        check=False,
+    )
+
+
+def assert_one_line(stderr: bytes) -> str:
+    """The error output is at most one line, and never a traceback."""
+    text = stderr.decode("utf-8", "replace")
+    assert "Traceback" not in text
+    assert text.count("\n") <= 1, text
+    return text
+
+
+def transcript_with(schema, arguments, name="t", count=1):
+    """A transcript whose own tool `name` has `schema`, called `count` times with `arguments`."""
+    calls = [
+        {**call(json.dumps(arguments if count == 1 else [arguments, n]), name), "call_id": f"c{n}"}
+        for n in range(count)
+    ]
+    return {"tools": [{"type": "function", "name": name, "parameters": schema}], "input": calls}
+
+
+def write(tmp_path, name, document):
+    path = tmp_path / name
+    path.write_text(json.dumps(document))
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Schema bombs: measured when compiled, refused past the limit, never run
+
+
+def chain(combinator: str, depth: int, leaf) -> dict:
+    """`$defs` where each level is `{combinator: [{$ref: next}, {$ref: next}]}`: 2^depth."""
+    defs = {
+        f"l{i}": {combinator: [{"$ref": f"#/$defs/l{i + 1}"}, {"$ref": f"#/$defs/l{i + 1}"}]}
+        for i in range(depth)
+    }
+    defs[f"l{depth}"] = leaf
+    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/l0"}}, "$defs": defs}
+
+
+@pytest.mark.parametrize(
+    ("combinator", "depth", "leaf", "value"),
+    [
+        ("allOf", 32, {"type": "integer"}, 1),
+        # A failing leaf: anyOf would collect the errors of all 2^24 branches.
+        ("anyOf", 24, {"type": "string"}, 1),
+        ("oneOf", 20, {"type": "string"}, 1),
+    ],
+)
+def test_schema_bomb_is_refused_by_the_cli(tmp_path, combinator, depth, leaf, value):
+    path = write(
+        tmp_path, "bomb.json", transcript_with(chain(combinator, depth, leaf), {"x": value})
+    )
+    done = limited("gate", str(path), "--format", "json")
+    assert done.returncode == 1
+    assert_one_line(done.stderr)
+    item = json.loads(done.stdout)["files"][0]["items"][0]
+    assert item["verdict"] == "arguments_schema"
+    assert item["detail"].startswith("the schema of 't' is refused: /$defs/l")
+    (error,) = item["errors"]
+    assert error["keyword"] == "schema_too_complex"
+    # The deepest level that already expands past the limit is named: below it, all is under.
+    level = int(error["schema_path"].rsplit("l", 1)[1])
+    below = schema_module.measure(chain(combinator, depth - level - 1, leaf)["$defs"]["l0"])
+    assert below <= schema_module.MAX_EXPANSION
+
+
+def test_expansion_just_under_the_limit_is_run():
+    depth = schema_module.MAX_EXPANSION.bit_length() - 3
+    compiled = compile_schema(chain("allOf", depth, {"type": "integer"}))
+    assert compiled.usable and compiled.code is None
+    assert schema_module.measure(compiled.schema) <= schema_module.MAX_EXPANSION
+    assert validate(compiled, {"x": "one"})[0].keyword == "type"
+
+
+def test_refs_reached_by_id_and_anchor_are_measured():
+    bomb = chain("allOf", 30, {"type": "integer"})
+    bomb["$defs"]["l5"] = {"$anchor": "five", **bomb["$defs"]["l5"]}
+    bomb["$defs"]["l4"] = {"allOf": [{"$ref": "#five"}, {"$ref": "#five"}]}
+    bomb["$defs"]["l3"]["$id"] = "https://example.com/l3"
+    bomb["properties"]["x"] = {"$ref": "https://example.com/l3"}
+    compiled = compile_schema(bomb)
+    assert compiled.code == "schema_too_complex"
+
+
+def test_recursive_schema_is_measured_once_and_runs():
+    tree = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}}
+    assert schema_module.measure(tree) < 10
+    compiled = compile_schema(tree)
+    assert validate(compiled, {"kids": [{"kids": []}, {"kids": "no"}]})[0].path == "/kids/1/kids"
+
+
+@pytest.mark.parametrize("key", ["enum", "default", "description", "$defs", "$schema"])
+def test_properties_named_like_keywords_are_still_measured(key):
+    schema = {"properties": {key: {"$ref": "#/$defs/l0"}}, "$defs": chain("allOf", 30, {})["$defs"]}
+    assert compile_schema(schema).code == "schema_too_complex"
+
+
+def test_unevaluated_properties_double_what_they_rewalk():
+    depth = 1
+    while schema_module.measure(chain("allOf", depth + 1, {}), 10**9) <= 2**14:
+        depth += 1
+    inner = chain("allOf", depth, {})
+    # Between half the limit and the limit: fine alone, past it when walked twice.
+    assert schema_module.MAX_EXPANSION // 2 < schema_module.measure(inner) <= 2**14
+    assert compile_schema(inner).usable
+    assert compile_schema({**inner, "unevaluatedProperties": False}).code == "schema_too_complex"
+
+
+def test_unevaluated_properties_search_patterns_under_the_limits(tmp_path):
+    # A lookaround sends the schema to python-jsonschema, whose unevaluatedProperties matches
+    # patternProperties with `re` itself: `^(a+)+$` against 5,000 `a`s and a `!` would
+    # backtrack for longer than the universe. It runs on fancy-regex (linear for it) instead.
+    schema = {
+        "type": "object",
+        "properties": {"y": {"type": "string", "pattern": "^(?=y)y$"}},
+        "patternProperties": {"^(a+)+$": {}},
+        "unevaluatedProperties": False,
+    }
+    path = write(tmp_path, "uneval.json", transcript_with(schema, {"a" * 5000 + "!": 1}))
+    done = limited("gate", str(path), "--format", "json")
+    assert done.returncode == 1
+    assert_one_line(done.stderr)
+    item = json.loads(done.stdout)["files"][0]["items"][0]
+    assert [e["keyword"] for e in item["errors"]] == ["unevaluatedProperties"]
+    assert compile_schema(schema).engine == schema_module.ENGINE_PY
+
+
+def test_backtracking_pattern_under_unevaluated_properties_hits_the_backtrack_limit():
+    schema = {
+        "patternProperties": {"^(a|aa)+(?!b)$": {}},
+        "unevaluatedProperties": False,
+    }
+    compiled = compile_schema(schema)
+    (issue,) = validate(compiled, {"a" * 3000 + "!": 1})
+    assert issue.keyword == "budget" and "backtrack limit" in issue.message
+
+
+def test_many_items_just_under_the_item_bound_hit_the_file_bound(tmp_path, monkeypatch):
+    # Each item's fallback validation takes just under ITEM_STEPS keyword evaluations; the
+    # file's total stops the run after FILE_STEPS of them, whatever the clock says.
+    monkeypatch.setattr(schema_module, "ITEM_STEPS", 500)
+    monkeypatch.setattr(schema_module, "FILE_STEPS", 5_000)
+    schema = {"type": "array", "items": {"type": "string", "pattern": "^(?=s)s$"}}
+    compiled = compile_schema(schema)
+    with schema_module.file_budget() as budget:
+        steps_before = budget.used
+        assert validate(compiled, ["s"] * 150) == ()
+        per_item = budget.used - steps_before
+    assert schema_module.ITEM_STEPS * 0.8 < per_item < schema_module.ITEM_STEPS
+    items = [call(json.dumps(["s"] * 150 + [n])) for n in range(60)]
+    for n, item in enumerate(items):
+        item["call_id"] = f"c{n}"
+    path = write(tmp_path, "sixty.json", {"tools": [tool("t", schema)], "input": items})
+    status, out, err = gate(str(path), "--format", "json")
+    assert status == 1 and not err
+    verdicts = json.loads(out)["files"][0]["items"]
+    budgeted = [v for v in verdicts if v["errors"] and v["errors"][0]["keyword"] == "budget"]
+    checked = len(verdicts) - len(budgeted)
+    assert checked <= schema_module.FILE_STEPS // per_item + 1
+    assert budgeted and all("validation of this file exceeded" in v["detail"] for v in budgeted)
+    assert "5,000 keyword evaluations" in budgeted[-1]["detail"]
+
+
+def tool(name, parameters):
+    return {"type": "function", "name": name, "parameters": parameters}
+
+
+class CancelAfter(threading.Event):
+    """A cancel flag that turns itself on after being looked at `n` times."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+        self.looks = 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks > self.n or super().is_set()
+
+
+def unique_objects(count: int) -> list:
+    # One integer past 64 bits keeps the instance out of jsonschema-rs's reach.
+    return [{"id": n, "tag": "x"} for n in range(count)] + [2**65]
+
+
+def test_unique_items_over_100k_objects_is_linear():
+    compiled = compile_schema({"type": "array", "uniqueItems": True})
+    instance = unique_objects(100_000)
+    assert validate(compiled, instance) == ()
+    (issue,) = validate(compiled, [*instance, {"tag": "x", "id": 7}])
+    assert issue.keyword == "uniqueItems" and "item 100001 equals item 7" in issue.message
+
+
+def test_cancel_stops_unique_items_in_the_fallback():
+    compiled = compile_schema({"type": "array", "uniqueItems": True})
+    cancel = CancelAfter(10)
+    (issue,) = validate(compiled, unique_objects(100_000), cancel=cancel)
+    assert issue.keyword == "budget" and issue.message == "validation was cancelled"
+    # Looked at between keywords and every 256 elements: stopped long before the end.
+    assert cancel.looks == 11
+
+
+def test_cancel_stops_the_fallback_between_keywords():
+    compiled = compile_schema(
+        {"type": "array", "items": {"type": "object", "required": ["id"], "uniqueItems": True}}
+    )
+    cancel = CancelAfter(50)
+    (issue,) = validate(compiled, unique_objects(10_000), cancel=cancel)
+    assert issue.message == "validation was cancelled" and cancel.looks == 51
+
+
+def test_unique_items_over_100k_objects_by_the_cli(tmp_path):
+    schema = {"type": "array", "uniqueItems": True}
+    document = {"tools": [tool("t", schema)], "input": [call(json.dumps(unique_objects(100_000)))]}
+    path = write(tmp_path, "unique.json", document)
+    done = limited("gate", str(path), "--format", "json")
+    assert_one_line(done.stderr)
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["files"][0]["items"][0]["verdict"] == "ok"
