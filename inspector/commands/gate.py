@@ -19,6 +19,7 @@ from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Severity, Tool
+from inspector.core.numbers import show_number
 from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.core.targets import with_target_findings
@@ -102,7 +103,7 @@ def load_tool_option(path: str | None, err: TextIO) -> dict[str, Tool] | None:
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
-    return safe_text(value if isinstance(value, str) else repr(value))
+    return safe_text(value if isinstance(value, str) else show_number(value))
 
 
 def render_text(path: str, result: GateResult, style: Style) -> list[str]:

@@ -28,6 +28,7 @@ from inspector.core.model import (
     json_kind,
     paused_gc,
 )
+from inspector.core.numbers import shorten_digits, show_int
 from inspector.core.schema import (
     DEFAULT_BUDGET,
     SchemaIssue,
@@ -138,8 +139,12 @@ class GateResult:
 
 
 def _quote(value: Any, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=repr)
-    text = repr(text) if isinstance(value, str) else text
+    if isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        text = show_int(value)
+    else:
+        text = shorten_digits(json.dumps(value, default=repr))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -23,6 +23,7 @@ import gzip
 import io
 import itertools
 import json
+import math
 import os
 import re
 import selectors
@@ -38,6 +39,7 @@ from typing import Any
 import orjson
 
 from inspector.core.model import ArgumentsError, Cancelled, InspectorError, LoadError
+from inspector.core.numbers import TEXT_DIGITS, lift_digit_limit
 
 #: Reads stop with a clear error as soon as more than this many bytes (after decompression)
 #: have come in, whatever size the file reports: a pipe or a device reports none. Read at call
@@ -365,18 +367,40 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+# The integers parsed here may be longer than Python will turn into text by default: lift its
+# limit once, for every module that shows or writes them.
+lift_digit_limit()
+
+
 def _parse_int(text: str) -> int:
-    # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit.
+    # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit, but
+    # conversion is quadratic: a million digits would take a minute.
+    if len(text) > TEXT_DIGITS + 1:
+        raise ValueError(f"an integer of {len(text):,} digits is longer than {TEXT_DIGITS:,}")
     try:
         return int(text)
     except ValueError:
         return int(Decimal(text))
 
 
+def _finite_float(text: str) -> float:
+    # `1e999` is valid JSON text, but as a number it is infinity, which strict JSON cannot hold
+    # (and a validator would see as null).
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Constant(f"{text[:40]} is too large for a JSON number (it overflows to infinity)")
+    return value
+
+
 _LENIENT = json.JSONDecoder(parse_int=_parse_int)
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_parse_int)
+_STRICT = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_int=_parse_int, parse_float=_finite_float
+)
 _STRICT_UNIQUE = json.JSONDecoder(
-    object_pairs_hook=_unique, parse_constant=_reject_constant, parse_int=_parse_int
+    object_pairs_hook=_unique,
+    parse_constant=_reject_constant,
+    parse_int=_parse_int,
+    parse_float=_finite_float,
 )
 
 

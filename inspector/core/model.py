@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from inspector.core.numbers import show_number
+
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(
     {
@@ -459,7 +461,7 @@ class Item(_ItemFields, frozen=True, gc=False):
     def type_label(self) -> str:
         """The type as display text, whatever its JSON kind."""
         t = self.type
-        return t if isinstance(t, str) else ("(no type)" if t is None else repr(t))
+        return t if isinstance(t, str) else ("(no type)" if t is None else show_number(t))
 
     @property
     def namespaced(self) -> bool:

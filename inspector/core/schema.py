@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 from inspector.core.model import InspectorError, join_pointer, json_kind
+from inspector.core.numbers import shorten_digits
 
 #: Longest message text kept per error; instance reprs in messages can be megabytes.
 MAX_MESSAGE = 400
@@ -127,6 +128,7 @@ def _backtracking_options() -> jsonschema_rs.FancyRegexOptions:
 
 
 def _short(message: str) -> str:
+    message = shorten_digits(message)
     if len(message) <= MAX_MESSAGE:
         return message
     return message[: MAX_MESSAGE - 1] + "…"
@@ -375,6 +377,10 @@ def _compile(schema: Any) -> CompiledSchema:
         return CompiledSchema(
             schema, None, _short(str(exc)), "?", code=exc.code, pointer=exc.pointer
         )
+    if not _rust_can_take(schema):
+        # A bound past 64 bits (jsonschema-rs would clamp `minLength: 10^100` to 2^64 - 1), or
+        # text Rust cannot hold: python-jsonschema keeps the number exact.
+        return _FALLBACK.get(schema)
     import jsonschema_rs
 
     try:

@@ -1,0 +1,81 @@
+"""Numbers for people: a huge integer is shown by its digit count, never spelled out whole.
+
+Files hold integers of any length (the parser keeps them exact). Python refuses to turn an
+integer of more than 4,300 digits into text (CVE-2020-10735) and takes quadratic time past it,
+so every place that shows one to a person goes through `show_int` / `show_number`, and the
+parser's module lifts the limit to TEXT_DIGITS so that exact JSON output never fails.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from typing import Any
+
+#: Longest integer spelled out in full when it is shown to a person.
+SHOWN_DIGITS = 40
+#: Digits an integer may have for it to be converted to text exactly (JSON output): about
+#: 0.2 s of conversion at most. The parser refuses longer integer literals.
+TEXT_DIGITS = 100_000
+#: Digits kept at each end of a huge integer's digit-count form.
+_ENDS = 8
+_LONG_RUN = re.compile(rf"\d{{{SHOWN_DIGITS + 1},}}")
+
+
+def lift_digit_limit() -> None:
+    """Let integers of up to TEXT_DIGITS digits become text (unless the limit is already off)."""
+    current = sys.get_int_max_str_digits()
+    if current and current < TEXT_DIGITS:
+        sys.set_int_max_str_digits(TEXT_DIGITS)
+
+
+def digit_count(value: int) -> int:
+    """The number of decimal digits of |value|, without converting it to text."""
+    value = abs(value)
+    if value < 10:
+        return 1
+    # log10 of an int of any size is exact enough to be off by one at most; one power decides.
+    guess = int(math.log10(value)) + 1
+    if value >= 10**guess:
+        return guess + 1
+    if value < 10 ** (guess - 1):
+        return guess - 1
+    return guess
+
+
+def show_int(value: int) -> str:
+    """The integer in full up to SHOWN_DIGITS digits, else `12345678…45678901 (5,000 digits)`."""
+    count = digit_count(value)
+    if count <= SHOWN_DIGITS:
+        return str(value)
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    head = magnitude // 10 ** (count - _ENDS)
+    tail = magnitude % 10**_ENDS
+    return f"{sign}{head}…{tail:0{_ENDS}d} ({count:,} digits)"
+
+
+def show_number(value: Any) -> str:
+    """repr() for display: integers past SHOWN_DIGITS digits in their digit-count form."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show_int(value)
+    return repr(value)
+
+
+def shorten_digits(text: str) -> str:
+    """The text with every run of more than SHOWN_DIGITS digits in its digit-count form."""
+    if len(text) <= SHOWN_DIGITS:
+        return text
+    return _LONG_RUN.sub(lambda m: f"{m[0][:_ENDS]}…{m[0][-_ENDS:]} ({len(m[0]):,} digits)", text)
+
+
+__all__ = [
+    "SHOWN_DIGITS",
+    "TEXT_DIGITS",
+    "digit_count",
+    "lift_digit_limit",
+    "shorten_digits",
+    "show_int",
+    "show_number",
+]
