@@ -15,11 +15,11 @@ from inspector.commands.common import (
     write_json,
 )
 from inspector.commands.tools import target_profile
+from inspector.core.display import show_number
 from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Severity, Tool
-from inspector.core.numbers import show_number
 from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.core.targets import with_target_findings

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import regex
 
+from inspector.core.display import cut, shorten_digits, show_int
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
@@ -28,7 +29,6 @@ from inspector.core.model import (
     json_kind,
     paused_gc,
 )
-from inspector.core.numbers import shorten_digits, show_int
 from inspector.core.schema import (
     DEFAULT_BUDGET,
     SchemaIssue,
@@ -145,7 +145,7 @@ def _quote(value: Any, limit: int = 60) -> str:
         text = show_int(value)
     else:
         text = shorten_digits(json.dumps(value, default=repr))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(text, limit)
 
 
 def gate_item(

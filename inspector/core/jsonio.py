@@ -38,8 +38,8 @@ from typing import Any
 
 import orjson
 
+from inspector.core.display import TEXT_DIGITS, lift_digit_limit
 from inspector.core.model import ArgumentsError, Cancelled, InspectorError, LoadError
-from inspector.core.numbers import TEXT_DIGITS, lift_digit_limit
 
 #: Reads stop with a clear error as soon as more than this many bytes (after decompression)
 #: have come in, whatever size the file reports: a pipe or a device reports none. Read at call

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from inspector.core.numbers import show_number
+from inspector.core.display import show_number
 
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     import referencing
     from jsonschema.exceptions import ValidationError
 
+from inspector.core.display import cut, shorten_digits
 from inspector.core.model import InspectorError, join_pointer, json_kind
-from inspector.core.numbers import shorten_digits
 
 #: Longest message text kept per error; instance reprs in messages can be megabytes.
 MAX_MESSAGE = 400
@@ -128,10 +128,8 @@ def _backtracking_options() -> jsonschema_rs.FancyRegexOptions:
 
 
 def _short(message: str) -> str:
-    message = shorten_digits(message)
-    if len(message) <= MAX_MESSAGE:
-        return message
-    return message[: MAX_MESSAGE - 1] + "…"
+    # Clipped here, before any report redacts it: `cut` never keeps part of a token.
+    return cut(shorten_digits(message), MAX_MESSAGE)
 
 
 def _overrun_message(pattern: str) -> str:

@@ -12,9 +12,9 @@ from typing import Any
 
 import regex
 
+from inspector.core.display import show_int
 from inspector.core.gate import INVISIBLE
 from inspector.core.model import join_pointer
-from inspector.core.numbers import show_int
 
 #: Longest text a single cell preview shows.
 PREVIEW_LIMIT = 160

@@ -523,3 +523,76 @@ def test_bound_past_64_bits_is_kept_exact():
 def test_integer_literals_past_the_text_limit_are_refused():
     with pytest.raises(LoadError, match="100,000"):
         load_text("[" + "7" * 100_002 + "]", "long.json")
+
+
+# --------------------------------------------------------------------------------------------
+# Secrets in reports: linear redaction, keys after any character, header values, clipping
+
+REPORT_FORMATS = ["html", "markdown", "junit"]
+#: Assembled at run time: no string here looks like a live credential to a scanner.
+OPENAI_KEY = "sk-" + "proj-" + "Ab3" * 14
+JWT = "eyJ" + "hbGciOiJIUzI1NiJ9." + "eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0." + "s1g" * 9
+HEADER_SECRETS = {"x-api-key": "k3y-" + "plain" * 3, "Authorization": "Basic " + "dXNlcjpwYXNz"}
+
+
+def report_all(tmp_path, path, *extra):
+    """The report of `path` in every format, as text; each run's exit status is 0 or 1."""
+    texts = []
+    for fmt in REPORT_FORMATS:
+        out_path = tmp_path / f"report.{fmt}"
+        status, _, err = run_cli("report", str(path), *extra, "--format", fmt, "-o", str(out_path))
+        assert status in (0, 1), err
+        texts.append(out_path.read_text(encoding="utf-8"))
+    return texts
+
+
+def run_cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    status = run(list(args), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_keys_after_word_characters_never_reach_a_report(tmp_path):
+    # In a raw `arguments` string a key after a newline sits right after the `n` of `\n`.
+    arguments = json.dumps({"note": f"line one\n{OPENAI_KEY}\nx{JWT}", "b": f"id_{OPENAI_KEY}"})
+    items = [call(arguments, name="unknown"), call("{bad json " + OPENAI_KEY, name="unknown")]
+    items[1]["call_id"] = "c2"
+    path = write(tmp_path, "glued.json", items)
+    for text in report_all(tmp_path, path):
+        assert "Ab3Ab3" not in text and "zdWIiOiIx" not in text
+
+
+def test_header_values_never_reach_a_report(tmp_path):
+    items = [
+        call("{}", name="fetch"),
+        {"type": "function_call_output", "call_id": "c1", "output": json.dumps(HEADER_SECRETS)},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", **HEADER_SECRETS}]},
+    ]
+    path = write(tmp_path, "headers.json", items)
+    for text in report_all(tmp_path, path):
+        assert "plainplain" not in text and "dXNlcjpwYXNz" not in text
+
+
+def test_key_across_the_400_character_cut_of_a_schema_message_never_reaches_a_report(tmp_path):
+    schema = {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}}
+    # The message quotes the value: `'xxx…sk-proj-…' is too long`, clipped at 400 characters
+    # in the core, with the key straddling the cut.
+    value = "x" * (schema_module.MAX_MESSAGE - 12) + OPENAI_KEY
+    path = write(tmp_path, "cut.json", transcript_with(schema, {"a": value}))
+    _status, out, _ = gate(str(path), "--format", "json")
+    message = json.loads(out)["files"][0]["items"][0]["errors"][0]["message"]
+    assert len(message) <= schema_module.MAX_MESSAGE and "sk-" not in message
+    for text in report_all(tmp_path, path):
+        assert "Ab3" not in text and "sk-proj" not in text
+
+
+def test_300_kb_of_key_prefixes_in_a_call_id_report_in_every_format(tmp_path):
+    items = [{**call("{}"), "call_id": "sk-" * 100_000}, {**call("{}"), "call_id": "eyJ" * 100_000}]
+    path = write(tmp_path, "prefixes.json", items)
+    for fmt in REPORT_FORMATS:
+        out_path = tmp_path / f"report.{fmt}"
+        # Capped CPU: the rescanning patterns took minutes here, a single pass takes moments.
+        done = limited("report", str(path), "--format", fmt, "-o", str(out_path), cpu=30)
+        assert done.returncode == 1, done.stderr
+        assert_one_line(done.stderr)
+        assert out_path.stat().st_size > 0

@@ -1,4 +1,7 @@
-"""Numbers for people: a huge integer is shown by its digit count, never spelled out whole.
+"""Display helpers for untrusted values: huge integers by their digit count, and clipping that
+never keeps part of a token (so a clipped message cannot keep half a secret).
+
+Numbers: a huge integer is shown by its digit count, never spelled out whole.
 
 Files hold integers of any length (the parser keeps them exact). Python refuses to turn an
 integer of more than 4,300 digits into text (CVE-2020-10735) and takes quadratic time past it,
@@ -21,6 +24,29 @@ TEXT_DIGITS = 100_000
 #: Digits kept at each end of a huge integer's digit-count form.
 _ENDS = 8
 _LONG_RUN = re.compile(rf"\d{{{SHOWN_DIGITS + 1},}}")
+
+
+#: Characters that credentials are made of (base64, base64url, the usual separators): a cut
+#: never falls inside a run of them.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9._~+/=-]+")
+
+
+def cut(text: str, limit: int, mark: str = "…") -> str:
+    """The text clipped to `limit` characters (with `mark`), never ending in part of a token.
+
+    A message clipped before redaction runs (a core error message, say) could otherwise keep
+    the first characters of a key that the redactor then cannot recognise.
+    """
+    if len(text) <= limit:
+        return text
+    end = max(limit - len(mark), 0)
+    if end and _TOKEN_RUN.fullmatch(text, end - 1, end + 1):
+        # The cut splits a token: drop the whole token. Only its run is scanned backwards.
+        start = end - 1
+        while start > 0 and _TOKEN_RUN.fullmatch(text, start - 1, start):
+            start -= 1
+        end = start
+    return text[:end] + mark
 
 
 def lift_digit_limit() -> None:
@@ -73,6 +99,7 @@ def shorten_digits(text: str) -> str:
 __all__ = [
     "SHOWN_DIGITS",
     "TEXT_DIGITS",
+    "cut",
     "digit_count",
     "lift_digit_limit",
     "shorten_digits",
