@@ -32,11 +32,19 @@ _TOKEN_RUN = re.compile(r"[A-Za-z0-9._~+/=-]+")
 
 
 def cut(text: str, limit: int, mark: str = "…") -> str:
-    """The text clipped to `limit` characters (with `mark`), never ending in part of a token.
+    """The text clipped to `limit` characters (with `mark`), never keeping part of a token.
 
     A message clipped before redaction runs (a core error message, say) could otherwise keep
-    the first characters of a key that the redactor then cannot recognise.
+    the first characters of a key that the redactor then cannot recognise. Tokens longer than
+    a quarter of the limit are replaced whole by their length first, so that what surrounds a
+    huge value (`'…(100,000 chars)' is not one of ['x']`) survives the cut.
     """
+    if len(text) <= limit:
+        return text
+    longest = max(limit // 4, 1)
+    text = _TOKEN_RUN.sub(
+        lambda m: m[0] if len(m[0]) <= longest else f"{mark}({len(m[0]):,} chars)", text
+    )
     if len(text) <= limit:
         return text
     end = max(limit - len(mark), 0)

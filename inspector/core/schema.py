@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
 
 from inspector.core.display import cut, shorten_digits
+from inspector.core.errors import Location
 from inspector.core.model import InspectorError, join_pointer, json_kind
 
 #: Longest message text kept per error; instance reprs in messages can be megabytes.
@@ -199,10 +200,13 @@ class SchemaRefused(InspectorError):
     """A schema that is not run: too complex, or not what JSON Schema allows; names the pointer."""
 
     def __init__(self, code: str, pointer: str, message: str) -> None:
-        super().__init__(f"{pointer or '/'}: {message}")
+        super().__init__(message)
         self.code = code
         self.pointer = pointer
-        self.message = message
+        self.where = Location(pointer=pointer or "/")
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message}"
 
 
 def _index(schema: Any) -> dict[str, tuple[Any, str]]:
