@@ -1,19 +1,30 @@
-"""Pieces shared by the CLI subcommands: exit codes, safe text, JSON output."""
+"""Pieces shared by the CLI subcommands: exit codes, safe text, JSON output, output files."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Callable
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
+from inspector.core.errors import UsageError
 from inspector.core.report import Streamed
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_UNREADABLE = 2
+#: Interrupted by SIGINT (Ctrl+C) or SIGTERM: 128 + the signal's number, as shells report it.
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+#: `-o -` writes to standard output.
+STDOUT = "-"
 
 # C0/C1 controls (except tab) and the Unicode bidi overrides: they could drive a terminal or
 # reorder what the reader sees, so text from input files never reaches a terminal raw.
@@ -108,3 +119,83 @@ class Style:
             return cls(bool(isatty and isatty()))
         except (ValueError, OSError):
             return cls(False)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _stdin_stat() -> os.stat_result | None:
+    try:
+        return os.fstat(sys.stdin.fileno()) if sys.stdin is not None else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_output(path: str, inputs: Iterable[str]) -> None:
+    """Refuse an `-o` that is not a new or regular file, or that is an input (UsageError).
+
+    A FIFO, a device node, a socket or a symbolic link is never replaced by a regular file
+    (`-o /dev/stdout` as root would replace the system's); `-o -` is standard output. The
+    file standard input is reading (same device and inode) counts as an input.
+    """
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        found = None
+    except OSError as exc:
+        raise UsageError(f"-o {path}: {exc.strerror or exc}") from None
+    if found is not None:
+        if stat.S_ISLNK(found.st_mode):
+            what = "a symbolic link"
+        elif not stat.S_ISREG(found.st_mode):
+            what = _KINDS.get(stat.S_IFMT(found.st_mode), "not a regular file")
+        else:
+            what = None
+        if what is not None:
+            raise UsageError(
+                f"-o {path} is {what}; -o writes only regular files (-o - writes to stdout)"
+            )
+    named = [p for p in inputs if p and p != STDOUT]
+    if any(_same_file(path, p) for p in named):
+        raise UsageError(f"-o {path} is an input file; it is never overwritten")
+    if STDOUT in inputs and found is not None:
+        stdin = _stdin_stat()
+        if stdin is not None and (stdin.st_dev, stdin.st_ino) == (found.st_dev, found.st_ino):
+            raise UsageError(f"-o {path} is the file standard input is reading; never overwritten")
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write text to path through a temporary file in the same folder and os.replace.
+
+    The temporary file is removed on every way out: an error, Ctrl+C, SIGTERM (which the entry
+    point turns into an exception).
+    """
+    target = Path(path)
+    folder = target.parent
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp creates the file private; a report is meant to be shared, as the umask allows.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -596,3 +597,158 @@ def test_300_kb_of_key_prefixes_in_a_call_id_report_in_every_format(tmp_path):
         assert done.returncode == 1, done.stderr
         assert_one_line(done.stderr)
         assert out_path.stat().st_size > 0
+
+
+# --------------------------------------------------------------------------------------------
+# Signals and output: 130 / 143, one line, no traceback, no partial file; write errors
+
+#: Kernel wait channels of a process blocked reading its standard input (a pipe).
+WAITING_ON_INPUT = {"do_epoll_wait", "pipe_read", "do_select", "do_sys_poll", "ep_poll"}
+
+
+def started(*args: str, **options):
+    """Start `python -m inspector ARGS` reading a pipe we hold open, under the memory cap."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "inspector", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        preexec_fn=lambda: _limits(CPU_CAP),
+        **options,
+    )
+
+
+def wait_until_reading(process: subprocess.Popen) -> None:
+    """Return once the process is blocked reading its input (its handlers are in place)."""
+    wchan = Path(f"/proc/{process.pid}/wchan")
+    for _ in range(6000):
+        if wchan.read_text() in WAITING_ON_INPUT:
+            return
+        assert process.poll() is None, process.stderr.read()
+        threading.Event().wait(0.01)
+    pytest.fail(f"the command never waited on its input ({wchan.read_text()})")
+
+
+@pytest.mark.parametrize(("sent", "status", "word"), [(2, 130, "SIGINT"), (15, 143, "SIGTERM")])
+@pytest.mark.parametrize("command", [["gate", "-", "--format", "json"], ["report", "-"]])
+def test_signals_end_a_command_with_one_line(tmp_path, sent, status, word, command):
+    if not Path("/proc/self/wchan").exists():
+        pytest.skip("no /proc wait channels here")
+    output = tmp_path / "out" / "report.md"
+    output.parent.mkdir()
+    args = [*command, "-o", str(output)] if command[0] == "report" else command
+    process = started(*args)
+    process.stdin.write(b'{"input": [')  # half a file: the command waits for the rest
+    process.stdin.flush()
+    wait_until_reading(process)
+    process.send_signal(sent)
+    out, err = process.communicate()
+    assert process.returncode == status
+    line = assert_one_line(err)
+    assert word in line and "may be cut off" in line
+    # gate streams its JSON: what came out is a cut document, and stderr said so. A report is
+    # written whole or not at all: no file, no temporary file.
+    assert out == b"" if command[0] == "report" else out.startswith(b'{\n  "files": ')
+    assert list(output.parent.iterdir()) == []
+
+
+def test_an_interrupted_atomic_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    from inspector.commands import common
+
+    def interrupted(_fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(common.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        common.write_atomic(str(tmp_path / "report.md"), "x" * 1_000_000)
+    assert list(tmp_path.iterdir()) == []
+
+
+SAMPLE = REPO / "samples" / "providers" / "provider-a.json"
+
+
+def test_a_full_disk_on_stdout_is_one_line_and_exit_2():
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "inspector", "gate", str(SAMPLE), "--format", "json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert "cannot write to standard output: No space left on device" in assert_one_line(
+        done.stderr
+    )
+
+
+def test_a_closed_stdout_is_one_line_and_exit_2():
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "gate", str(SAMPLE)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        check=False,
+        # The child starts with descriptor 1 closed, as `>&-` does.
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == 2
+    assert "standard output is closed" in assert_one_line(done.stderr)
+
+
+def test_output_refuses_fifos_devices_and_symlinks(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    target = tmp_path / "target.md"
+    target.write_text("keep me")
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    for output, what in [
+        (fifo, "a FIFO"),
+        ("/dev/null", "a character device"),
+        (link, "a symbolic link"),
+        (tmp_path, "a folder"),
+    ]:
+        status, _, err = run_cli("report", str(SAMPLE), "-o", str(output))
+        assert status == 2 and f"is {what}; -o writes only regular files" in err
+        assert err.count("\n") == 1
+    assert target.read_text() == "keep me" and link.is_symlink()
+
+
+def test_output_dash_is_standard_output():
+    status, out, err = run_cli("report", str(SAMPLE), "-o", "-")
+    assert status == 1 and not err and out.startswith("## ")
+
+
+def test_output_refuses_the_file_standard_input_reads(tmp_path):
+    copy = tmp_path / "in.json"
+    copy.write_bytes(SAMPLE.read_bytes())
+    with copy.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-m", "inspector", "report", "-", "-o", str(copy)],
+            stdin=stdin,
+            capture_output=True,
+            cwd=REPO,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert "is the file standard input is reading" in assert_one_line(done.stderr)
+    assert copy.read_bytes() == SAMPLE.read_bytes()
+
+
+def test_memory_error_anywhere_is_one_line_and_exit_2():
+    # Whatever runs out of memory (a parser, a renderer), the entry point ends the same way.
+    script = (
+        "import inspector.cli as cli\n"
+        "def exhausted(args, *rest):\n"
+        "    raise MemoryError\n"
+        "cli.run = exhausted\n"
+        "from inspector.__main__ import main\n"
+        "main(['gate', 'x.json'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, cwd=REPO, check=False
+    )
+    assert done.returncode == 2
+    assert "out of memory" in assert_one_line(done.stderr)
