@@ -29,9 +29,19 @@ STDOUT = "-"
 # C0/C1 controls (except tab) and the Unicode bidi overrides: they could drive a terminal or
 # reorder what the reader sees, so text from input files never reaches a terminal raw.
 # Lone surrogates are escaped too: they cannot be encoded for any terminal.
+# Line and paragraph separators, the Arabic letter mark, zero-width and invisible format
+# characters (U+180E, U+200B–U+200D, U+2060–U+2064, U+FEFF) break or hide text as well.
 _UNSAFE = re.compile(
-    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
+    r"\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
 )
+# C1 controls and U+2028 / U+2029 in UTF-8 JSON output: valid JSON, but a terminal reading C1
+# (U+009B is CSI) or a JavaScript consumer reading the separators would act on them raw.
+_JSON_UNSAFE = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]")
+
+
+def _json_escape(match: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(match.group(0).decode("utf-8"))
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -64,6 +74,8 @@ def _encode(value: Any, level: int) -> bytes:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             data = json.dumps(value, ensure_ascii=True, indent=2, default=str).encode("ascii")
+    if b"\xc2" in data or b"\xe2\x80" in data:
+        data = _JSON_UNSAFE.sub(_json_escape, data)
     return data.replace(b"\n", b"\n" + b"  " * level) if level else data
 
 
@@ -119,6 +131,13 @@ class Style:
             return cls(bool(isatty and isatty()))
         except (ValueError, OSError):
             return cls(False)
+
+
+def stdin_twice(paths: Iterable[str | None]) -> str | None:
+    """The usage error when standard input (`-`) is named more than once, else None."""
+    if sum(1 for p in paths if p == STDOUT) > 1:
+        return "standard input (-) can be read only once; name it for one file only"
+    return None
 
 
 def _same_file(a: str, b: str) -> bool:

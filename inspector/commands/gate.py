@@ -12,6 +12,7 @@ from inspector.commands.common import (
     EXIT_UNREADABLE,
     Style,
     safe_text,
+    stdin_twice,
     write_json,
 )
 from inspector.commands.tools import target_profile
@@ -153,6 +154,10 @@ def render_text(path: str, result: GateResult, style: Style) -> list[str]:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Gate each file and print the report; return the exit status."""
+    twice = stdin_twice([*args.files, args.tools])
+    if twice is not None:
+        err.write(f"inspector gate: error: {twice}\n")
+        return EXIT_UNREADABLE
     tools = load_tool_option(args.tools, err)
     if tools is None:
         return EXIT_UNREADABLE

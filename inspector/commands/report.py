@@ -21,6 +21,7 @@ from inspector.commands.common import (
     STDOUT,
     check_output,
     safe_text,
+    stdin_twice,
     write_atomic,
 )
 from inspector.commands.gate import load_tool_option
@@ -111,6 +112,9 @@ def _check_usage(args: argparse.Namespace, fmt: str) -> Redactor:
         raise UsageError("--mode applies to two files")
     if args.left == "-" and args.right == "-":
         raise UsageError("only one of LEFT and RIGHT can be - (standard input)")
+    twice = stdin_twice([args.left, args.right, args.tools])
+    if twice is not None:
+        raise UsageError(twice)
     if args.no_redact and args.redact:
         raise UsageError("--no-redact and --redact contradict each other")
     if args.output and args.output != STDOUT:

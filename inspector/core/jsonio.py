@@ -166,6 +166,14 @@ def _read_fd(
             what = "decompressed data" if gzipped else "input" if name == STDIN_NAME else "file"
             raise LoadError(f"{what} is larger than the limit of {_size(limit)}", path=name)
         buffer.write(chunk)
+    if stat.S_ISREG(info.st_mode) and not gzipped and total < info.st_size:
+        # Cut short while it was read (a log being rotated, a copy being rewritten): the
+        # parser would only say "Unterminated string".
+        raise LoadError(
+            f"the file changed while it was read: {info.st_size:,} bytes when opened, "
+            f"{total:,} read",
+            path=name,
+        )
     return buffer.getvalue()
 
 
@@ -372,6 +380,34 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 lift_digit_limit()
 
 
+#: Texts below this size are parsed by orjson whatever the memory limit (the check costs a read).
+_HEADROOM_FROM = 32 * 1024**2
+#: Address space orjson may need per byte of text: its buffer, tape and the Python objects.
+_HEADROOM_FACTOR = 8
+
+
+def orjson_has_headroom(size: int) -> bool:
+    """Whether orjson can parse `size` bytes within the address-space limit (RLIMIT_AS).
+
+    orjson can crash the process when an allocation fails on its error path (a huge invalid
+    document near the limit); the standard library raises MemoryError instead, which the
+    command reports in one line. No limit, or a small text: True.
+    """
+    if size < _HEADROOM_FROM:
+        return True
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return True
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return True
+    return limit - used > _HEADROOM_FACTOR * size
+
+
 def _parse_int(text: str) -> int:
     # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit, but
     # conversion is quadratic: a million digits would take a minute.
@@ -417,7 +453,7 @@ def parse(
     """
     if long_digits is None:
         long_digits = has_long_digits(text)
-    if not long_digits:
+    if not long_digits and orjson_has_headroom(len(text)):
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:

@@ -752,3 +752,90 @@ def test_memory_error_anywhere_is_one_line_and_exit_2():
     )
     assert done.returncode == 2
     assert "out of memory" in assert_one_line(done.stderr)
+
+
+# --------------------------------------------------------------------------------------------
+# Memory headroom, invisible characters, truncated files, standard input named twice
+
+
+def test_a_huge_document_near_the_memory_cap_is_not_given_to_orjson():
+    # orjson can crash when an allocation fails on its error path; with too little address
+    # space left the standard library parses instead, and fails with a clean error.
+    script = (
+        "import os, resource\n"
+        "from inspector.core import jsonio\n"
+        "text = b'[1, nope' + b' ' * (64 << 20) + b']'\n"
+        "used = int(open('/proc/self/statm').read().split()[0]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "cap = used + (256 << 20)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (cap, cap))\n"
+        "assert not jsonio.orjson_has_headroom(len(text))\n"
+        "try:\n"
+        "    jsonio.parse(text)\n"
+        "except jsonio.JSONError as exc:\n"
+        "    print('refused', exc.line, exc.column)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "refused 1 5"
+
+
+def test_orjson_keeps_small_documents_and_unlimited_processes():
+    from inspector.core.jsonio import orjson_has_headroom
+
+    assert orjson_has_headroom(1024)
+    if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
+        assert orjson_has_headroom(1 << 40)
+
+
+INVISIBLE_CHARACTERS = "\u2028\u2029\u061c\u200b\ufeff\u2060\u180e\x85\x9b"
+
+
+def test_invisible_and_separator_characters_are_escaped_in_text_output(tmp_path):
+    name = "t" + INVISIBLE_CHARACTERS
+    path = write(tmp_path, "invisible.json", [call("{}", name=name)])
+    status, out, _ = gate(str(path))
+    assert status == 1
+    assert not any(ch in out for ch in INVISIBLE_CHARACTERS)
+    assert "t\\u2028\\u2029\\u061c\\u200b\\ufeff\\u2060\\u180e\\x85\\x9b" in out
+
+
+def test_c1_controls_and_separators_are_escaped_in_json_output(tmp_path):
+    path = write(tmp_path, "c1.json", [call("{}", name="a\x9b[31mb\u2028c")])
+    _status, out, _ = gate(str(path), "--format", "json")
+    assert "\x9b" not in out and "\u2028" not in out
+    assert "a\\u009b[31mb\\u2028c" in out
+    assert json.loads(out)["files"][0]["items"][0]["name"] == "a\x9b[31mb\u2028c"
+
+
+def test_a_file_cut_short_while_read_says_so(tmp_path, monkeypatch):
+    from inspector.core import jsonio
+
+    path = write(tmp_path, "rotated.json", [call("{}")] * 50)
+    opened = jsonio._open
+
+    def open_then_truncate(name):
+        fd, info, owned = opened(name)
+        os.truncate(path, 100)  # rotated by another process right after it was opened
+        return fd, info, owned
+
+    monkeypatch.setattr(jsonio, "_open", open_then_truncate)
+    status, _, err = gate(str(path))
+    assert status == 2
+    assert "the file changed while it was read" in err and str(path) in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "-", "--tools", "-"],
+        ["gate", "-", "-"],
+        ["diff", "-", "x.json", "--tools", "-"],
+        ["report", "-", "--tools", "-"],
+    ],
+)
+def test_standard_input_named_twice_is_a_usage_error(args):
+    status, out, err = run_cli(*args)
+    assert status == 2 and not out
+    assert "standard input (-) can be read only once" in err and err.count("\n") == 1
