@@ -62,17 +62,12 @@ def test_exit_status_permissive_and_strict(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
-def test_golden_json_output(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden_json_output(path: Path, monkeypatch: pytest.MonkeyPatch, golden) -> None:
     monkeypatch.chdir(REPO)
     relative = path.relative_to(REPO).as_posix()
     _, document = run_json(relative)
-    golden = EXPECTED / f"{path.stem}.json"
     rendered = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        golden.parent.mkdir(exist_ok=True)
-        golden.write_text(rendered, encoding="utf-8")
-    assert golden.is_file(), f"no golden output; run with UPDATE_GOLDEN=1 to create {golden}"
-    assert rendered == golden.read_text(encoding="utf-8")
+    golden(EXPECTED / f"{path.stem}.json", rendered)
 
 
 def test_json_document_shape() -> None:

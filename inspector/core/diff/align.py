@@ -94,7 +94,7 @@ def _batches_in_key_order(calls: list[int], keys: Mapping[int, Hashable]) -> lis
     return [index for _, _, index in order]
 
 
-def _call_keys(side: _Side, calls: Sequence[int]) -> list[dict[int, Hashable]]:
+def _call_keys(side: _Side, calls: Sequence[int]) -> list[Mapping[int, Hashable]]:
     """The keys calls pair on, most specific first (see `_calls_by_name`)."""
     says: dict[int, Hashable] = {}
     for output, call in side.answers().items():
@@ -143,13 +143,13 @@ def _outputs_by_call(
         used.add(j)
         pairs.append((i, j))
 
-    rest = []
+    rest: list[int] = []
     for i in lo:
-        j = answer(i, True)
-        if j is None:
+        found = answer(i, True)
+        if found is None:
             rest.append(i)
         else:
-            take(i, j)
+            take(i, found)
     # Only outputs of paired calls: an output whose call has no partner has nothing to
     # disagree with, and pairing it by content across the transcript would only mislead.
     moved_left = [i for i in rest if partner.get(left_answers.get(i, -1)) is not None]
@@ -166,8 +166,8 @@ def _outputs_by_call(
             take(i, waiting.pop())
     taken = {i for i, _ in pairs}
     for i in rest:
-        if i not in taken and (j := answer(i, False)) is not None:
-            take(i, j)
+        if i not in taken and (found := answer(i, False)) is not None:
+            take(i, found)
             taken.add(i)
     # Last, a right output that answers no call (it comes before its call, say) still meets
     # the output of the call its call_id names, so the mismatch is told about that pair.

@@ -114,15 +114,15 @@ class DiffResult:
         for number, pair in enumerate(self.pairs):
             for change in pair.changes:
                 note(change.code, change.severity, (number,))
-        for change in self.document_changes:
-            document.add(change.code)
+        for whole in self.document_changes:
+            document.add(whole.code)
             where = [
-                number
-                for side, items in (("left", change.left_items), ("right", change.right_items))
+                at
+                for side, items in (("left", whole.left_items), ("right", whole.right_items))
                 for index in items
-                if (number := self.pair_number(side, index)) is not None
+                if (at := self.pair_number(side, index)) is not None
             ]
-            note(change.code, change.severity, where)
+            note(whole.code, whole.severity, where)
         reasons: dict[str, list[str]] = {}
         for reason in self.reason_details:
             reasons.setdefault(reason.code, []).append(reason.text)
