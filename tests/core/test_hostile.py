@@ -13,12 +13,24 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from inspector.cli import run
+from inspector.commands.common import Style, safe_text, write_json
+from inspector.commands.gate import render_text
 from inspector.core import schema as schema_module
-from inspector.core.formats import load_text
+from inspector.core.display import SHOWN_DIGITS, digit_count, shorten_digits, show_int
+from inspector.core.formats import load_bytes, load_text
+from inspector.core.gate import gate_transcript
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import ArgumentsError, LoadError
+from inspector.core.report import gate_document
+from inspector.core.report.html import render_html
+from inspector.core.report.junit import render_junit
+from inspector.core.report.markdown import render_markdown
+from inspector.core.report.model import ReportInput, ReportSide, decide
+from inspector.core.report.redact import Redactor
 from inspector.core.schema import compile_schema, validate
 from tests.core.test_report_redact import python_script
 
@@ -836,3 +848,164 @@ def test_standard_input_named_twice_is_a_usage_error(args):
     status, out, err = run_cli(*args)
     assert status == 2 and not out
     assert "standard input (-) can be read only once" in err and err.count("\n") == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Properties: every number size, the schema compiler, the renderers
+
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: Integers of every size: small, around 64 bits, and up to 5,000 digits.
+any_int = st.one_of(
+    st.integers(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.builds(
+        lambda digits, sign, low: sign * (10 ** (digits - 1) + low),
+        st.integers(min_value=1, max_value=5000),
+        st.sampled_from([1, -1]),
+        st.integers(min_value=0, max_value=10**6),
+    ),
+)
+numbers = st.one_of(any_int, st.floats(allow_nan=True, allow_infinity=True))
+
+
+@PROPERTY
+@given(any_int)
+def test_every_integer_size_is_shown_briefly_and_counted_exactly(number):
+    digits = len(str(abs(number)))  # the parser's module lifted the text limit
+    assert digit_count(number) == digits
+    shown = show_int(number)
+    if digits <= SHOWN_DIGITS:
+        assert shown == str(number)
+    else:
+        assert len(shown) < 45 and f"({digits:,} digits)" in shown
+        assert shown.lstrip("-")[:8] == str(abs(number))[:8]
+    assert len(shorten_digits(f"x {number} y")) < 60
+
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+names = st.sampled_from(["a", "b", "enum", "$ref"])
+schema_leaves = st.one_of(
+    st.booleans(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["string", "integer", "number", "object", "array", "null"]),
+            "minimum": numbers,
+            "maximum": numbers,
+            "multipleOf": numbers,
+            "minLength": any_int,
+            "maxItems": any_int,
+            "pattern": st.sampled_from(["^a", "(?=a)a", "^(a+)+$", "(a|aa)+(?!b)$", "["]),
+            "enum": st.lists(st.one_of(st.none(), any_int, st.text(max_size=4)), max_size=3),
+            "uniqueItems": st.booleans(),
+            "$ref": st.sampled_from(["#", "#/$defs/a", "#/$defs/b", "#nowhere", "http://x/y"]),
+            "$schema": st.one_of(
+                st.just("https://json-schema.org/draft/2020-12/schema"), numbers, st.just([])
+            ),
+        },
+    ),
+)
+schemas = st.recursive(
+    schema_leaves,
+    lambda inner: st.fixed_dictionaries(
+        {},
+        optional={
+            "allOf": st.lists(inner, min_size=1, max_size=3),
+            "anyOf": st.lists(inner, min_size=1, max_size=3),
+            "oneOf": st.lists(inner, min_size=1, max_size=3),
+            "not": inner,
+            "items": inner,
+            "properties": st.dictionaries(
+                st.sampled_from(["a", "b", "enum", "$ref"]), inner, max_size=3
+            ),
+            "patternProperties": st.dictionaries(
+                st.sampled_from(["^a", "^(a+)+$"]), inner, max_size=2
+            ),
+            "unevaluatedProperties": inner,
+            "$defs": st.fixed_dictionaries({"a": inner, "b": inner}),
+        },
+    ),
+    max_leaves=12,
+)
+instances = st.recursive(
+    st.one_of(st.none(), st.booleans(), any_int, st.floats(allow_nan=False), st.text(max_size=6)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["a", "aa", "b"]), inner, max_size=3),
+    ),
+    max_leaves=10,
+)
+
+
+@PROPERTY
+@given(schemas, instances)
+def test_the_schema_compiler_refuses_or_validates_any_schema(schema, instance):
+    compiled = compile_schema(schema)
+    if not compiled.usable:
+        assert compiled.problem and len(compiled.problem) <= schema_module.MAX_MESSAGE
+        return
+    assert schema_module.measure(schema) <= schema_module.MAX_EXPANSION
+    for issue in validate(compiled, instance, budget=600):
+        assert len(issue.message) <= schema_module.MAX_MESSAGE
+        assert issue.keyword
+
+
+@PROPERTY
+@given(st.integers(min_value=2, max_value=40), st.sampled_from(["allOf", "anyOf", "oneOf"]))
+def test_any_combinator_chain_is_refused_exactly_past_the_limit(depth, combinator):
+    schema = chain(combinator, depth, {"type": "string"})
+    expansion = schema_module.measure(schema, 10**30)
+    assert (compile_schema(schema).code == "schema_too_complex") == (
+        expansion > schema_module.MAX_EXPANSION
+    )
+
+
+field_values = st.one_of(
+    any_int,
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from([OPENAI_KEY, "x" + JWT, "\x9b\u2028\x1b[2J", "function_call", "completed"]),
+)
+items = st.lists(
+    st.fixed_dictionaries(
+        {"type": st.one_of(st.just("function_call"), field_values)},
+        optional={
+            "name": field_values,
+            "call_id": field_values,
+            "status": st.one_of(st.just("completed"), field_values),
+            "arguments": st.one_of(
+                st.just('{"a": 1e999}'), st.builds(lambda v: json.dumps({"a": v}), field_values)
+            ),
+            "output": field_values,
+        },
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+def _dumps(value) -> bytes:
+    # NaN / Infinity as JSON's common extension: the lenient file parser accepts them.
+    return json.dumps(value, allow_nan=True).encode()
+
+
+@PROPERTY
+@given(items)
+def test_the_renderers_take_any_items_and_never_show_a_key(raw_items):
+    transcript = load_bytes(_dumps({"input": raw_items}), "items.json")
+    result = gate_transcript(transcript)
+    side = ReportSide("items.json", result)
+    report = ReportInput(sides=(side,), decision=decide([side], None))
+    rendered = [
+        render(report, Redactor()) for render in (render_html, render_markdown, render_junit)
+    ]
+    text = "\n".join(render_text("items.json", result, Style(False)))
+    assert not any(ch in text for ch in "\x9b\u2028\x1b")
+    assert "(5,000 digits)" not in text or BIG not in text
+    for output in rendered:
+        assert "Ab3Ab3" not in output and "zdWIiOiIx" not in output
+    out = io.StringIO()
+    write_json(gate_document("items.json", result), out)  # any number is written as JSON
+    assert "\x9b" not in out.getvalue() and "\u2028" not in out.getvalue()
+    assert all(safe_text(line) == line for line in text.splitlines())
