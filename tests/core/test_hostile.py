@@ -1009,3 +1009,15 @@ def test_the_renderers_take_any_items_and_never_show_a_key(raw_items):
     write_json(gate_document("items.json", result), out)  # any number is written as JSON
     assert "\x9b" not in out.getvalue() and "\u2028" not in out.getvalue()
     assert all(safe_text(line) == line for line in text.splitlines())
+
+
+def test_the_file_budget_in_seconds_holds_on_an_injected_clock(monkeypatch):
+    # Every look at the clock is one second later: the file's 30 s run out after 30 looks,
+    # whichever items are being validated, on either engine.
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(schema_module, "budget_clock", lambda: float(next(ticks)))
+    compiled = compile_schema({"type": "string"})
+    with schema_module.file_budget(schema_module.FileBudget(seconds=30)):
+        answers = [validate(compiled, "s", budget=10**6) for _ in range(40)]
+    spent = [a for a in answers if a and "total budget of 30 s" in a[0].message]
+    assert answers[0] == () and spent and len(answers) - len(spent) <= 31
