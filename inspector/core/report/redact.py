@@ -182,8 +182,9 @@ class Redactor:
         whole = match.group(0)
         offset = match.start()
         secret = whole[start - offset : end - offset]
-        # `ANTHROPIC_API_KEY=sk-ant-…`: a value that is itself a known key shape is named by it.
-        shape = _BUILTIN.fullmatch(secret)
+        # `ANTHROPIC_API_KEY=sk-ant-…`: a setting's value that is itself a known key shape is
+        # named by it (a `Bearer` token stays a bearer token, whatever its shape).
+        shape = _BUILTIN.fullmatch(secret) if kind != "bearer" else None
         if shape is not None and shape.lastgroup is not None:
             inner = int(shape.lastgroup[1:])
             refuse = _REFUSE.get(_KIND_OF[inner])
