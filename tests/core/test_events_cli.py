@@ -197,8 +197,12 @@ ANTHROPIC_STREAM = (
 @pytest.mark.parametrize(
     ("content", "name", "detail"),
     [
-        (CHAT_STREAM, "Chat Completions", 'tool_call 0 call_1 lookup arguments {"q": 1}'),
-        (ANTHROPIC_STREAM, "Anthropic Messages", 'block 0 tool_use toolu_1 lookup input {"q": 1}'),
+        (CHAT_STREAM, "a Chat Completions", 'tool_call 0 call_1 lookup arguments {"q": 1}'),
+        (
+            ANTHROPIC_STREAM,
+            "an Anthropic Messages",
+            'block 0 tool_use toolu_1 lookup input {"q": 1}',
+        ),
     ],
 )
 def test_foreign_stream_is_named_and_blocks(
@@ -208,7 +212,7 @@ def test_foreign_stream_is_named_and_blocks(
     path.write_text(content, encoding="utf-8")
     status, out, _ = run(str(path))
     assert status == 1
-    assert f"this is a {name} stream, not Open Responses" in out
+    assert f"this is {name} stream, not Open Responses" in out
     assert detail in out
     status, doc = run_json(str(path))
     assert status == 1 and doc["status"] == "foreign"
