@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QIODevice, QSaveFile, Qt
 from PySide6.QtWidgets import (
@@ -23,6 +24,10 @@ from PySide6.QtWidgets import (
 
 from inspector.gui.export import FORMATS, clashing_input, with_suffix
 from inspector.gui.qt_text import dim, plain_label
+
+if TYPE_CHECKING:
+    from inspector.gui.qt_session import Session
+    from inspector.gui.qt_settings import Settings
 
 
 def write_file(path: str, text: str) -> str | None:
@@ -172,3 +177,43 @@ class ExportDialog(QDialog):
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         return box.exec() == QMessageBox.StandardButton.Yes
+
+
+def report_name(paths: Sequence[str]) -> str:
+    """The file name a report of these inputs is proposed under (both names for a pair)."""
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    return "-vs-".join(stems) + "-report"
+
+
+def export_words(paths: Sequence[str], mode: str, target: str | None) -> str:
+    """What the export dialog says it will describe."""
+    names = [os.path.basename(p) for p in paths]
+    settings = [f"{mode} mode"] if len(names) == 2 else []
+    if target:
+        settings.append(f"target {target}")
+    extra = f" ({', '.join(settings)})" if settings else ""
+    return "A report of " + " ↔ ".join(names) + extra + "."
+
+
+def ask_export(
+    parent: QWidget, session: Session, settings: Settings
+) -> tuple[str, str, bool] | None:
+    """Ask for the report's file, format and redaction (None: refused or cancelled); the
+    folder proposed is the last report's, never an input's unless the user chose it."""
+    problem = session.export_problem()
+    if problem is not None:
+        from inspector.gui.qt_actions import message
+
+        message(parent, "Export Report", problem, warning=True)
+        return None
+    paths = [x.path for x in session.files.values() if x is not None]
+    what = export_words(paths, str(session.mode), session.target_name)
+    folder = settings.export_directory()
+    dialog = ExportDialog(session.export_inputs(), folder, report_name(paths), what, parent)
+    try:
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        settings.set_export_directory(os.path.dirname(dialog.path))
+        return dialog.path, dialog.format, dialog.redact
+    finally:
+        dialog.deleteLater()

@@ -153,14 +153,14 @@ class ArgumentsPanel(QWidget):
         self.copy_button.setText("Copy")
         self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         copy_menu = QMenu(self.copy_button)
-        self.copy_string_action = copy_menu.addAction("Copy as the arguments String")
+        self.copy_string_action = copy_menu.addAction("Copy as Arguments String")
         self.copy_string_action.setToolTip(
             tooltip("The edited arguments as the escaped JSON string an item's arguments holds")
         )
         self.copy_string_action.triggered.connect(
             lambda _c=False: QGuiApplication.clipboard().setText(self.arguments_string())
         )
-        self.copy_item_action = copy_menu.addAction("Copy the Item with these Arguments")
+        self.copy_item_action = copy_menu.addAction("Copy Item with These Arguments")
         self.copy_item_action.triggered.connect(
             lambda _c=False: QGuiApplication.clipboard().setText(self.item_with_arguments() or "")
         )
