@@ -1,8 +1,8 @@
 """The window's actions as one table (Qt-free): menus, toolbar, the shortcuts dialog and the
 README's key table are all made from it or checked against it.
 
-A shortcut is portable key text ("Ctrl+Shift+O") or, for keys each platform chooses, the name
-of a Qt standard key prefixed with "std:" ("std:Refresh" is F5 on Linux and Windows).
+A shortcut is portable key text ("Ctrl+Shift+O"; Qt shows Ctrl as Cmd on macOS), the same on
+every platform, so that the README's table holds everywhere.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Open a transcript in the right pane", "open-right", "&File"),
     ActionSpec("sample", "Open the &Sample Pair", "open_sample_pair", (), "",
                "Open provider-a.json and provider-b.json with their tools", None, "&File"),
-    ActionSpec("reload", "Re&load", "reload", (), "std:Refresh",
+    ActionSpec("reload", "Re&load", "reload", (), "F5",
                "Read both files again from disk", "reload", "&File", 1),
     ActionSpec("tools", "Load &Tools…", "choose_tools", (), "Ctrl+T",
                "Load tool schemas (a tools array, a request, or a {name: schema} object)",
@@ -58,7 +58,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("export", "&Export Report…", "choose_export", (), "Ctrl+E",
                "Write an HTML page or a Markdown summary of the open files, secrets redacted",
                None, "&File", 2),
-    ActionSpec("quit", "&Quit", "close", (), "std:Quit", "", None, "&File", 3),
+    ActionSpec("quit", "&Quit", "close", (), "Ctrl+Q", "", None, "&File", 3),
     ActionSpec("copy", "&Copy Item JSON", "copy_item", (), "",
                "Copy the selected item as JSON", None, "&Edit"),
     ActionSpec("copy_arguments", "Copy Edited &Arguments as String", "details.copy_arguments",
@@ -77,7 +77,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("revert", "Re&vert Arguments", "details.arguments_panel.revert", (), "",
                "Put back the selected item's arguments as they are in the file", None,
                "&Edit", 1),
-    ActionSpec("find", "&Filter…", "focus_filter", (), "std:Find",
+    ActionSpec("find", "&Filter…", "focus_filter", (), "Ctrl+F",
                "Filter the current pane (Esc in the filter box clears it)", None, "&Edit", 1),
     ActionSpec("find_contents", "Find in C&ontents…", "find_in_contents", (), "Ctrl+Shift+F",
                "Find a text in every item of the current pane: messages, outputs, arguments",

@@ -26,13 +26,6 @@ from inspector.gui.qt_records import Record, RecordsModel, fit_columns, records_
 from inspector.gui.qt_text import tooltip
 
 
-def key_sequence(shortcut: str) -> QKeySequence:
-    """The key of a table entry: portable text, or "std:Name" for a Qt standard key."""
-    if shortcut.startswith("std:"):
-        return QKeySequence(QKeySequence.StandardKey[shortcut[4:]])
-    return QKeySequence(shortcut)
-
-
 def key_text(action: QAction) -> str:
     """An action's shortcut as portable text ("Ctrl+Shift+O"; "" when it has none)."""
     return action.shortcut().toString(QKeySequence.SequenceFormat.PortableText)
@@ -44,7 +37,7 @@ def build_actions(window: Any) -> dict[str, QAction]:
     for spec in ACTIONS:
         action = QAction(spec.text, window)
         if spec.shortcut:
-            action.setShortcut(key_sequence(spec.shortcut))
+            action.setShortcut(QKeySequence(spec.shortcut))
         if spec.tip:
             action.setStatusTip(spec.tip)
             action.setToolTip(tooltip(spec.tip))
