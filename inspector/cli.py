@@ -10,6 +10,7 @@ from typing import TextIO
 
 from inspector import __version__
 from inspector.commands.common import EXIT_UNREADABLE
+from inspector.core.errors import UsageError
 from inspector.core.model import paused_gc
 
 SUBCOMMANDS = ("gate", "diff", "events", "report", "tools")
@@ -19,11 +20,7 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises instead of exiting, so run() controls the exit status."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(f"{self.prog}: error: {message}")
-
-
-class _UsageError(Exception):
-    pass
+        raise UsageError(f"{self.prog}: error: {message}")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -52,7 +49,7 @@ def run(argv: Sequence[str], stdout: TextIO | None = None, stderr: TextIO | None
     parser = build_parser(argv[0] if argv else None)
     try:
         args = parser.parse_args(list(argv))
-    except _UsageError as exc:
+    except UsageError as exc:
         err.write(parser.format_usage())
         err.write(f"{exc}\n")
         return EXIT_UNREADABLE

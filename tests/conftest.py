@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# Records the code of every result the tests build (checked by tests/test_codes.py).
+pytest_plugins = ["tests.codes_seen"]
+
 # Set before any Qt import so every GUI test renders offscreen, on CI and on a desktop alike.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

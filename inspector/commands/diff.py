@@ -170,9 +170,8 @@ def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style)
     lines.append(f"mode:  {style(str(diff.mode), '1')} ({diff.mode.description})")
     lines.append(LEGEND)
     rows = [(_cells(diff.left, p.left), _cells(diff.right, p.right), p) for p in diff.pairs]
-    widths = [
-        [max((len(row[side][k]) for row in rows), default=0) for k in range(5)] for side in (0, 1)
-    ]
+    columns = ([left for left, _, _ in rows], [right for _, right, _ in rows])
+    widths = [[max((len(c[k]) for c in cells), default=0) for k in range(5)] for cells in columns]
     for left_cells, right_cells, pair in rows:
         mark = marker(pair)
         lines.append(

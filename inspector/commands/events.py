@@ -16,7 +16,7 @@ from inspector.commands.common import (
 )
 from inspector.core.formats import load_stream_path
 from inspector.core.jsonio import display_name
-from inspector.core.model import Item, LoadError
+from inspector.core.model import Item, LoadError, Severity
 from inspector.core.report import error_document
 from inspector.core.stream import OutputItem, ResponseResult, StreamResult
 
@@ -106,7 +106,7 @@ def render_text(path: str, result: StreamResult, style: Style) -> list[str]:
 def _violation_header(result: StreamResult) -> str:
     counts = ", ".join(
         f"{result.count(s)} {s}{'s' if result.count(s) != 1 and s != 'info' else ''}"
-        for s in ("error", "warning", "info")
+        for s in Severity
     )
     return f"violations: {counts}" if result.violations else "violations: none"
 

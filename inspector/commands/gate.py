@@ -126,8 +126,8 @@ def render_text(path: str, result: GateResult, style: Style) -> list[str]:
         )
     widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
     width_verdict = max((len(r[4]) for r in rows), default=0)
-    for index, kind, label, call_id, verdict, detail in rows:
-        word = style(verdict.value.ljust(width_verdict), VERDICT_SGR.get(verdict, "31"))
+    for index, kind, label, call_id, outcome, detail in rows:
+        word = style(outcome.value.ljust(width_verdict), VERDICT_SGR.get(outcome, "31"))
         lines.append(
             f"  {index.rjust(widths[0])}  {kind.ljust(widths[1])}  {label.ljust(widths[2])}  "
             f"{call_id.ljust(widths[3])}  {word}  {detail}"

@@ -20,6 +20,7 @@ from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE
 from inspector.commands.gate import load_tool_option
 from inspector.commands.tools import target_profile
 from inspector.core.diff import diff_transcripts
+from inspector.core.errors import UsageError
 from inspector.core.formats import load_path
 from inspector.core.gate import gate_transcript
 from inspector.core.jsonio import display_name
@@ -40,10 +41,6 @@ RENDERERS: dict[str, Callable[[ReportInput, Redactor], str]] = {
 #: --format when it is not given: from the -o suffix, else Markdown.
 SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".xml": "junit"}
 MODES = ("replay", "compare")
-
-
-class UsageError(Exception):
-    """A command line that cannot run as given (exit status 2, message on stderr)."""
 
 
 def add_parser(sub: Any) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 
 import orjson
 
-from inspector.core.model import ArgumentsError, Cancelled, InspectorError, LoadError
+from inspector.core.errors import ArgumentsError, Cancelled, JSONError, LoadError
 
 #: Reads stop with a clear error as soon as more than this many bytes (after decompression)
 #: have come in, whatever size the file reports: a pipe or a device reports none. Read at call
@@ -380,29 +380,6 @@ _STRICT_UNIQUE = json.JSONDecoder(
 )
 
 
-class JSONError(InspectorError):
-    """JSON that cannot be parsed: the reason, and the 1-based line and column when known."""
-
-    def __init__(
-        self,
-        message: str,
-        line: int | None = None,
-        column: int | None = None,
-        offset: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-        self.offset = offset
-
-    def describe(self) -> str:
-        """Return the reason with its position, as the standard library words it."""
-        if self.column is None:
-            return self.message
-        return f"{self.message}: line {self.line} column {self.column} (char {self.offset})"
-
-
 def parse(
     text: str | bytes,
     *,
@@ -425,9 +402,8 @@ def parse(
             # orjson keeps a repeated key's last value; when every colon of the text is a
             # member the value holds, no key was repeated. Otherwise (a colon in a string,
             # or a repeated key) the standard library decides.
-            if not unique_keys or text.count(":" if isinstance(text, str) else b":") == (
-                _members(value)
-            ):
+            colons = text.count(":") if isinstance(text, str) else text.count(b":")
+            if not unique_keys or colons == (_members(value)):
                 _check_depth(value, text)
                 return value
     decoder = _STRICT_UNIQUE if unique_keys else _STRICT if strict else _LENIENT
@@ -471,11 +447,12 @@ def _decode_for_json(data: bytes) -> str:
 
 def _check_depth(value: Any, text: str | bytes) -> None:
     # The bracket count bounds the depth, so the exact walk runs only when it could matter.
-    if (
-        text.count("[" if isinstance(text, str) else b"[")
-        + text.count("{" if isinstance(text, str) else b"{")
-        <= MAX_DEPTH
-    ):
+    brackets = (
+        text.count("[") + text.count("{")
+        if isinstance(text, str)
+        else text.count(b"[") + text.count(b"{")
+    )
+    if brackets <= MAX_DEPTH:
         return
     if depth_exceeds(value):
         raise JSONError(f"JSON is nested more than {MAX_DEPTH} levels deep", 1)

@@ -13,6 +13,11 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from inspector.core.codes import Severity as Severity  # re-exported: callers import it here
+
+# Re-exported for the callers that import them from here.
+from inspector.core.errors import ArgumentsError, Cancelled, InspectorError, LoadError  # noqa: F401
+
 #: Item types of the Open Responses portable core; anything else is provider-specific.
 PORTABLE_CORE: frozenset[str] = frozenset(
     {
@@ -60,80 +65,6 @@ class Envelope(StrEnum):
     ANTHROPIC = "anthropic"
     GEMINI = "gemini"
     BEDROCK = "bedrock_converse"
-
-
-class Severity(StrEnum):
-    """How much a finding or violation matters for the replay decision."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-
-class InspectorError(Exception):
-    """Base of every error the project raises on purpose."""
-
-
-class LoadError(InspectorError):
-    """A file could not be read as a transcript; says where and what."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-        event_index: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.path = path
-        self.line = line
-        self.column = column
-        self.event_index = event_index
-
-    def location(self) -> str:
-        """Return 'file:line:column' (or the parts that are known)."""
-        parts = [self.path or "<input>"]
-        if self.line is not None:
-            parts.append(str(self.line))
-            if self.column is not None:
-                parts.append(str(self.column))
-        text = ":".join(parts)
-        if self.event_index is not None:
-            text += f" (event {self.event_index})"
-        return text
-
-    def __str__(self) -> str:
-        return f"{self.location()}: {self.message}"
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the error as the CLI's JSON error object."""
-        data: dict[str, Any] = {"message": self.message, "line": self.line, "column": self.column}
-        if self.event_index is not None:
-            data["event_index"] = self.event_index
-        return data
-
-
-class Cancelled(InspectorError):
-    """Work stopped because its cancel flag was set (a load or gate the user no longer wants)."""
-
-
-class ArgumentsError(InspectorError):
-    """An `arguments` string is not strict JSON; carries line and column when known."""
-
-    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-
-    def describe(self) -> str:
-        """Return the message with its position."""
-        if self.line is None:
-            return self.message
-        return f"{self.message} at line {self.line} column {self.column}"
 
 
 def json_kind(value: Any, *, integers: bool = False) -> str:
@@ -374,7 +305,7 @@ class Item(_ItemFields, frozen=True, gc=False):
         _set(self, "status", get("status"))
         _set(self, "_mask", mask)
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[misc]  # a msgspec field read through a property
     def raw(self) -> Any:
         """The item's JSON value (a lean item's is parsed from its file's bytes).
 
@@ -398,13 +329,13 @@ class Item(_ItemFields, frozen=True, gc=False):
                 del _RECENT[next(iter(_RECENT))]
         return value
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[misc]  # a msgspec field read through a property
     def origin(self) -> Origin:
         """Where the item is: file, line, JSON Pointer (and event number in a stream)."""
         stored = _STORED_ORIGIN.__get__(self)
         if stored is None:
-            return _STORED_RAW.__get__(self).origin(self.index)  # type: ignore[no-any-return]
-        return stored  # type: ignore[no-any-return]
+            return _STORED_RAW.__get__(self).origin(self.index)
+        return stored
 
     def read(self) -> Any:
         """The JSON value, for a pass over many items: a lean item's is parsed and not kept."""

@@ -127,7 +127,7 @@ def test_one_severity_and_one_json_reader() -> None:
                 and node.func.value.id == "json"
             ):
                 decoders.append(path.name)
-    assert severity == ["model.py"]
+    assert severity == ["codes.py"]
     # The standard library's parser is used in one place; everything else calls jsonio.
     assert decoders == []
 

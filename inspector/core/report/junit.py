@@ -145,10 +145,10 @@ class _Suites:
             "redaction": self.redactor.describe(),
         }
         for suite in self.root:
-            properties = suite.find("properties")
-            assert properties is not None
+            found = suite.find("properties")
+            assert found is not None
             for key, value in stamp.items():
-                ET.SubElement(properties, "property", name=key, value=value)
+                ET.SubElement(found, "property", name=key, value=value)
         ET.indent(self.root)
         text = ET.tostring(self.root, encoding="unicode")
         return f'<?xml version="1.0" encoding="UTF-8"?>\n{text}\n'

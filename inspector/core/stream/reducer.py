@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
-from inspector.core.model import PORTABLE_CORE, Severity, effective_type
+from inspector.core.codes import Severity, severity_of
+from inspector.core.model import PORTABLE_CORE, effective_type
 from inspector.core.stream.events import SPEC_EVENT_TYPES, TERMINAL_EVENTS, StreamEvent
 from inspector.core.stream.results import (
     ExtensionRecord,
@@ -310,8 +311,15 @@ class _Reducer:
 
     # -- reporting ------------------------------------------------------------------------
 
-    def report(self, code: str, severity: Severity, ev: StreamEvent | None, message: str) -> None:
-        """Record one violation at an event."""
+    def report(
+        self,
+        code: str,
+        ev: StreamEvent | None,
+        message: str,
+        severity: Severity | str | None = None,
+    ) -> None:
+        """Record one violation at an event, with its code's registered severity unless given."""
+        severity = severity_of(code) if severity is None else Severity(severity)
         self.violations.append(
             Violation(
                 code,
@@ -347,7 +355,7 @@ class _Reducer:
                 self._done_sentinel(ev)
                 continue
             if ev.invalid_utf8:
-                self.report("invalid_utf8", "error", ev, "data is not valid UTF-8 (replaced)")
+                self.report("invalid_utf8", ev, "data is not valid UTF-8 (replaced)")
             data = ev.data
             if type(data) is not dict:
                 self._malformed_data(ev)
@@ -358,10 +366,7 @@ class _Reducer:
                 continue
             if ev.name is not None and ev.name != kind:
                 self.report(
-                    "event_name_mismatch",
-                    "error",
-                    ev,
-                    f"`event: {ev.name}` but data.type is {kind!r}",
+                    "event_name_mismatch", ev, f"`event: {ev.name}` but data.type is {kind!r}"
                 )
             resp = self.current
             if resp is None or kind in _OPENERS:
@@ -425,14 +430,14 @@ class _Reducer:
         else:
             self.report(
                 "unknown_event",
-                "error" if self.strict else "warning",
                 ev,
                 f"unknown event type {kind!r} (not in the 2026-04-24 catalogue and not "
                 "slug-prefixed)",
+                "error" if self.strict else "warning",
             )
 
     def _malformed(self, ev: StreamEvent, message: str) -> None:
-        self.report("malformed_event", "error", ev, message)
+        self.report("malformed_event", ev, message)
 
     def _malformed_data(self, ev: StreamEvent) -> None:
         if ev.parse_error is not None:
@@ -468,10 +473,7 @@ class _Reducer:
             resp = self._open(ev)
             resp.not_started_reported = True
             self.report(
-                "response_not_started",
-                "error",
-                ev,
-                f"{kind} before response.created / queued / in_progress",
+                "response_not_started", ev, f"{kind} before response.created / queued / in_progress"
             )
             return resp
         return cur
@@ -500,7 +502,6 @@ class _Reducer:
             if seq != 0:
                 self.report(
                     "stream_resumed",
-                    "info",
                     ev,
                     f"numbering starts at {seq}: events 0..{seq - 1} are not in the recording "
                     "(a resumed stream)"
@@ -511,7 +512,6 @@ class _Reducer:
         elif seq <= last:
             self.report(
                 "sequence_not_increasing",
-                "error",
                 ev,
                 f"sequence_number {seq} after {last}"
                 + (" (duplicate)" if seq == last else " (goes back)"),
@@ -521,7 +521,6 @@ class _Reducer:
                 missing = seq - last - 1
                 self.report(
                     "sequence_gap",
-                    "error",
                     ev,
                     f"sequence_number jumps from {last} to {seq}: "
                     f"{missing} event{'s' if missing != 1 else ''} missing",
@@ -536,17 +535,16 @@ class _Reducer:
         if self.seq_present:
             self.report(
                 "missing_sequence_number",
-                "error",
                 first,
                 f"{missing} of {total} events have no sequence_number while the others do",
             )
         else:
             self.report(
                 "missing_sequence_number",
-                "warning",
                 first,
                 f"none of the {total} events has a sequence_number (required since the "
                 "2026-04-24 schema; early 2025 streams lack it): order and gaps cannot be checked",
+                Severity.WARNING,
             )
 
     def _after_terminal(self, ev: StreamEvent, resp: _Response, kind: str) -> None:
@@ -555,7 +553,7 @@ class _Reducer:
             if resp.terminal_event is not None
             else "after data: [DONE]"
         )
-        self.report("event_after_terminal", "error", ev, f"{kind} {why}: not applied")
+        self.report("event_after_terminal", ev, f"{kind} {why}: not applied")
 
     def _done_sentinel(self, ev: StreamEvent) -> None:
         resp = self.current
@@ -564,7 +562,7 @@ class _Reducer:
         resp.counts["[DONE]"] = resp.counts.get("[DONE]", 0) + 1
         resp.last_event = ev.index
         if resp.done_sentinel:
-            self.report("event_after_terminal", "warning", ev, "a second data: [DONE]")
+            self.report("event_after_terminal", ev, "a second data: [DONE]", Severity.WARNING)
             return
         resp.done_sentinel = True
         if not resp.ended:
@@ -584,7 +582,6 @@ class _Reducer:
         elif self.framing == "sse" and not resp.done_sentinel and resp.terminal_event is not None:
             self.report(
                 "missing_done_sentinel",
-                "warning",
                 resp.terminal_event,
                 "no data: [DONE] after the terminal event (the specification ends each stream "
                 "with it)",
@@ -593,17 +590,17 @@ class _Reducer:
             if code == "vendor_event":
                 self.report(
                     code,
-                    "warning" if self.strict else "info",
                     first,
                     f"{kind} ×{count}: provider event outside the 2026-04-24 catalogue "
                     "(unprefixed); kept opaque",
+                    "warning" if self.strict else "info",
                 )
             else:
                 self.report(
                     code,
-                    "info",
                     first,
                     f"{kind} ×{count}: extension event, kept as an opaque record",
+                    Severity.INFO,
                 )
 
     def _missing_terminal(self, resp: _Response, ev: StreamEvent | None, why: str) -> None:
@@ -615,7 +612,6 @@ class _Reducer:
         )
         self.report(
             "missing_terminal",
-            "error",
             ev,
             f"{why} before response.completed / incomplete / failed: the items are a partial "
             f"snapshot{detail}",
@@ -638,7 +634,6 @@ class _Reducer:
             elif rid != resp.response_id:
                 self.report(
                     "snapshot_mismatch",
-                    "error",
                     ev,
                     f"response id {rid!r} differs from {resp.response_id!r} earlier in this "
                     "response",
@@ -651,9 +646,9 @@ class _Reducer:
         kind = data["type"]
         phase = _PHASES.index(kind)
         if phase <= resp.phase:
-            self.report("response_out_of_order", "error", ev, f"{kind} after {_PHASES[resp.phase]}")
+            self.report("response_out_of_order", ev, f"{kind} after {_PHASES[resp.phase]}")
         elif resp.items_by_index:
-            self.report("response_out_of_order", "error", ev, f"{kind} after output items")
+            self.report("response_out_of_order", ev, f"{kind} after output items")
         resp.phase = max(resp.phase, phase)
 
     def _terminal(self, ev: StreamEvent, data: dict[str, Any], resp: _Response | None) -> None:
@@ -662,19 +657,14 @@ class _Reducer:
         status = TERMINAL_EVENTS[kind]
         snap = self._take_snapshot(ev, data, resp)
         if kind != "response.failed" and resp.phase < 3 and not resp.not_started_reported:
-            self.report(
-                "response_out_of_order", "error", ev, f"{kind} without response.in_progress"
-            )
+            self.report("response_out_of_order", ev, f"{kind} without response.in_progress")
         resp.status = status
         resp.terminal_event = ev
         resp.ended = True
         resp.snapshot = snap
         if snap is not None and snap.get("status") != status:
             self.report(
-                "snapshot_mismatch",
-                "error",
-                ev,
-                f"{kind} carries response.status {snap.get('status')!r}",
+                "snapshot_mismatch", ev, f"{kind} carries response.status {snap.get('status')!r}"
             )
         if self.pending_error is not None:
             if status == "failed":
@@ -691,41 +681,38 @@ class _Reducer:
         for it in items:
             if not it.closed:
                 portable = isinstance(it.type, str) and it.type in PORTABLE_CORE
-                severity: Severity = "error" if status == "completed" and portable else "warning"
+                severity = (
+                    Severity.ERROR if status == "completed" and portable else Severity.WARNING
+                )
                 self.report(
                     "open_item_at_completion",
-                    severity,
                     ev,
                     f"item #{it.output_index} {it.type} {it.id} was never done "
                     f"(no output_item.done) when the response ended {status}",
+                    severity,
                 )
             elif it.item.get("status") == "incomplete":
                 if it.output_index != last_index:
                     self.report(
                         "incomplete_item_not_last",
-                        "error",
                         ev,
                         f"item #{it.output_index} {it.id} is incomplete but not the last item",
                     )
                 if status == "completed":
                     self.report(
                         "incomplete_item_in_completed_response",
-                        "error",
                         ev,
                         f"item #{it.output_index} {it.id} is incomplete in a completed response",
                     )
         output = snap.get("output") if snap is not None else None
         if not isinstance(output, list):
             if items:
-                self.report(
-                    "snapshot_mismatch", "error", ev, "the terminal response has no output list"
-                )
+                self.report("snapshot_mismatch", ev, "the terminal response has no output list")
             return
         for position, it in enumerate(items):
             if position >= len(output):
                 self.report(
                     "snapshot_mismatch",
-                    "error",
                     ev,
                     f"item #{it.output_index} {it.id} is missing from the terminal output",
                 )
@@ -738,7 +725,6 @@ class _Reducer:
             if diffs:
                 self.report(
                     "snapshot_mismatch",
-                    "error",
                     ev,
                     f"terminal output[{position}] differs from item #{it.output_index} "
                     f"{it.id} built from the events in: {', '.join(diffs)}",
@@ -748,7 +734,6 @@ class _Reducer:
             oid = other.get("id") if isinstance(other, dict) else None
             self.report(
                 "snapshot_mismatch",
-                "error",
                 ev,
                 f"terminal output[{position}] ({effective_type(other)} {oid}) was never streamed",
             )
@@ -765,10 +750,7 @@ class _Reducer:
     def _error_unfailed(self, ev: StreamEvent, why: str) -> None:
         self.pending_error = None
         self.report(
-            "error_without_failed",
-            "error",
-            ev,
-            f"error event not followed by response.failed ({why})",
+            "error_without_failed", ev, f"error event not followed by response.failed ({why})"
         )
 
     # -- items ------------------------------------------------------------------------------
@@ -782,13 +764,12 @@ class _Reducer:
             self._malformed(ev, f"output item at output_index {oi} has an id that is not a string")
             return
         if iid is not None and iid in resp.items_by_id:
-            self.report("duplicate_item", "error", ev, f"item id {iid!r} was already added")
+            self.report("duplicate_item", ev, f"item id {iid!r} was already added")
             return
         if oi in resp.items_by_index:
             other = resp.items_by_index[oi]
             self.report(
                 "duplicate_item",
-                "error",
                 ev,
                 f"output_index {oi} already holds {other.id!r} (event {other.event_index})",
             )
@@ -811,7 +792,6 @@ class _Reducer:
             if state is None:
                 self.report(
                     "unknown_item",
-                    "error",
                     ev,
                     f"output_item.done for {iid!r} at output_index {oi}, never added",
                 )
@@ -819,16 +799,15 @@ class _Reducer:
         elif state.output_index != oi:
             self._index_mismatch(ev, state, oi)
         if state.closed:
-            self.report("item_closed", "error", ev, f"item {state.id!r} was already done")
+            self.report("item_closed", ev, f"item {state.id!r} was already done")
             return
         for label, parts in (("content part", state.content), ("summary part", state.summary)):
-            for key, part in parts.items():
+            for index, part in parts.items():
                 if not part.closed:
                     self.report(
                         "open_content_part",
-                        "error",
                         ev,
-                        f"{label} {key} of {state.id!r} was not done before output_item.done",
+                        f"{label} {index} of {state.id!r} was not done before output_item.done",
                     )
         built = state.build()
         diffs = item_differences(built, item, status=False)  # done is where status changes
@@ -838,7 +817,6 @@ class _Reducer:
         if diffs:
             self.report(
                 "snapshot_mismatch",
-                "error",
                 ev,
                 f"output_item.done for {state.id!r} differs from what the events built in: "
                 f"{', '.join(diffs)}",
@@ -856,7 +834,6 @@ class _Reducer:
     def _index_mismatch(self, ev: StreamEvent, state: _Item, oi: Any) -> None:
         self.report(
             "item_index_mismatch",
-            "error",
             ev,
             f"item {state.id!r} is at output_index {state.output_index}, the event says {oi}",
         )
@@ -869,18 +846,13 @@ class _Reducer:
         iid = data["item_id"]
         state = resp.items_by_id.get(iid)
         if state is None:
-            self.report(
-                "unknown_item", "error", ev, f"{data['type']} for item {iid!r}, never added"
-            )
+            self.report("unknown_item", ev, f"{data['type']} for item {iid!r}, never added")
             return None
         if state.output_index != data["output_index"]:
             self._index_mismatch(ev, state, data["output_index"])
         if state.closed:
             self.report(
-                "item_closed",
-                "error",
-                ev,
-                f"{data['type']} for item {iid!r} after its output_item.done",
+                "item_closed", ev, f"{data['type']} for item {iid!r} after its output_item.done"
             )
             return None
         return state
@@ -897,10 +869,7 @@ class _Reducer:
         index = data[key]
         if index in parts:
             self.report(
-                "duplicate_content_part",
-                "error",
-                ev,
-                f"{key} {index} of {state.id!r} was already added",
+                "duplicate_content_part", ev, f"{key} {index} of {state.id!r} was already added"
             )
             return
         parts[index] = _Part(data["part"])
@@ -925,7 +894,6 @@ class _Reducer:
             found = f" (it is {part.kind!r})" if part is not None else ""
             self.report(
                 "unknown_content_part",
-                "error",
                 ev,
                 f"{data['type']}: no {what} at {key} {index} of {state.id!r}{found}",
             )
@@ -933,7 +901,6 @@ class _Reducer:
         if part.closed:
             self.report(
                 "item_closed",
-                "error",
                 ev,
                 f"{data['type']} for {key} {index} of {state.id!r} after its part was done",
             )
@@ -951,7 +918,6 @@ class _Reducer:
         if done.get("type") != part.kind:
             self.report(
                 "snapshot_mismatch",
-                "error",
                 ev,
                 f"{data['type']} part type {done.get('type')!r}, added as {part.kind!r}",
             )
@@ -967,18 +933,18 @@ class _Reducer:
         if not text.settle(final):
             self.report(
                 code,
-                "error",
                 ev,
                 f"{data['type']}: the deltas give {len(built)} characters {_clip(built)!r}, "
                 f"the done value has {len(final)} {_clip(final)!r}"
                 f"{_first_difference(built, final)}",
+                Severity.ERROR,
             )
 
     def _delta(self, ev: StreamEvent, data: dict[str, Any], text: _Text | None) -> None:
         if text is None:
             return
         if text.done:
-            self.report("item_closed", "error", ev, f"{data['type']} after its .done event")
+            self.report("item_closed", ev, f"{data['type']} after its .done event")
             return
         text.chunks.append(data["delta"])
         text.streamed = True
@@ -989,7 +955,7 @@ class _Reducer:
         if text is None:
             return
         if text.done:
-            self.report("item_closed", "error", ev, f"a second {data['type']}")
+            self.report("item_closed", ev, f"a second {data['type']}")
             return
         self._settle(ev, data, text, data[field], code)
         text.done = True
@@ -1023,7 +989,6 @@ class _Reducer:
         if index in notes:
             self.report(
                 "duplicate_content_part",
-                "error",
                 ev,
                 f"annotation {index} of content part {data['content_index']} was already added",
             )
@@ -1039,7 +1004,6 @@ class _Reducer:
         if state.type != "function_call":
             self.report(
                 "unknown_item",
-                "error",
                 ev,
                 f"{data['type']}: item {state.id!r} is a {state.type}, not a function_call",
             )
@@ -1060,15 +1024,10 @@ class _Reducer:
             return
         state = resp.items_by_id.get(iid)
         if state is None:
-            self.report(
-                "unknown_item", "error", ev, f"{data['type']} for item {iid!r}, never added"
-            )
+            self.report("unknown_item", ev, f"{data['type']} for item {iid!r}, never added")
         elif state.closed:
             self.report(
-                "item_closed",
-                "error",
-                ev,
-                f"{data['type']} for item {iid!r} after its output_item.done",
+                "item_closed", ev, f"{data['type']} for item {iid!r} after its output_item.done"
             )
 
     def _extension(
@@ -1078,7 +1037,7 @@ class _Reducer:
             # An extension before any response: keep it with the next one that opens.
             resp = self.current
         if resp is None:
-            self.report("extension_event", "info", ev, f"{kind}: extension event, kept opaque")
+            self.report("extension_event", ev, f"{kind}: extension event, kept opaque")
             return
         self.summarise(resp, "extension_event", kind, ev)
         seq = data.get("sequence_number")

@@ -195,7 +195,7 @@ class StreamResult:
             "strict": self.strict,
             "framing": self.framing,
             "events": self.events,
-            "counts": {s: self.count(s) for s in ("error", "warning", "info")},
+            "counts": {str(s): self.count(s) for s in Severity},
             "violations": [v.to_json() for v in self.violations],
             "responses": [r.to_json() for r in self.responses],
         }

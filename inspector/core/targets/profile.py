@@ -328,8 +328,8 @@ def load_profiles() -> Mapping[str, Profile]:
     raw: dict[str, Mapping[str, Any]] = {}
     for module_name in MODULES:
         module = importlib.import_module(f"inspector.core.targets.profiles.{module_name}")
-        data = getattr(module, "PROFILE", None)
-        _validate(module_name, data)
+        data: Any = getattr(module, "PROFILE", None)
+        _validate(module_name, data)  # raises unless data is a well-formed profile mapping
         if data["name"] in raw:
             raise ProfileError(f"target profile {module_name}: name {data['name']!r} is taken")
         raw[data["name"]] = data

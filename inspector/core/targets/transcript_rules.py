@@ -297,8 +297,8 @@ def _output_required(
 ) -> Iterator[TargetFinding]:
     answered_at: dict[str, int] = {}
     for position, item in enumerate(segment):
-        if item.type == "function_call_output" and _call_id(item) is not None:
-            answered_at.setdefault(_call_id(item), position)
+        if item.type == "function_call_output" and (call_id := _call_id(item)) is not None:
+            answered_at.setdefault(call_id, position)
     last_user = max((p for p, i in enumerate(segment) if side(i) in (USER, SYSTEM)), default=-1)
     for position, item in enumerate(segment):
         call_id = _call_id(item)
@@ -374,7 +374,7 @@ def _reasoning_findings(
         by_family: dict[str, list[Item]] = {}
         for item in items:
             family = reasoning_family(item)
-            if family in families:
+            if family is not None and family in families:
                 by_family.setdefault(family, []).append(item)
         for family in families:
             carrying = by_family.get(family, [])

@@ -1,0 +1,191 @@
+"""The core's vocabulary: every code a result can carry, with its severity and one-line meaning.
+
+A transcript finding, a stream violation, a change within a diff pair, a change to the documents
+as a whole, and a target finding each name one code from `CODES`. A code's `severity` is the one it
+has unless a rule says otherwise; `also` lists the other severities it may be given, and when (an
+orphan output is a warning when the request continues a stored response, for example). Adding a
+finding means adding one entry here; `tests/core/test_codes.py` checks that the README's code
+tables agree with this registry and that every code is produced somewhere in the test suite.
+
+`Severity` lives here, at the bottom of the layers, so that every module ranks severities the
+same way (`Severity.rank`: errors first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+
+
+class Severity(StrEnum):
+    """How much a finding or violation matters for the replay decision."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """Sort key: errors first, then warnings, then information."""
+        return _RANK[self]
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def severity_rank(severity: str) -> int:
+    """`Severity.rank` of a severity given as its word (unknown words sort last)."""
+    try:
+        return Severity(severity).rank
+    except ValueError:
+        return len(_RANK)
+
+
+class Kind(StrEnum):
+    """Which result carries a code."""
+
+    FINDING = "finding"  # about a transcript as a whole (gate)
+    VIOLATION = "violation"  # a stream's event lifecycle (reducer)
+    CHANGE = "change"  # a difference within one aligned pair (diff)
+    DOCUMENT = "document"  # a difference between the two documents as a whole (diff)
+    TARGET = "target"  # what a target provider would reject or silently change (targets)
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """One code: its name, what carries it, its usual and other severities, its meaning."""
+
+    name: str
+    kinds: tuple[Kind, ...]
+    severity: Severity
+    meaning: str
+    also: tuple[Severity, ...] = ()
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        """Every severity this code may be given, its usual one first."""
+        return (self.severity, *self.also)
+
+
+# kind, name, severity (the usual one first, then any other it may take), meaning.
+_TABLE = """
+finding   orphan_output                           error,warning  a function_call_output whose call_id matches no earlier function_call
+finding   output_before_call                      error          an output comes before its call
+finding   duplicate_call_id                       error          two different calls share a call_id
+finding   output_for_blocked_call                 error          the call that an output answers is not ok
+finding   missing_output                          info           a call with no output in the file
+finding   incomplete_not_last                     error          an incomplete item is not the last item of its response
+finding   response_status_mismatch                error,warning  an item's status contradicts its response's status
+finding   duplicate_item_id                       error          two different items share an id
+finding   chat_completions_envelope               error          a Chat Completions record where an Open Responses one belongs
+finding   anthropic_envelope                      error          an Anthropic Messages record where an Open Responses one belongs
+finding   gemini_envelope                         error          a Gemini generateContent record where an Open Responses one belongs
+finding   bedrock_envelope                        error          a Bedrock Converse record where an Open Responses one belongs
+finding   extra_choices                           warning        a response with several choices: only the first is read
+finding   extra_candidates                        warning        a response with several candidates: only the first is read
+finding   list_order                              info           the order an OpenAI list was read in, and why
+finding   provider_error                          error          the file is a provider's HTTP error body
+finding   response_failed                         error          the response's own status says it failed
+finding   response_incomplete                     warning        the response's own status says it is incomplete
+finding   response_status_unknown                 error          a response status outside the specification's five
+finding   non_portable_type                       warning        an unprefixed type outside the Open Responses core: vendor-specific
+finding   tool_override                           info           a tool from --tools replaces the transcript's own definition
+violation malformed_event                         error          an event that is not a JSON object with a type
+violation invalid_utf8                            error          an event's data is not valid UTF-8
+violation missing_sequence_number                 error,warning  events without sequence_number (a warning when no event has one)
+violation sequence_not_increasing                 error          a sequence_number that repeats or goes back
+violation sequence_gap                            error          sequence numbers skip events
+violation stream_resumed                          info           the stream starts after sequence 0 (resumed with starting_after)
+violation event_name_mismatch                     error          the SSE event name differs from data.type
+violation response_not_started                    error          an event before any response was opened
+violation response_out_of_order                   error          response lifecycle events out of their order
+violation unknown_item                            error          an event names an item that was never added
+violation item_index_mismatch                     error          an event's output_index disagrees with its item's
+violation unknown_content_part                    error          an event names a content part that was never added
+violation duplicate_item                          error          an item is added twice
+violation duplicate_content_part                  error          a content part is added twice
+violation item_closed                             error          an event for an item that is already done
+violation open_content_part                       error          a content part still open when its item is done
+violation text_mismatch                           error          the deltas do not add up to the final text
+violation arguments_mismatch                      error          the deltas do not add up to the final arguments
+violation snapshot_mismatch                       error          a snapshot disagrees with what the events built
+violation open_item_at_completion                 error,warning  an item still open at completion (a warning for provider-specific items)
+violation incomplete_item_not_last                error          an incomplete item that is not the response's last
+violation incomplete_item_in_completed_response   error          an incomplete item in a completed response
+violation event_after_terminal                    error,warning  an event after the response's terminal event
+violation missing_terminal                        error          the stream ends without a terminal event
+violation missing_done_sentinel                   warning        an SSE stream without data: [DONE]
+violation error_without_failed                    error          an error event that is not followed by response.failed
+violation unknown_event                           warning,error  an unprefixed event type outside the specification (an error under --strict)
+violation vendor_event                            info,warning   OpenAI's unprefixed hosted-tool events (a warning under --strict)
+violation extension_event                         info           a slug-prefixed extension event, kept opaque
+violation foreign_stream                          error          another API's stream, assembled into its record: the wrong envelope to replay
+change    type_changed                            warning        the item's type changed
+change    became_namespaced                       error          a portable item became provider-prefixed
+change    became_portable                         warning        a provider-prefixed item became portable
+change    became_non_portable                     error          a portable item became an unprefixed vendor-specific type
+change    call_id_changed                         error          replay: the call_id changed
+change    call_id_renamed                         info           compare: the call ids were renamed consistently
+change    call_id_mismatch                        error          compare: the call ids were not renamed consistently
+change    name_changed                            warning        the tool name changed
+change    role_changed                            warning        the message role changed
+change    status_changed                          warning        the item's status changed
+change    arguments_changed                       warning        a value in the parsed arguments changed
+change    arguments_reformatted                   info           the same arguments value, written differently
+change    output_changed                          warning        a tool result changed
+change    content_changed                         warning        a message's content changed
+change    content_reformatted                     info           compare: the same text, as a string or as text parts
+change    output_reformatted                      info           compare: the same result, as a string or as parts
+change    status_not_recorded                     info           compare: a status the format does not record
+change    verdict_changed                         error,warning  the item's gate verdict changed (an error when ok became blocked)
+change    field_changed                           info           another field of the item changed
+change    extension_field_changed                 info           a provider-prefixed field changed
+change    item_changed                            warning        a value that is not an item changed
+change    only_left                               error,warning  the item exists only on the left (a warning for items that are not calls)
+change    only_right                              error,warning  the item exists only on the right (a warning for items that are not calls)
+document  format_changed                          info           the two files are in different formats
+document  foreign_envelope                        error          replay: the right side is not an Open Responses envelope
+target    target_tool_schema                      error          the target rejects a tool's schema
+target    target_tool_schema_altered              warning        the target accepts a tool's schema but silently changes it
+target    target_tool_name                        error          the target rejects a tool or call name
+target    target_call_id                          error          the target rejects a call id
+target    target_order                            error          the target rejects the order of calls and results
+target    target_reasoning                        error,warning  the target rejects (or, as a warning, drops) another provider's reasoning
+"""
+
+
+def _registry(table: str) -> dict[str, Code]:
+    out: dict[str, Code] = {}
+    for line in table.strip().splitlines():
+        kinds, name, severities, meaning = line.split(None, 3)
+        if name in out:
+            raise ValueError(f"code {name!r} is registered twice")
+        first, *also = (Severity(word) for word in severities.split(","))
+        out[name] = Code(
+            name, tuple(Kind(k) for k in kinds.split(",")), first, meaning, tuple(also)
+        )
+    return out
+
+
+#: Every code, by name.
+CODES: Mapping[str, Code] = MappingProxyType(_registry(_TABLE))
+
+
+def codes_of(kind: Kind) -> frozenset[str]:
+    """The names of every code of one kind."""
+    return frozenset(name for name, code in CODES.items() if kind in code.kinds)
+
+
+def code(name: str) -> Code:
+    """The registered code of this name (KeyError names it when it is not registered)."""
+    try:
+        return CODES[name]
+    except KeyError:
+        raise KeyError(f"{name!r} is not a registered code (add it to codes.py)") from None
+
+
+def severity_of(name: str) -> Severity:
+    """The usual severity of a registered code."""
+    return code(name).severity
