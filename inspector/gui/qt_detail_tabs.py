@@ -3,15 +3,18 @@ clipboard's way into them (copy the item or its edited arguments, paste a schema
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from inspector.core.gate import GateResult, make_toolset
 from inspector.core.model import Tool
+from inspector.gui import qt_palette
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.alignment import Alignment
+from inspector.gui.findings import SEVERITIES
 from inspector.gui.qt_changes import ChangesPanel
 from inspector.gui.qt_diff import DiffPanel
 from inspector.gui.qt_find import FindPanel
@@ -19,9 +22,12 @@ from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
-from inspector.gui.qt_stream import StreamPanel
+from inspector.gui.qt_stream import StreamPanel, StreamView
+from inspector.gui.qt_text import tooltip
 from inspector.gui.qt_tools_tab import ToolsPanel
 from inspector.gui.qt_workers import TaskRunner
+from inspector.gui.status import plural
+from inspector.gui.tools_matrix import ToolRow
 
 
 class DetailTabs(QTabWidget):
@@ -55,6 +61,9 @@ class DetailTabs(QTabWidget):
         for panel, name in zip(panels, TAB_NAMES, strict=True):
             self.addTab(panel, name)
         self.find_panel.query_changed.connect(self.item_panel.set_find)
+        self.findings_panel.counted.connect(
+            lambda count, worst: self.set_badge(Tab.FINDINGS, count, worst, "finding")
+        )
         self.scratch_panel.arguments_requested.connect(self.check_bare_arguments)
         self.scratch_panel.item_requested.connect(self.open_scratch_item)
 
@@ -63,6 +72,36 @@ class DetailTabs(QTabWidget):
         self.arguments_panel.stop()
         self.scratch_panel.stop()
         self.find_panel.stop()
+
+    def set_badge(self, tab: int, count: int, severity: str, what: str) -> None:
+        """Show a count after a tab's title with its worst severity's icon (nothing at 0)."""
+        name = TAB_NAMES[tab]
+        self.setTabText(tab, f"{name} ({count:,})" if count else name)
+        icon = qt_palette.severity_swatch(severity).icon if count and severity else None
+        self.setTabIcon(tab, icon if icon is not None else QIcon())
+        self.setTabToolTip(tab, tooltip(plural(count, what)) if count else "")
+
+    def show_streams(self, views: Mapping[str, StreamView]) -> None:
+        """Give the Stream tab the recorded streams; its badge counts their violations."""
+        self.stream_panel.set_streams(dict(views))
+        tally = Counter(str(v.severity) for view in views.values() for v in view.result.violations)
+        worst = next((s for s in SEVERITIES if tally[s]), "")
+        self.set_badge(Tab.STREAM, sum(tally.values()), worst, "stream violation")
+
+    def show_tools(
+        self, rows: list[ToolRow] | None, sides: Sequence[str], targets: Sequence[str],
+        target: str | None, *, computing: bool,
+    ) -> None:  # fmt: skip
+        """Show the tools matrix (None: not worked out yet; `computing` says it is under way);
+        the badge counts the tools the chosen target rejects."""
+        if rows is None:
+            if computing:
+                self.tools_panel.set_matrix([], sides, targets, target, computing=True)
+            return
+        self.tools_panel.set_matrix(rows, sides, targets, target)
+        verdicts = [r.verdicts.get(target) for r in rows] if target is not None else []
+        rejected = sum(1 for v in verdicts if v is not None and not v.accepted)
+        self.set_badge(Tab.TOOLS, rejected, "error", f"tool {target} rejects")
 
     def show_item(
         self, result: GateResult | None, item: int, pointer: str, side: str | None,

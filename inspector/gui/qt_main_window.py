@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
 
     def _after_results_changed(self) -> None:
         self.findings_panel.set_results({s: r for s, r in self.results.items() if r is not None})
-        self.stream_panel.set_streams(self.session.streams)
+        self.details.show_streams(self.session.streams)
         self.scratch_panel.regate()
         self.find_panel.refresh()
         names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
@@ -566,13 +566,13 @@ class MainWindow(QMainWindow):
         self._show_tools()
 
     def _show_tools(self) -> None:
-        sides = [s for s, r in self.results.items() if r is not None]
-        names, current = list(self.target_selector.profiles), self.session.target_name
-        rows = self.session.tool_rows
-        if rows is not None:
-            self.tools_panel.set_matrix(rows, sides, names, current)
-        elif not self.runner.synchronous:
-            self.tools_panel.set_matrix([], sides, names, current, computing=True)
+        self.details.show_tools(
+            self.session.tool_rows,
+            [s for s, r in self.results.items() if r is not None],
+            list(self.target_selector.profiles),
+            self.session.target_name,
+            computing=not self.runner.synchronous,
+        )
 
     def choose_export(self) -> None:
         """Ask for a format, the redaction choice and a file, then write the report."""

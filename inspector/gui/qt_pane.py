@@ -47,6 +47,7 @@ from inspector.core.gate import PASSING, GateResult, Verdict
 from inspector.core.model import LoadError
 from inspector.gui import qt_palette
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
+from inspector.gui.findings import target_note
 from inspector.gui.json_text import copy_text, pretty
 from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
@@ -555,7 +556,8 @@ class TranscriptPane(QFrame):
         """Show a gated transcript and its verdict counts."""
         self.path = path
         self.model.set_result(result)
-        self._set_header(os.path.basename(path), result.transcript.format, summary)
+        fmt = result.transcript.format + target_note(result)  # with its target errors counted
+        self._set_header(os.path.basename(path), fmt, summary)
         self.stack.setCurrentIndex(_Page.TREE)
         self.filter_row.setEnabled(True)
         self.fit_columns()

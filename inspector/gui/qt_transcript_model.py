@@ -23,6 +23,7 @@ from PySide6.QtGui import QFont
 from inspector.core.gate import GateResult, Verdict
 from inspector.core.model import Item, join_pointer
 from inspector.gui import qt_palette
+from inspector.gui.findings import target_mark, target_tip
 from inspector.gui.json_text import CELL_LIMIT, elide, label, preview, visible
 from inspector.gui.qt_text import tooltip
 
@@ -523,7 +524,7 @@ class TranscriptModel(QAbstractItemModel):
         if column == Column.STATUS:
             return label(item.status)
         if column == Column.VERDICT:
-            return str(verdict)
+            return str(verdict) + target_mark(self._result, i)
         if column == Column.CHANGE:
             return self._change_text(i)
         return None
@@ -547,7 +548,7 @@ class TranscriptModel(QAbstractItemModel):
         if column == Column.CHANGE and self._changes(i):
             return "\n".join(change_description(c) for c in self._changes(i))
         head = f"#{i} {_type_text(item)} — {verdict.verdict}"
-        meaning = qt_palette.verdict_swatch(verdict.verdict).meaning
+        meaning = qt_palette.verdict_swatch(verdict.verdict).meaning + target_tip(self._result, i)
         return f"{head}\n{verdict.detail}\n\n{meaning}\n{item.origin.describe()}"
 
     def _changes(self, i: int) -> tuple[Change, ...]:
