@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QImage
 
 from inspector.gui import qt_palette
 from tests.conftest import SAMPLES
-
-
-def _luminance(colour: QColor) -> float:
-    def channel(value: float) -> float:
-        return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
-
-    return (
-        0.2126 * channel(colour.redF())
-        + 0.7152 * channel(colour.greenF())
-        + 0.0722 * channel(colour.blueF())
-    )
-
-
-def _contrast(a: QColor, b: QColor) -> float:
-    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
+from tests.gui.test_resources import contrast
 
 
 def test_each_verdict_icon_has_pixels_that_stand_out_on_the_selection(qapp):
@@ -30,7 +15,7 @@ def test_each_verdict_icon_has_pixels_that_stand_out_on_the_selection(qapp):
         image = qt_palette.pixmap(qt_palette.verdict_swatch(verdict).icon, 16).toImage()
         image = image.convertToFormat(QImage.Format.Format_ARGB32)
         best = max(
-            _contrast(image.pixelColor(x, y), selection)
+            contrast(image.pixelColor(x, y).name(), selection.name())
             for x in range(image.width())
             for y in range(image.height())
             if image.pixelColor(x, y).alpha() > 200
