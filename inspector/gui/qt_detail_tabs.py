@@ -15,6 +15,7 @@ from inspector.gui import qt_palette
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.alignment import Alignment
 from inspector.gui.findings import SEVERITIES
+from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_changes import ChangesPanel
 from inspector.gui.qt_diff import DiffPanel
 from inspector.gui.qt_find import FindPanel
@@ -36,7 +37,7 @@ class DetailTabs(QTabWidget):
     def __init__(
         self,
         tools: Callable[[], Mapping[str, Tool]],
-        results: Callable[[], Mapping[str, GateResult | None]],
+        results: Callable[[], dict[str, GateResult | None]],
         runner: TaskRunner,
         parent: QWidget | None = None,
     ) -> None:
@@ -135,6 +136,23 @@ class DetailTabs(QTabWidget):
             raw = result.transcript.items[item].raw
             self.arguments_panel.set_item(raw, result.verdicts[item], result.toolset)
             self.setCurrentIndex(Tab.ARGUMENTS)
+
+    def paste(self, text: str | None = None) -> str | None:
+        """Route pasted text (the clipboard's by default): items and transcripts to Scratch,
+        arguments and schemas to Arguments; the reason when there is nothing to paste."""
+        if text is None:
+            text = QGuiApplication.clipboard().text()
+        if not text.strip():
+            return "The clipboard holds no text"
+        pasted = route_paste(text)
+        if pasted.kind == PasteKind.TRANSCRIPT:
+            self.scratch_panel.set_text(pasted.text)
+            self.setCurrentIndex(Tab.SCRATCH)
+        elif pasted.kind == PasteKind.ARGUMENTS:
+            self.check_bare_arguments(pasted.text, None)
+        else:
+            self.paste_schema(pasted.text, pasted.tool)
+        return None
 
     def paste_schema(self, text: str | None = None, tool: str | None = None) -> None:
         """Put a schema into the Arguments tab's schema box (it then overrides the tool's)."""

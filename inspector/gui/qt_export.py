@@ -75,7 +75,7 @@ class ExportDialog(QDialog):
             self.format_buttons[name] = button
             column.addWidget(button)
         self.format_buttons["html"].setChecked(True)
-        self.format_group.idToggled.connect(lambda _id, on: on and self._format_changed())
+        self.format_group.idToggled.connect(lambda _id, on: self._format_changed() if on else None)
         self.redact_box = QCheckBox(
             "Redact secrets (API keys, tokens, JWTs, private keys, Authorization values)", self
         )

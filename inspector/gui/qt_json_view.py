@@ -64,8 +64,8 @@ class JsonView(QPlainTextEdit):
             if underline is not None:
                 fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
                 fmt.setUnderlineColor(underline)
-            selection.cursor = cursor  # type: ignore[attr-defined]
-            selection.format = fmt  # type: ignore[attr-defined]
+            selection.cursor = cursor
+            selection.format = fmt
             marks.append(selection)
         self._marks[group] = marks
         self._apply()
@@ -83,8 +83,8 @@ class JsonView(QPlainTextEdit):
             fmt.setBackground(brush)
             fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
             cursor = QTextCursor(block)
-            selection.cursor = cursor  # type: ignore[attr-defined]
-            selection.format = fmt  # type: ignore[attr-defined]
+            selection.cursor = cursor
+            selection.format = fmt
             marks.append(selection)
         self._marks[group] = marks
         self._apply()

@@ -28,7 +28,6 @@ from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.alignment import Alignment
 from inspector.gui.json_text import visible
 from inspector.gui.navigation import SIDES, other, pane_side
-from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_actions import WindowHelp, build_actions, build_menus, build_toolbar, message
 from inspector.gui.qt_detail_tabs import DetailTabs
 from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector
@@ -81,11 +80,11 @@ class MainWindow(QMainWindow):
         self.mode_switch = ModeSwitch(self)
         self.target_selector = TargetSelector(self)
         self.help = WindowHelp(self, lambda: self.shortcut_actions())
-        self.actions = build_actions(self)
-        self.aligned_action.setChecked(self.aligned)
-        self.legend_action.setChecked(True)
-        self.sample_action.setVisible(self.samples is not None)
-        self.export_action.setEnabled(False)  # until a file is open
+        self.act = actions = build_actions(self)
+        self.act["aligned"].setChecked(self.aligned)
+        self.act["legend"].setChecked(True)
+        self.act["sample"].setVisible(self.samples is not None)
+        self.act["export"].setEnabled(False)  # until a file is open
         self.recent_menu = QMenu("Open &Recent", self)
         self.recent_menu.aboutToShow.connect(
             lambda: settings.fill_recent_menu(
@@ -94,13 +93,13 @@ class MainWindow(QMainWindow):
         )
         modes = list(self.mode_switch.actions.values())
         columns = self.link.columns_menu(self)
-        self.menus = build_menus(self, self.actions, self.recent_menu, modes, columns)
+        self.menus = build_menus(self, actions, self.recent_menu, modes, columns)
         self.file_menu, self.view_menu = self.menus["&File"], self.menus["&View"]
         target = [plain_label(" Target: ", self), self.target_selector]
-        self.toolbar = build_toolbar(self, self.actions, {"@modes": modes, "@target": target})
+        self.toolbar = build_toolbar(self, actions, {"@modes": modes, "@target": target})
         self.status = DecisionBar(
             self.statusBar(),
-            [self.prev_diff_action, self.next_diff_action],
+            [self.act["prev_diff"], self.act["next_diff"]],
             lambda: self.tabs.setCurrentIndex(Tab.CHANGES),
         )
         self.decision_icon, self.decision_label = self.status.icon, self.status.label
@@ -137,12 +136,12 @@ class MainWindow(QMainWindow):
         self.details = DetailTabs(
             self.session.known_tools, lambda: self.results, self.runner, self.main_split
         )
-        self.tabs = self.details
-        for name in (
-            "item_panel", "arguments_panel", "diff_panel", "findings_panel", "stream_panel",
-            "scratch_panel", "find_panel", "changes_panel", "tools_panel",
-        ):  # fmt: skip
-            setattr(self, name, getattr(self.details, name))
+        self.tabs = details = self.details
+        self.item_panel, self.arguments_panel = details.item_panel, details.arguments_panel
+        self.diff_panel, self.findings_panel = details.diff_panel, details.findings_panel
+        self.stream_panel, self.scratch_panel = details.stream_panel, details.scratch_panel
+        self.find_panel, self.changes_panel = details.find_panel, details.changes_panel
+        self.tools_panel = details.tools_panel
         self.main_split.addWidget(top)
         self.main_split.addWidget(self.tabs)
         self.main_split.setStretchFactor(0, 5)
@@ -183,7 +182,9 @@ class MainWindow(QMainWindow):
         session.swapped.connect(self._swapped)
         session.diffed.connect(self._show_alignment)
         session.diff_failed.connect(lambda error: self._say(f"Cannot compare: {error}", 8000))
-        session.busy.connect(lambda channel, _on: channel == DIFF and self._update_status())
+        session.busy.connect(
+            lambda channel, _on: self._update_status() if channel == DIFF else None
+        )
         session.tools_changed.connect(self._update_status)
         session.tools_changed.connect(self._refresh_tools)
         session.tools_checked.connect(self._show_tools)
@@ -319,7 +320,7 @@ class MainWindow(QMainWindow):
         if diff is None or self.changes_panel.diff is not diff:
             self.changes_panel.set_diff(diff, comparing=self.session.comparing())
         self._refresh_tools()
-        self.export_action.setEnabled(any(r is not None for r in self.results.values()))
+        self.act["export"].setEnabled(any(r is not None for r in self.results.values()))
 
     def choose_tools(self) -> None:
         """Ask for a tools file and re-gate both sides with it."""
@@ -431,10 +432,10 @@ class MainWindow(QMainWindow):
 
     def set_aligned(self, on: bool) -> None:
         """Show pairs on the same lines (gaps where a side has no item) and scroll together."""
-        if on == self.aligned and self.aligned_action.isChecked() == on:
+        if on == self.aligned and self.act["aligned"].isChecked() == on:
             return
         self.aligned = on
-        self.aligned_action.setChecked(on)
+        self.act["aligned"].setChecked(on)
         self._show_alignment()
 
     def refilter(self) -> None:
@@ -454,19 +455,7 @@ class MainWindow(QMainWindow):
 
     def paste(self, text: str | None = None) -> None:
         """Route pasted text: items/transcripts to Scratch, arguments and schemas to Arguments."""
-        if text is None:
-            text = QGuiApplication.clipboard().text()
-        if not text.strip():
-            self._say("The clipboard holds no text", 4000)
-            return
-        pasted = route_paste(text)
-        if pasted.kind == PasteKind.TRANSCRIPT:
-            self.scratch_panel.set_text(pasted.text)
-            self.tabs.setCurrentIndex(Tab.SCRATCH)
-        elif pasted.kind == PasteKind.ARGUMENTS:
-            self.details.check_bare_arguments(pasted.text, None)
-        else:
-            self.details.paste_schema(pasted.text, pasted.tool)
+        self._say(self.details.paste(text) or "", 4000)
 
     def copy_item(self) -> None:
         """Copy the current item's JSON to the clipboard."""
@@ -517,6 +506,10 @@ class MainWindow(QMainWindow):
         self.status.show_line(self.status_line())
         self.status.show_tools(self.session.tool_files)
 
+    def _busy(self, channel: str, _running: bool) -> None:
+        if channel == DIFF:  # the status line says "comparing…" while it runs
+            self._update_status()
+
     def _say(self, text: str, msecs: int = 0) -> None:
         """Show a passing message in the status bar (file names in it shown escaped)."""
         if text:
@@ -525,24 +518,23 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has_diff = self.alignment is not None and bool(self.alignment.changed)
         any_result = any(r is not None for r in self.results.values())
-        for action in (self.next_diff_action, self.prev_diff_action):
-            action.setEnabled(has_diff)
-        for action in (self.next_problem_action, self.prev_problem_action, self.swap_action):
-            action.setEnabled(any_result)
-        self.reload_action.setEnabled(any(p.path for p in self.panes.values()))
-        self.counterpart_action.setEnabled(self.alignment is not None)
+        for name in ("next_diff", "prev_diff"):
+            self.act[name].setEnabled(has_diff)
+        for name in ("next_problem", "prev_problem", "swap"):
+            self.act[name].setEnabled(any_result)
+        self.act["reload"].setEnabled(any(p.path for p in self.panes.values()))
+        self.act["counterpart"].setEnabled(self.alignment is not None)
 
     # ---- help -----------------------------------------------------------------------------
 
     def shortcut_actions(self) -> list[QAction]:
         """Every action with a key, in table order, the diff mode switch included."""
-        return [*self.actions.values(), *self.mode_switch.actions.values()]
+        return [*self.act.values(), *self.mode_switch.actions.values()]
 
     def settle(self, rounds: int = 5) -> None:
         """Let layouts, lazy rows and timers settle (used before grabbing the window)."""
-        app = QGuiApplication.instance()
         for _ in range(rounds):
-            app.processEvents()
+            QGuiApplication.processEvents()
 
     # ---- target, diff mode, tools and export ----------------------------------------------
 

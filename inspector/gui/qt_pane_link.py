@@ -181,7 +181,11 @@ class PaneLink(QObject):
     def _fill_columns(self, menu: QMenu) -> None:
         # One menu drives both panes so their columns stay in step.
         headers = [pane.tree.header() for pane in self.panes.values()]
-        fill_column_menu(menu, headers, lambda: [p.fit_columns() for p in self.panes.values()])
+        fill_column_menu(menu, headers, self._fit_columns)
+
+    def _fit_columns(self) -> None:
+        for pane in self.panes.values():
+            pane.fit_columns()
 
     def columns_menu(self, parent: QWidget) -> QMenu:
         """The View menu's Columns submenu (filled as it opens)."""

@@ -377,7 +377,8 @@ class ArgumentsPanel(QWidget):
                 self.schema_view.set_text(pretty(tool.parameters))
                 where = tool.origin.file if tool.origin is not None else None
                 self._schema_caption = (
-                    f"parameters of {visible(name)} from {os.path.basename(where or tool.source)}"
+                    f"parameters of {visible(tool.name)} from "
+                    f"{os.path.basename(where or tool.source)}"
                 )
                 self.schema_source.setToolTip(tooltip(where or tool.source))
         finally:

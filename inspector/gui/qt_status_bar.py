@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QPalette, QPixmap
+from PySide6.QtGui import QAction, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton
 
 from inspector.gui import qt_palette
@@ -42,10 +42,11 @@ class DecisionBar:
 
     def show_line(self, line: StatusLine) -> None:
         """Show the decision's words, with its icon and, for errors and warnings, colour."""
+        icon: QIcon | None = None
         if line.icon == "ok":
             icon = qt_palette.verdict_swatch("ok").icon
-        else:
-            icon = qt_palette.severity_swatch(line.icon).icon if line.icon else None
+        elif line.icon:
+            icon = qt_palette.severity_swatch(line.icon).icon
         self.icon.setPixmap(qt_palette.pixmap(icon, 16) if icon is not None else QPixmap())
         self.label.setText(line.text)
         self.label.setToolTip(tooltip(line.tip) if line.tip else "")

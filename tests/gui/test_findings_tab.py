@@ -161,3 +161,20 @@ def test_scratch_shows_the_selected_item_s_verdict_reason_and_errors(pair_window
     scratch.tree.setCurrentIndex(scratch.model.index(0, 0))
     assert scratch.item_banner.verdict_text == "not_function_call"
     assert scratch.issues_view.isHidden()
+
+
+def test_the_item_tab_wraps_a_long_string(window, qtbot, tmp_path):
+    words = " ".join(f"word{n}" for n in range(400))
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps([{"role": "user", "content": words}]), encoding="utf-8")
+    window.resize(1100, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    window.open_file("left", str(path))
+    window.select("left", 0)
+    window.tabs.setCurrentIndex(Tab.ITEM)
+    view = window.item_panel.view
+    qtbot.waitUntil(lambda: view.toPlainText() != "")
+    window.settle()
+    assert words[:200] in view.toPlainText().replace("\n", " ")
+    assert view.horizontalScrollBar().maximum() == 0  # nothing to scroll sideways to

@@ -37,19 +37,19 @@ def test_every_table_action_is_built_and_listed_in_a_menu(window):
     in_menus = {action for menu in window.menus.values() for action in menu.actions()}
     for spec in ACTIONS:
         action = getattr(window, f"{spec.name}_action")
-        assert action is window.actions[spec.name]
+        assert action is window.act[spec.name]
         assert action in in_menus, spec.name
         assert key_text(action) == spec.shortcut
     toolbar = set(window.toolbar.actions())
-    assert all(window.actions[n] in toolbar for n in TOOLBAR if n[0] not in "-@")
+    assert all(window.act[n] in toolbar for n in TOOLBAR if n[0] not in "-@")
 
 
 def test_alt_keys_show_every_tab_in_order(window, qtbot):
     assert [window.tabs.tabText(n) for n in range(window.tabs.count())] == list(TAB_NAMES)
     for number in range(len(TAB_NAMES)):
-        window.actions[f"tab_{number}"].trigger()
+        window.act[f"tab_{number}"].trigger()
         assert window.tabs.currentIndex() == number
-    assert key_text(window.actions[f"tab_{Tab.TOOLS}"]) == "Alt+9"
+    assert key_text(window.act[f"tab_{Tab.TOOLS}"]) == "Alt+9"
 
 
 def test_the_shortcuts_dialog_is_a_table_of_every_key(window, qtbot):
@@ -69,7 +69,7 @@ def test_the_shortcuts_dialog_is_a_table_of_every_key(window, qtbot):
 
 def test_menu_words_are_title_case_throughout(window):
     small = {"a", "an", "and", "as", "in", "into", "of", "the", "to", "with", "or"}
-    for action in window.actions.values():
+    for action in window.act.values():
         words = action.text().replace("&", "").rstrip("…").split()
         for word in words[1:]:
             assert word in small or word[0].isupper() or not word[0].isalpha(), action.text()
