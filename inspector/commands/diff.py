@@ -51,6 +51,7 @@ from inspector.core.formats import load_path
 from inspector.core.gate import GateResult, Verdict
 from inspector.core.jsonio import STDIN, display_name
 from inspector.core.model import LoadError, Severity, Transcript
+from inspector.core.report.diff_json import diff_document
 
 #: One marker per pair: identical, info-only, changed, blocking, one side only.
 MARKERS = {"same": "=", "info": "~", "changed": "!", "blocking": "X", "left": "<", "right": ">"}
@@ -234,7 +235,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     assert isinstance(left, Transcript) and isinstance(right, Transcript)
     diff = diff_transcripts(left, right, tools, mode=args.mode)
     if args.format == "json":
-        write_json(diff.to_json(args.left, args.right, streamed=True), out)
+        write_json(diff_document(diff, args.left, args.right, streamed=True), out)
     else:
         lines = render_text(args.left, args.right, diff, Style.for_stream(out))
         out.write("\n".join(lines) + "\n")

@@ -30,6 +30,7 @@ from inspector.core.diff import diff_results
 from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import gate_transcript
 from inspector.core.report import Streamed, gate_document
+from inspector.core.report.diff_json import diff_document
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -109,7 +110,9 @@ def diff(left_path: str, right_path: str, tools_path: str, trace: bool) -> None:
     gated_right = stages.run("gate right", lambda: gate_transcript(right, tools))
     result = stages.run("align + changes", lambda: diff_results(gated_left, gated_right))
     stages.top()
-    document = stages.run("build JSON document", lambda: result.to_json(left_path, right_path))
+    document = stages.run(
+        "build JSON document", lambda: diff_document(result, left_path, right_path)
+    )
     stages.top()
     with open(os.devnull, "w", encoding="utf-8") as sink:
         stages.run("write JSON", lambda: write_json(document, sink))

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector.core import diff as diff_module
 from inspector.core.diff import (
     Change,
     DiffResult,
@@ -20,9 +19,11 @@ from inspector.core.diff import (
     display_order,
     json_changes,
 )
+from inspector.core.diff import match as diff_module
 from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import gate_transcript
 from inspector.core.model import Item, Origin, Transcript
+from inspector.core.report.diff_json import diff_document
 from tests.conftest import SAMPLES
 
 TOOLS = load_tools(SAMPLES / "tools" / "sales-tools.json")
@@ -549,7 +550,7 @@ def test_every_item_is_in_exactly_one_pair(left, right):
     assert all(p.changes for p in result.pairs if p.left is None or p.right is None)
     assert result.replay_safe == (result.reasons == ())
     assert diff(left, right).pairs == result.pairs
-    json.dumps(result.to_json("a", "b"))
+    json.dumps(diff_document(result, "a", "b"))
 
 
 def test_diff_results_accepts_gated_results():

@@ -29,6 +29,7 @@ from inspector.core.diff import (
 from inspector.core.formats import load_bytes, load_path, load_tools
 from inspector.core.gate import decide, gate_transcript
 from inspector.core.model import Envelope, InspectorError, Item, Origin, Transcript
+from inspector.core.report.diff_json import diff_document
 from tests.conftest import SAMPLES
 from tests.core.test_properties import documents
 
@@ -627,7 +628,7 @@ def test_changes_by_code_includes_document_changes_with_their_pairs():
 
 def test_json_document_has_mode_and_document_changes():
     result = sample("format-change", "compare")
-    document = result.to_json("l", "r")
+    document = diff_document(result, "l", "r")
     assert list(document)[:6] == ["left", "right", "pairs", "replay_safe", "reasons", "summary"]
     assert document["mode"] == "compare"
     assert document["document_changes"][0]["code"] == "format_changed"
@@ -770,4 +771,4 @@ def test_compare_mode_on_arbitrary_files(left_data, right_data):
         )
         assert result.replay_safe == (not result.reasons)
         result.verdict_summary()
-        json.dumps(result.to_json("l", "r"), default=repr)
+        json.dumps(diff_document(result, "l", "r"), default=repr)

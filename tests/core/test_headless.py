@@ -33,7 +33,7 @@ def test_core_imports_without_qt():
 
 
 def test_no_qt_import_statement_in_core():
-    for path in CORE.glob("*.py"):
+    for path in CORE.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "PySide6" not in text and "shiboken6" not in text, path.name
 

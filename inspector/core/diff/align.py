@@ -1,0 +1,260 @@
+"""Alignment of two transcripts' items: call anchors, then content, then the signature."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+
+from inspector.core.diff.keys import (
+    _arguments_key,
+    _hashable,
+    _output_key,
+    _Side,
+    _signature,
+)
+from inspector.core.diff.match import (
+    IndexPair,
+    Leaf,
+    _by_position,
+    _difflib,
+    _equal_runs,
+    _longest_chain,
+    _patience,
+    _patience_leaf,
+)
+from inspector.core.diff.values import DiffMode
+from inspector.core.model import Item
+
+
+def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
+    """Pair calls (and outputs) by call_id, occurrence by occurrence.
+
+    A call_id that occurs more often on one side (providers that number calls per response,
+    call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
+    """
+    slots: dict[tuple[str, str], list[int]] = {}
+    for index in right.calls:
+        slots.setdefault(right.call(index), []).append(index)
+    counts: dict[tuple[str, str], int] = {}
+    for index in left.calls:
+        key = left.call(index)
+        counts[key] = counts.get(key, 0) + 1
+    used: dict[tuple[str, str], int] = {}
+    pairs: list[tuple[int, int]] = []
+    for index in left.calls:
+        key = left.call(index)
+        candidates = slots.get(key)
+        if candidates is not None and len(candidates) == counts[key]:
+            taken = used.get(key, 0)
+            pairs.append((index, candidates[taken]))
+            used[key] = taken + 1
+    return pairs
+
+
+def _compare_anchors(left: _Side, right: _Side) -> list[tuple[int, int]]:
+    """Pairs of compare mode found before content alignment: calls, then their outputs."""
+    calls = _calls_by_name(left, right)
+    return sorted(calls + _outputs_by_call(left, right, calls))
+
+
+def _calls_by_name(left: _Side, right: _Side) -> list[tuple[int, int]]:
+    """Pair function_calls by order and name, never by call_id.
+
+    Three keys, most specific first: (name, parsed arguments, what the call's output says),
+    (name, parsed arguments), name. Each anchors in order, as content anchors do, and the gaps
+    go to the next key; the last pairs the runs difflib finds equal. The order inside a
+    parallel batch (a run of consecutive calls) means nothing, so each batch is first put in
+    the order of its keys on both sides: a batch that came back in another order then aligns
+    like any other. The output in the first key tells two identical calls of one batch apart
+    when their results differ. Calls left unpaired go to the alignment of all items.
+    """
+    la, rb = left.typed("function_call"), right.typed("function_call")
+    if not la or not rb:
+        return []
+    lkeys, rkeys = _call_keys(left, la), _call_keys(right, rb)
+    la, rb = _batches_in_key_order(la, lkeys[0]), _batches_in_key_order(rb, rkeys[0])
+    leaf = _equal_runs(lkeys[-1], rkeys[-1])
+    for ka, kb in reversed(list(zip(lkeys[1:], rkeys[1:], strict=True))):
+        leaf = _patience_leaf(ka, kb, leaf)
+    found: list[IndexPair] = []
+    _patience(la, rb, lkeys[0], rkeys[0], leaf, found)
+    return [(i, j) for i, j in found if i is not None and j is not None]
+
+
+def _batches_in_key_order(calls: list[int], keys: Mapping[int, Hashable]) -> list[int]:
+    """The calls with each run of consecutive indexes (a parallel batch) sorted by key."""
+    batch = 0
+    order: list[tuple[int, str, int]] = []
+    for position, index in enumerate(calls):
+        if position and index != calls[position - 1] + 1:
+            batch += 1
+        # repr: keys mix strings, bytes and None, which do not compare with each other.
+        order.append((batch, repr(keys[index]), index))
+    order.sort()
+    return [index for _, _, index in order]
+
+
+def _call_keys(side: _Side, calls: Sequence[int]) -> list[Mapping[int, Hashable]]:
+    """The keys calls pair on, most specific first (see `_calls_by_name`)."""
+    says: dict[int, Hashable] = {}
+    for output, call in side.answers().items():
+        says.setdefault(call, _output_key(side.items[output]))
+    names = {i: _hashable(side.items[i].name) for i in calls}
+    arguments = {i: (names[i], _arguments_key(side.items[i].get("arguments"))) for i in calls}
+    outputs = {i: (*arguments[i], says.get(i)) for i in calls}
+    return [outputs, arguments, names]
+
+
+def _outputs_by_call(
+    left: _Side, right: _Side, calls: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Pair function_call_outputs in compare mode, by the calls they answer (not by call_id).
+
+    In turn: the output of the paired call when the two outputs say the same; among outputs
+    of paired calls, content that occurs equally often on both sides (k-th with k-th: the
+    content is the evidence, and when it disagrees with the calls that is call_id_mismatch);
+    then the output of the paired call whatever it says. The rest is left to alignment.
+    """
+    lo, ro = left.typed("function_call_output"), right.typed("function_call_output")
+    if not lo or not ro:
+        return []
+    partner = dict(calls)
+    paired_right = set(partner.values())
+    left_answers, right_answers = left.answers(), right.answers()
+    lkey = {i: _output_key(left.items[i]) for i in lo}
+    rkey = {j: _output_key(right.items[j]) for j in ro}
+    outputs_of: dict[int, list[int]] = {}
+    for j in ro:
+        call = right_answers.get(j)
+        if call is not None:
+            outputs_of.setdefault(call, []).append(j)
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+
+    def answer(i: int, same_content: bool) -> int | None:
+        call = left_answers.get(i)
+        target = partner.get(call) if call is not None else None
+        for j in outputs_of.get(target, ()) if target is not None else ():
+            if j not in used and (not same_content or rkey[j] == lkey[i]):
+                return j
+        return None
+
+    def take(i: int, j: int) -> None:
+        used.add(j)
+        pairs.append((i, j))
+
+    rest: list[int] = []
+    for i in lo:
+        found = answer(i, True)
+        if found is None:
+            rest.append(i)
+        else:
+            take(i, found)
+    # Only outputs of paired calls: an output whose call has no partner has nothing to
+    # disagree with, and pairing it by content across the transcript would only mislead.
+    moved_left = [i for i in rest if partner.get(left_answers.get(i, -1)) is not None]
+    moved_right = [j for j in ro if j not in used and right_answers.get(j) in paired_right]
+    left_counts = Counter(lkey[i] for i in moved_left)
+    right_counts = Counter(rkey[j] for j in moved_right)
+    slots: dict[Hashable, list[int]] = {}
+    for j in reversed(moved_right):
+        if left_counts[rkey[j]] == right_counts[rkey[j]]:
+            slots.setdefault(rkey[j], []).append(j)
+    for i in moved_left:
+        waiting = slots.get(lkey[i])
+        if waiting:
+            take(i, waiting.pop())
+    taken = {i for i, _ in pairs}
+    for i in rest:
+        if i not in taken and (found := answer(i, False)) is not None:
+            take(i, found)
+            taken.add(i)
+    # Last, a right output that answers no call (it comes before its call, say) still meets
+    # the output of the call its call_id names, so the mismatch is told about that pair.
+    orphans: dict[str, list[int]] = {}
+    for j in reversed(ro):
+        call_id = right.call_ids[j]
+        if j not in used and j not in right_answers and isinstance(call_id, str):
+            orphans.setdefault(call_id, []).append(j)
+    for i in rest:
+        call = partner.get(left_answers.get(i, -1))
+        call_id = right.call_ids[call] if call is not None else None
+        waiting = orphans.get(call_id) if isinstance(call_id, str) else None
+        if waiting and i not in taken:
+            take(i, waiting.pop())
+    return pairs
+
+
+def _by_signature(left: _Side, right: _Side) -> Leaf:
+    """The leaf of content alignment: align a gap on signatures, then difflib, then position."""
+
+    def leaf(a: list[int], b: list[int], out: list[IndexPair]) -> None:
+        if not a or not b:
+            _by_position(a, b, out)
+            return
+        # Signatures are computed only for the few items that reach a gap.
+        sa = {i: _signature(left.items[i]) for i in a}
+        sb = {j: _signature(right.items[j]) for j in b}
+        _patience(a, b, sa, sb, _difflib(sa, sb), out)
+
+    return leaf
+
+
+def align_items(
+    left: Sequence[Item], right: Sequence[Item], *, mode: DiffMode | str = DiffMode.REPLAY
+) -> list[IndexPair]:
+    """Pair the items of two transcripts (see the package docstring); display order, each once."""
+    shared: dict[bytes, bytes] = {}
+    return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode))
+
+
+def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[IndexPair]:
+    if mode is DiffMode.COMPARE:
+        call_pairs = _compare_anchors(left, right)
+    else:
+        call_pairs = _call_pairs(left, right)
+    out: list[IndexPair] = list(call_pairs)
+    paired_left = {i for i, _ in call_pairs}
+    paired_right = {j for _, j in call_pairs}
+    leaf = _by_signature(left, right)
+    n_left, n_right = len(left.items), len(right.items)
+    # The in-order call_id anchors cut both sides into segments aligned independently.
+    last_left = last_right = 0
+    for stop_left, stop_right in [*_longest_chain(call_pairs), (n_left, n_right)]:
+        if stop_left > last_left or stop_right > last_right:
+            a = [i for i in range(last_left, stop_left) if i not in paired_left]
+            b = [j for j in range(last_right, stop_right) if j not in paired_right]
+            _patience(a, b, left.keys, right.keys, leaf, out)
+        last_left, last_right = stop_left + 1, stop_right + 1
+    return display_order(out, n_left, n_right)
+
+
+def display_order(pairs: Sequence[IndexPair], n_left: int, n_right: int) -> list[IndexPair]:
+    """Sort pairs into merged order: by left index; a right-only item goes after the left-only
+    run that follows the pair of its nearest paired predecessor on the right."""
+    left_of_right = [-1] * n_right
+    paired_lefts = [False] * n_left
+    for i, j in pairs:
+        if i is not None and j is not None:
+            left_of_right[j] = i
+            paired_lefts[i] = True
+    # next_paired[i]: the smallest paired left index >= i (n_left when none).
+    next_paired = [n_left] * (n_left + 1)
+    for i in range(n_left - 1, -1, -1):
+        next_paired[i] = i if paired_lefts[i] else next_paired[i + 1]
+    place_right = [0] * n_right
+    anchor = -1
+    for j in range(n_right):
+        if left_of_right[j] >= 0:
+            anchor = left_of_right[j]
+        else:
+            place_right[j] = next_paired[anchor + 1]
+
+    def key(pair: IndexPair) -> tuple[int, int, int]:
+        i, j = pair
+        if i is not None:
+            return (i, 1, 0)
+        assert j is not None
+        return (place_right[j], 0, j)
+
+    return sorted(pairs, key=key)

@@ -1,0 +1,156 @@
+"""The whole diff: document changes, every pair's changes and the reasons that block."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from inspector.core.diff.align import _align
+from inspector.core.diff.call_ids import _CallIds
+from inspector.core.diff.changes import _format_neutral_verdicts, one_side_change, pair_changes
+from inspector.core.diff.keys import _Side
+from inspector.core.diff.reasons import _reasons
+from inspector.core.diff.result import DiffResult
+from inspector.core.diff.values import (
+    ERROR,
+    INFO,
+    Change,
+    DiffMode,
+    DocumentChange,
+    Pair,
+    Reason,
+    _plural,
+)
+from inspector.core.gate import GateResult, gate_transcript
+from inspector.core.model import Envelope, Tool, Transcript, paused_gc
+
+
+def _format_name(transcript: Transcript) -> str:
+    """The format, with the envelopes of its records when the name does not say them."""
+    envelopes = " + ".join(dict.fromkeys(str(g.envelope) for g in transcript.groups))
+    envelopes = envelopes or str(Envelope.OPEN_RESPONSES)
+    return (
+        transcript.format
+        if transcript.format == envelopes
+        else f"{transcript.format} ({envelopes})"
+    )
+
+
+def document_changes(
+    left: GateResult, right: GateResult, mode: DiffMode | str = DiffMode.REPLAY
+) -> list[DocumentChange]:
+    """Differences of the documents as a whole: their format and, in replay mode, the envelope.
+
+    A right side the gate reports as another API's envelope (its `*_envelope` findings, code
+    `<envelope>_envelope`) cannot be replayed as Open Responses: `foreign_envelope`, an error.
+    """
+    out: list[DocumentChange] = []
+    left_format, right_format = left.transcript.format, right.transcript.format
+    if left_format != right_format:
+        message = (
+            f"the format changed from {_format_name(left.transcript)} to "
+            f"{_format_name(right.transcript)}"
+        )
+        out.append(DocumentChange("format_changed", INFO, left_format, right_format, message))
+    if DiffMode(mode) is DiffMode.REPLAY:
+        envelopes: dict[str, list[Any]] = {}
+        for finding in right.findings:
+            if finding.code.endswith("_envelope"):
+                envelopes.setdefault(finding.code, []).append(finding)
+        for code, findings in envelopes.items():
+            more = f" (+{_plural(len(findings) - 1, 'more record')})" if len(findings) > 1 else ""
+            out.append(
+                DocumentChange(
+                    "foreign_envelope",
+                    ERROR,
+                    None,
+                    code.removesuffix("_envelope"),
+                    f"right side: {findings[0].message}{more}",
+                    right_items=tuple(sorted({i for f in findings for i in f.items})),
+                )
+            )
+    return out
+
+
+def diff_results(
+    left: GateResult, right: GateResult, *, mode: DiffMode | str = DiffMode.REPLAY
+) -> DiffResult:
+    """Align two gated transcripts, list the changes of every pair and decide on replay."""
+    mode = DiffMode(mode)
+    with paused_gc():
+        return _diff_results(left, right, mode)
+
+
+def _diff_results(left: GateResult, right: GateResult, mode: DiffMode) -> DiffResult:
+    compare = mode is DiffMode.COMPARE
+    litems, ritems = left.transcript.items, right.transcript.items
+    shared: dict[bytes, bytes] = {}
+    lside, rside = _Side.of(litems, shared), _Side.of(ritems, shared)
+    del shared
+    lkeys, rkeys = lside.keys, rside.keys
+    if compare:
+        lverdicts, rverdicts = _format_neutral_verdicts(left), _format_neutral_verdicts(right)
+    else:
+        lverdicts = [v.verdict for v in left.verdicts]
+        rverdicts = [v.verdict for v in right.verdicts]
+    index_pairs = _align(lside, rside, mode)
+    call_ids = _CallIds(index_pairs, lside, rside, litems, ritems) if compare else None
+    pairs: list[Pair] = []
+    notes: dict[int, str] = {}
+    for i, j in index_pairs:
+        if j is None:
+            assert i is not None
+            pairs.append(Pair(i, None, (one_side_change(litems[i], "left"),)))
+            continue
+        if i is None:
+            pairs.append(Pair(None, j, (one_side_change(ritems[j], "right"),)))
+            continue
+        lcall, rcall = lside.call_ids[i], rside.call_ids[j]
+        if (
+            lkeys[i] == rkeys[j]
+            and (compare or (type(lcall) is type(rcall) and lcall == rcall))
+            and lverdicts[i] == rverdicts[j]
+        ):
+            # The common case, decided on bytes: nothing but the id (and in compare mode the
+            # call_id, checked below) differs.
+            changes: tuple[Change, ...] = ()
+        else:
+            changes = pair_changes(litems[i], ritems[j], lverdicts[i], rverdicts[j], mode=mode)
+        if call_ids is not None and (found := call_ids.change(i, j)) is not None:
+            change, note = found
+            at = 1 if changes and changes[0].pointer == "/type" else 0
+            changes = (*changes[:at], change, *changes[at:])
+            if note is not None:
+                notes[len(pairs)] = note
+        pairs.append(Pair(i, j, changes))
+    documents = document_changes(left, right, mode)
+    details = [Reason(d.code, d.message, None) for d in documents if d.severity == ERROR] + [
+        Reason(code, text, number)
+        for number, pair in enumerate(pairs)
+        if pair.changes and pair.blocking
+        for code, text in _reasons(pair, litems, ritems, notes.get(number))
+    ]
+    reasons = tuple(r.text for r in details)
+    return DiffResult(
+        left,
+        right,
+        tuple(pairs),
+        not reasons,
+        reasons,
+        mode=mode,
+        document_changes=tuple(documents),
+        reason_details=tuple(details),
+    )
+
+
+def diff_transcripts(
+    left: Transcript,
+    right: Transcript,
+    extra_tools: Mapping[str, Tool] | None = None,
+    *,
+    mode: DiffMode | str = DiffMode.REPLAY,
+) -> DiffResult:
+    """Gate both transcripts (with the same extra tools) and diff the results."""
+    return diff_results(
+        gate_transcript(left, extra_tools), gate_transcript(right, extra_tools), mode=mode
+    )

@@ -1,0 +1,141 @@
+"""`DiffResult`: both gate results, the aligned pairs, the decision, grouped by code."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from inspector.core.diff.values import (
+    ERROR,
+    INFO,
+    WARNING,
+    CodeGroup,
+    DiffMode,
+    DocumentChange,
+    Pair,
+    Reason,
+    Severity,
+)
+from inspector.core.diff.verdict import DiffVerdict, verdict_summary
+from inspector.core.gate import GateResult
+
+_SEVERITY_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class DiffResult:
+    """Both gate results, the aligned pairs in display order, and the replay decision."""
+
+    left: GateResult
+    right: GateResult
+    pairs: tuple[Pair, ...]
+    replay_safe: bool
+    reasons: tuple[str, ...]
+    mode: DiffMode = DiffMode.REPLAY
+    document_changes: tuple[DocumentChange, ...] = ()
+    #: The reasons with their codes and pairs (same order as `reasons`).
+    reason_details: tuple[Reason, ...] = ()
+    _left_slot: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _right_slot: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        left = [-1] * len(self.left.transcript.items)
+        right = [-1] * len(self.right.transcript.items)
+        for number, pair in enumerate(self.pairs):
+            if pair.left is not None:
+                left[pair.left] = number
+            if pair.right is not None:
+                right[pair.right] = number
+        object.__setattr__(self, "_left_slot", tuple(left))
+        object.__setattr__(self, "_right_slot", tuple(right))
+
+    def _pair_at(self, slots: tuple[int, ...], index: int) -> Pair | None:
+        if not 0 <= index < len(slots) or slots[index] < 0:
+            return None
+        return self.pairs[slots[index]]
+
+    def pair_for_left(self, index: int) -> Pair | None:
+        """Return the pair holding left item `index` (None when out of range)."""
+        return self._pair_at(self._left_slot, index)
+
+    def pair_for_right(self, index: int) -> Pair | None:
+        """Return the pair holding right item `index` (None when out of range)."""
+        return self._pair_at(self._right_slot, index)
+
+    def pair_number(self, side: str, index: int) -> int | None:
+        """Return the position in `pairs` of the pair holding an item of one side."""
+        slots = self._left_slot if side == "left" else self._right_slot
+        if not 0 <= index < len(slots) or slots[index] < 0:
+            return None
+        return slots[index]
+
+    def summary(self) -> dict[str, int]:
+        """Count pairs: same, info (informational changes only), changed, only_left, only_right."""
+        counts = {"same": 0, "info": 0, "changed": 0, "only_left": 0, "only_right": 0}
+        for pair in self.pairs:
+            if pair.right is None:
+                counts["only_left"] += 1
+            elif pair.left is None:
+                counts["only_right"] += 1
+            elif pair.changed:
+                counts["changed"] += 1
+            else:
+                counts["info" if pair.changes else "same"] += 1
+        return counts
+
+    def verdict_summary(self) -> DiffVerdict:
+        """The status line's facts (see `verdict.verdict_summary`)."""
+        return verdict_summary(
+            mode=self.mode,
+            pairs=self.pairs,
+            document_changes=self.document_changes,
+            replay_safe=self.replay_safe,
+            reasons=self.reasons,
+            right_result=self.right,
+        )
+
+    def changes_by_code(self) -> tuple[CodeGroup, ...]:
+        """Every change, document change and reason grouped by code: errors first, then by code."""
+        severity: dict[str, str] = {}
+        counts: Counter[str] = Counter()
+        pairs: dict[str, dict[int, None]] = {}
+        document: set[str] = set()
+
+        def note(code: str, level: str, where: Iterable[int]) -> None:
+            counts[code] += 1
+            known = severity.get(code)
+            if known is None or _SEVERITY_RANK[Severity(level)] < _SEVERITY_RANK[Severity(known)]:
+                severity[code] = level
+            found = pairs.setdefault(code, {})
+            for number in where:
+                found.setdefault(number, None)
+
+        for number, pair in enumerate(self.pairs):
+            for change in pair.changes:
+                note(change.code, change.severity, (number,))
+        for whole in self.document_changes:
+            document.add(whole.code)
+            where = [
+                at
+                for side, items in (("left", whole.left_items), ("right", whole.right_items))
+                for index in items
+                if (at := self.pair_number(side, index)) is not None
+            ]
+            note(whole.code, whole.severity, where)
+        reasons: dict[str, list[str]] = {}
+        for reason in self.reason_details:
+            reasons.setdefault(reason.code, []).append(reason.text)
+        groups = [
+            CodeGroup(
+                code=code,
+                severity=str(severity[code]),
+                count=counts[code],
+                pairs=tuple(sorted(pairs[code])),
+                reasons=tuple(reasons.get(code, ())),
+                document=code in document,
+            )
+            for code in counts
+        ]
+        groups.sort(key=lambda g: (_SEVERITY_RANK[Severity(g.severity)], g.code))
+        return tuple(groups)
