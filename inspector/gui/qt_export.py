@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QIODevice, QSaveFile, Qt
 from PySide6.QtWidgets import (
@@ -23,11 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.gui.export import FORMATS, clashing_input, with_suffix
+from inspector.gui.qt_settings import Settings
 from inspector.gui.qt_text import dim, plain_label
-
-if TYPE_CHECKING:
-    from inspector.gui.qt_session import Session
-    from inspector.gui.qt_settings import Settings
 
 
 def write_file(path: str, text: str) -> str | None:
@@ -196,20 +192,12 @@ def export_words(paths: Sequence[str], mode: str, target: str | None) -> str:
 
 
 def ask_export(
-    parent: QWidget, session: Session, settings: Settings
+    parent: QWidget, settings: Settings, paths: Sequence[str], inputs: Sequence[str], what: str
 ) -> tuple[str, str, bool] | None:
-    """Ask for the report's file, format and redaction (None: refused or cancelled); the
-    folder proposed is the last report's, never an input's unless the user chose it."""
-    problem = session.export_problem()
-    if problem is not None:
-        from inspector.gui.qt_actions import message
-
-        message(parent, "Export Report", problem, warning=True)
-        return None
-    paths = [x.path for x in session.files.values() if x is not None]
-    what = export_words(paths, str(session.mode), session.target_name)
+    """Ask for the file, format and redaction of a report of `paths` (None: cancelled); the
+    folder proposed is the last report's, never an input's unless the user chose it there."""
     folder = settings.export_directory()
-    dialog = ExportDialog(session.export_inputs(), folder, report_name(paths), what, parent)
+    dialog = ExportDialog(inputs, folder, report_name(paths), what, parent)
     try:
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None

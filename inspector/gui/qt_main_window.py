@@ -31,7 +31,7 @@ from inspector.gui.navigation import SIDES, other, pane_side
 from inspector.gui.qt_actions import WindowHelp, build_actions, build_menus, build_toolbar, message
 from inspector.gui.qt_detail_tabs import DetailTabs
 from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector
-from inspector.gui.qt_export import ask_export
+from inspector.gui.qt_export import ask_export, export_words
 from inspector.gui.qt_legend import Legend
 from inspector.gui.qt_pane import TranscriptPane
 from inspector.gui.qt_pane_link import PaneLink
@@ -568,7 +568,14 @@ class MainWindow(QMainWindow):
 
     def choose_export(self) -> None:
         """Ask for a format, the redaction choice and a file, then write the report."""
-        chosen = ask_export(self, self.session, self.settings)
+        session = self.session
+        problem = session.export_problem()
+        if problem is not None:
+            message(self, "Export Report", problem, warning=True)
+            return
+        paths = [x.path for x in session.files.values() if x is not None]
+        what = export_words(paths, str(session.mode), session.target_name)
+        chosen = ask_export(self, self.settings, paths, session.export_inputs(), what)
         if chosen is not None:
             self.export_report(*chosen[:2], redact=chosen[2])
 
