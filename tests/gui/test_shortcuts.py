@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication
 
 from inspector.gui.actions import ACTIONS, KEY_NOTES, TAB_NAMES, TOOLBAR, Tab
 from inspector.gui.qt_actions import ShortcutsDialog, key_text, shortcut_rows
@@ -73,3 +75,22 @@ def test_menu_words_are_title_case_throughout(window):
         words = action.text().replace("&", "").rstrip("…").split()
         for word in words[1:]:
             assert word in small or word[0].isupper() or not word[0].isalpha(), action.text()
+
+
+def test_f8_says_when_it_wraps_to_the_first_difference(pair_window, qtbot):
+    window = pair_window
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()  # shortcuts reach the active window only
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.left.tree.setFocus()
+    changed = window.alignment.changed
+    for _ in changed:
+        qtbot.keyClick(window.left.tree, Qt.Key.Key_F8)
+    assert window.statusBar().currentMessage() == ""
+    qtbot.keyClick(window.left.tree, Qt.Key.Key_F8)
+    assert window.statusBar().currentMessage() == "Past the last difference: back to the first"
+    first = window.alignment.diff.pairs[changed[0]]
+    assert window.left.current_item() == first.left
+    qtbot.keyClick(window.left.tree, Qt.Key.Key_F8, Qt.KeyboardModifier.ShiftModifier)
+    assert window.statusBar().currentMessage() == "Past the first difference: back to the last"
