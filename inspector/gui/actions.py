@@ -38,6 +38,8 @@ class ActionSpec:
     menu: str = ""
     group: int = 0
     checkable: bool = False
+    #: The toolbar's shorter words (Qt's icon text), so that the toolbar fits at 1100 px.
+    short: str = ""
 
 
 #: Menus in menu-bar order; "@name" rows in MENU_ROWS are submenus the window fills itself.
@@ -45,16 +47,16 @@ MENUS = ("&File", "&Edit", "&View", "&Go", "&Help")
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("open_left", "Open &Left…", "choose_file", ("left",), "Ctrl+O",
-               "Open a transcript in the left pane", "open-left", "&File"),
+               "Open a transcript in the left pane", "open-left", "&File", short="Left"),
     ActionSpec("open_right", "Open &Right…", "choose_file", ("right",), "Ctrl+Shift+O",
-               "Open a transcript in the right pane", "open-right", "&File"),
+               "Open a transcript in the right pane", "open-right", "&File", short="Right"),
     ActionSpec("sample", "Open the &Sample Pair", "open_sample_pair", (), "",
                "Open provider-a.json and provider-b.json with their tools", None, "&File"),
     ActionSpec("reload", "Re&load", "reload", (), "F5",
                "Read both files again from disk", "reload", "&File", 1),
     ActionSpec("tools", "Load &Tools…", "choose_tools", (), "Ctrl+T",
                "Load tool schemas (a tools array, a request, or a {name: schema} object)",
-               "tools", "&File", 1),
+               "tools", "&File", 1, short="Tools"),
     ActionSpec("export", "&Export Report…", "choose_export", (), "Ctrl+E",
                "Write an HTML page or a Markdown summary of the open files, secrets redacted",
                None, "&File", 2),
@@ -71,7 +73,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                None, "&Edit"),
     ActionSpec("paste", "&Paste into Scratch", "paste", (), "Ctrl+Shift+V",
                "Paste an item, items, a transcript, arguments or a schema from the clipboard",
-               "paste", "&Edit"),
+               "paste", "&Edit", short="Paste"),
     ActionSpec("paste_schema", "Paste as Tool &Schema", "details.paste_schema", (), "",
                "Put the clipboard into the Arguments tab's schema box", None, "&Edit"),
     ActionSpec("revert", "Re&vert Arguments", "details.arguments_panel.revert", (), "",
@@ -88,7 +90,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Show the previous hit of the search", None, "&Edit", 1),
     ActionSpec("aligned", "&Aligned Mode", "set_aligned", (), "Ctrl+L",
                "Show aligned pairs on the same line and scroll together", "aligned", "&View",
-               checkable=True),
+               checkable=True, short="Aligned"),
     ActionSpec("legend", "&Legend", "legend.setVisible", (), "", "", None, "&View",
                checkable=True),
     ActionSpec("swap", "S&wap Sides", "swap_sides", (), "Ctrl+Shift+W",
@@ -99,11 +101,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
         for number, name in enumerate(TAB_NAMES)
     ),
     ActionSpec("next_diff", "&Next Difference", "next_difference", (), "F8",
-               "Select the next changed pair", "next", "&Go"),
+               "Select the next changed pair", "next", "&Go", short="Next"),
     ActionSpec("prev_diff", "&Previous Difference", "previous_difference", (), "Shift+F8",
-               "Select the previous changed pair", "previous", "&Go"),
+               "Select the previous changed pair", "previous", "&Go", short="Previous"),
     ActionSpec("next_problem", "Next Pro&blem", "step_problem", (True,), "F9",
-               "Select the next item that blocks a replay", "problem", "&Go", 1),
+               "Select the next item that blocks a replay", "problem", "&Go", 1, short="Problem"),
     ActionSpec("prev_problem", "Previous Prob&lem", "step_problem", (False,), "Shift+F9",
                "Select the previous item that blocks a replay", None, "&Go", 1),
     ActionSpec("counterpart", "Go to &Counterpart", "go_to_counterpart", (), "Ctrl+J",

@@ -43,6 +43,8 @@ def build_actions(window: Any) -> dict[str, QAction]:
             action.setToolTip(tooltip(spec.tip))
         if spec.icon is not None:
             action.setIcon(qt_palette.action_icon(spec.icon))
+        if spec.short:
+            action.setIconText(spec.short)
         slot = window
         for part in spec.slot.split("."):
             slot = getattr(slot, part)

@@ -94,3 +94,19 @@ def test_f8_says_when_it_wraps_to_the_first_difference(pair_window, qtbot):
     assert window.left.current_item() == first.left
     qtbot.keyClick(window.left.tree, Qt.Key.Key_F8, Qt.KeyboardModifier.ShiftModifier)
     assert window.statusBar().currentMessage() == "Past the first difference: back to the last"
+
+
+def test_every_toolbar_entry_is_in_view_at_1100_by_700(pair_window, qtbot):
+    window = pair_window
+    window.resize(1100, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    window.settle()
+    bar = window.toolbar
+    entries = [bar.widgetForAction(a) for a in bar.actions() if not a.isSeparator()]
+    assert window.target_selector in entries or window.target_selector.parent() is bar
+    for widget in entries:
+        assert widget is not None and widget.isVisible(), widget
+        assert widget.geometry().right() <= bar.width(), widget
+    assert window.target_selector.isVisible()
+    assert window.width() == 1100
