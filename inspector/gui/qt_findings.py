@@ -32,7 +32,11 @@ from inspector.gui.qt_records import (
 )
 from inspector.gui.qt_rule_detail import RuleDetail, finding_tip
 from inspector.gui.qt_text import dim, plain_label
+from inspector.gui.qt_workers import debounce
 from inspector.gui.status import plural
+
+#: Milliseconds between the last keystroke in the filter box and the match.
+FILTER_DELAY_MS = 150
 
 
 class FindingsPanel(QWidget):
@@ -63,6 +67,7 @@ class FindingsPanel(QWidget):
         column.addWidget(self.rule)
         self.view.selectionModel().currentRowChanged.connect(self._selected)
         self._all: list[Entry] = []
+        self._all_words = ""
         self._collapsed: set[str] = set()
         self._opened = False
         self.set_results({})
@@ -81,7 +86,9 @@ class FindingsPanel(QWidget):
             combo.currentIndexChanged.connect(lambda _i: self._refill())
         self.group_box = QCheckBox("Group by code", self)
         self.group_box.toggled.connect(lambda _on: self._refill())
-        self.filter_edit.textChanged.connect(lambda _t: self._refill())
+        # Typing waits for a pause: one match of a large log per pause, not per keystroke.
+        self._typing = debounce(self, FILTER_DELAY_MS, self._refill)
+        self.filter_edit.textChanged.connect(lambda _t: self._typing.start())
         row.addWidget(self.filter_edit, 1)
         for widget in (self.severity_combo, self.code_combo, self.side_combo, self.group_box):
             row.addWidget(widget)
@@ -92,6 +99,7 @@ class FindingsPanel(QWidget):
     def set_results(self, results: Mapping[str, GateResult]) -> None:
         """Show the findings of each side's result, errors first."""
         self._all = entries(results)
+        self._all_words = count_words(self._all)
         self._opened = bool(results)
         self._fill_choices()
         self._refill()
@@ -130,6 +138,7 @@ class FindingsPanel(QWidget):
         )
 
     def _refill(self) -> None:
+        self._typing.stop()
         shown = self.finding_filter.apply(self._all)
         rows: list[Group | Entry] = (
             grouped(shown, self._collapsed) if self.group_box.isChecked() else list(shown)
@@ -141,7 +150,7 @@ class FindingsPanel(QWidget):
         if not self._all:
             self.summary.setText("No findings." if self._opened else "No transcript open.")
             return
-        words = count_words(self._all)
+        words = self._all_words
         if len(shown) != len(self._all):
             words = f"{plural(len(shown), 'finding')} of {len(self._all):,} shown ({words})"
         self.summary.setText(f"{words} — Enter or a double-click selects a finding's items")

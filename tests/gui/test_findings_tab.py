@@ -40,7 +40,7 @@ def test_enter_on_a_finding_selects_its_items(pair_window, qtbot):
     assert window.tabs.currentIndex() == Tab.ITEM
 
 
-def test_findings_filter_by_text_code_severity_and_side(pair_window):
+def test_findings_filter_by_text_code_severity_and_side(pair_window, qtbot):
     window = pair_window
     window.set_target("mistral")
     panel = window.findings_panel
@@ -61,10 +61,11 @@ def test_findings_filter_by_text_code_severity_and_side(pair_window):
     assert all(str(f.severity) == "error" for _s, f in _rows(panel))
     panel.severity_combo.setCurrentIndex(0)
     word = right[0].message.split()[-1]
-    panel.filter_edit.setText(word.upper())  # any case
+    panel.filter_edit.setText(word.upper())  # any case; matched after a pause in typing
+    qtbot.waitUntil(lambda: len(_rows(panel)) < len(everything))
     assert _rows(panel) and all(word in f.message or word in f.code for _s, f in _rows(panel))
     panel.filter_edit.setText("no finding says this")
-    assert _rows(panel) == []
+    qtbot.waitUntil(lambda: _rows(panel) == [])
 
 
 def test_findings_grouped_by_code_with_counts_open_and_close(pair_window, qtbot):
