@@ -382,3 +382,9 @@ def test_an_item_over_the_lean_limit_is_held_parsed(framing):
     assert transcript.items[1].raw == huge
     small_only = load_bytes(data.replace(b"x" * limit, b"x"), "small")
     assert small_only.items[1].lean_source is not None
+
+
+def test_a_lean_item_keeps_the_items_hot_members_in_order() -> None:
+    from inspector.core.model import HOT_MEMBERS
+
+    assert _lean._Hot.__struct_fields__ == ("type", *HOT_MEMBERS)

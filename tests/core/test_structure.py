@@ -64,5 +64,5 @@ def test_one_severity_and_one_json_reader() -> None:
 def test_each_format_module_detects_and_loads() -> None:
     from inspector.core import formats
 
-    for module in formats.FORMATS:
-        assert callable(module.detect) and callable(module.load) and module.KINDS
+    for spec in formats.FORMATS:
+        assert callable(spec.detect) and callable(spec.load) and spec.kinds

@@ -48,7 +48,7 @@ def test_runner_drops_superseded_and_cancelled_results(qtbot):
 
     runner.start("x", slow, got.append, got.append)
     runner.start("x", lambda _p: "fast", got.append, got.append)
-    qtbot.waitUntil(lambda: got == ["fast"], timeout=5000)
+    qtbot.waitUntil(lambda: got == ["fast"], timeout=60_000)
     runner.start("y", slow, got.append, got.append)
     assert runner.busy("y")
     runner.cancel("y")
@@ -168,7 +168,7 @@ def test_input_files_are_byte_identical_after_a_session(make_window, qtbot, tmp_
     panel = window.arguments_panel
     panel.editor.selectAll()
     panel.editor.insertPlainText('{"region": "apac"}')
-    qtbot.waitUntil(lambda: panel.verdict == "ok", timeout=5000)
+    qtbot.waitUntil(lambda: panel.verdict == "ok", timeout=60_000)
     panel.set_schema_text('{"type": "object"}')
     # Paste into Scratch, walk the differences, copy, reload, re-gate, swap, close.
     window.paste(left.read_text(encoding="utf-8"))
