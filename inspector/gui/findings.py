@@ -1,5 +1,5 @@
-"""Findings as the window lists them (Qt-free): filtered by text, code, severity and side, grouped
-by code with counts, and the items a target finding names (the rows' target markers)."""
+"""Findings as the window lists them (Qt-free): filtered by text, code, severity and side, and
+grouped by code with counts."""
 
 from __future__ import annotations
 
@@ -9,14 +9,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from inspector.core.gate import Finding, GateResult
-from inspector.core.targets import TargetFinding
 from inspector.gui.status import plural
 
 #: Severities in the order they are listed (errors first).
 SEVERITIES = ("error", "warning", "info")
 _RANK = {s: n for n, s in enumerate(SEVERITIES)}
-#: What a row named by a target finding shows after its verdict.
-TARGET_MARK = " ⚑ target"
 
 
 class Entry(NamedTuple):
@@ -105,47 +102,3 @@ def count_words(found: Sequence[Entry]) -> str:
     """ "2 errors, 1 warning" — the counts of each severity present."""
     tally = counts(found)
     return ", ".join(plural(tally[s], s) for s in SEVERITIES if tally[s])
-
-
-# ---- target markers on the rows ------------------------------------------------------------
-
-#: The last results asked about, with the items their target findings name (by identity: a
-#: model asks for every visible row, and a result is never changed once made).
-_TARGETS: list[tuple[GateResult, dict[int, tuple[TargetFinding, ...]]]] = []
-
-
-def target_items(result: GateResult) -> dict[int, tuple[TargetFinding, ...]]:
-    """The items named by the result's target findings, each with those findings."""
-    for known, items in _TARGETS:
-        if known is result:
-            return items
-    named: dict[int, list[TargetFinding]] = {}
-    for finding in result.findings:
-        if isinstance(finding, TargetFinding):
-            for item in finding.items:
-                named.setdefault(item, []).append(finding)
-    items = {i: tuple(f) for i, f in named.items()}
-    _TARGETS.insert(0, (result, items))
-    del _TARGETS[4:]  # both panes, and the results they showed just before
-    return items
-
-
-def target_mark(result: GateResult | None, item: int) -> str:
-    """The marker after a row's verdict when a target finding names the item ('' if none)."""
-    return TARGET_MARK if result is not None and item in target_items(result) else ""
-
-
-def target_tip(result: GateResult | None, item: int) -> str:
-    """The tooltip lines of the target findings naming an item ('' if none)."""
-    if result is None:
-        return ""
-    named = target_items(result).get(item, ())
-    return "".join(f"\n\n{f.target}: {f.code} ({f.severity}) — {f.message}" for f in named)
-
-
-def target_note(result: GateResult) -> str:
-    """The pane header's count of target errors (" · 8 target errors"; '' when none)."""
-    errors = sum(
-        1 for f in result.findings if isinstance(f, TargetFinding) and str(f.severity) == "error"
-    )
-    return f" · {plural(errors, 'target error')}" if errors else ""

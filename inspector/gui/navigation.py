@@ -86,10 +86,15 @@ def counterpart(alignment: Alignment | None, side: str, item: int | None) -> Ste
     return Step(other(side), found, False) if found is not None else None
 
 
-def wrap_words(step: Step, forward: bool, what: str) -> str:
-    """What the status bar says when a step wrapped ("" when it did not)."""
+def wrap_words(step: Step | None, forward: bool, what: str, count: int) -> str:
+    """What the status bar says when a step among `count` places wrapped ('' when it did not),
+    or that there is none (no step)."""
+    if step is None:
+        return f"No {what} on this side"
     if not step.wrapped:
         return ""
-    end = "last" if forward else "first"
-    start = "first" if forward else "last"
-    return f"Past the {end} {what}: back to the {start}"
+    if count == 1:
+        return f"This is the only {what}"
+    if forward:
+        return f"Wrapped past the last {what}: back at the first of {count:,}"
+    return f"Wrapped past the first {what}: back at the last of {count:,}"

@@ -49,10 +49,12 @@ class JsonView(QPlainTextEdit):
         group: str,
         spans: Iterable[tuple[int, int]],
         brush: QBrush,
+        foreground: QBrush | None = None,
+        *,
         underline: QColor | None = None,
     ) -> None:
-        """Give character spans a background, and a wavy underline in `underline` if given
-        (replacing the group's earlier marks)."""
+        """Give character spans a background, and a text colour and a wavy underline in
+        `underline` if given (replacing the group's earlier marks)."""
         marks = []
         for start, end in spans:
             selection = QTextEdit.ExtraSelection()
@@ -61,6 +63,8 @@ class JsonView(QPlainTextEdit):
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             fmt = QTextCharFormat()
             fmt.setBackground(brush)
+            if foreground is not None:
+                fmt.setForeground(foreground)
             if underline is not None:
                 fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
                 fmt.setUnderlineColor(underline)
@@ -128,7 +132,7 @@ class JsonView(QPlainTextEdit):
         # At the end of the text the mark covers the last character, so that it shows.
         end = min(start + 1, self.document().characterCount() - 1)
         begin = min(start, max(end - 1, 0))
-        self.mark_spans(group, [(begin, max(end, begin + 1))], brush, underline)
+        self.mark_spans(group, [(begin, max(end, begin + 1))], brush, underline=underline)
         return start
 
     def show_position(self, line: int, column: int, group: str, brush: QBrush) -> None:

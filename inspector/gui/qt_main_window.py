@@ -30,7 +30,7 @@ from inspector.gui.json_text import visible
 from inspector.gui.navigation import SIDES, other, pane_side
 from inspector.gui.qt_actions import WindowHelp, build_actions, build_menus, build_toolbar, message
 from inspector.gui.qt_detail_tabs import DetailTabs
-from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector
+from inspector.gui.qt_diff_controls import DiffProgressBar, ModeSwitch, TargetSelector, ToolbarFit
 from inspector.gui.qt_export import ask_export, export_words
 from inspector.gui.qt_legend import Legend
 from inspector.gui.qt_pane import TranscriptPane
@@ -97,10 +97,13 @@ class MainWindow(QMainWindow):
         self.file_menu, self.view_menu = self.menus["&File"], self.menus["&View"]
         target = [plain_label(" Target: ", self), self.target_selector]
         self.toolbar = build_toolbar(self, actions, {"@modes": modes, "@target": target})
+        self.toolbar_fit = ToolbarFit(self.toolbar)
+        self.diff_progress = DiffProgressBar(self.session, self.statusBar())
         self.status = DecisionBar(
             self.statusBar(),
             [self.act["prev_diff"], self.act["next_diff"]],
             lambda: self.tabs.setCurrentIndex(Tab.CHANGES),
+            [self.diff_progress],
         )
         self.decision_icon, self.decision_label = self.status.icon, self.status.label
         for side, pane in self.panes.items():
@@ -395,9 +398,15 @@ class MainWindow(QMainWindow):
         step = self.link.step_difference(pane_side(self.current_side), forward)
         if step is not None:
             self.tabs.setCurrentIndex(Tab.DIFF)
-            self._say(navigation.wrap_words(step, forward, "difference"), 4000)
+            count = len(self.alignment.changed) if self.alignment else 0
+            self._say(navigation.wrap_words(step, forward, "difference", count), 6000)
         elif self.alignment and any(pane.model.filtered for pane in self.panes.values()):
             self._say(status.hidden_words(len(self.alignment.changed)), 6000)
+
+    def _current_position(self) -> int | None:
+        side = pane_side(self.current_side)
+        item = self.panes[side].current_item()
+        return self.alignment.position(side, item) if self.alignment and item is not None else None
 
     def next_difference(self) -> None:
         """Select the next changed pair that the filters show (F8)."""
@@ -414,9 +423,10 @@ class MainWindow(QMainWindow):
             side = other(side)
         result = self.results[side]
         if result is not None:
-            step = self.link.step_problem(side, result, forward)
-            words = navigation.wrap_words(step, forward, "problem") if step else status.NO_PROBLEM
-            self._say(words, 4000)
+            problems = result.problems()
+            step = self.link.step_problem(side, problems, forward)
+            count = len(problems)
+            self._say(navigation.wrap_words(step, forward, "problem item", count), 4000)
 
     def go_to_counterpart(self) -> None:
         """Focus the other pane at the aligned item."""
@@ -479,12 +489,8 @@ class MainWindow(QMainWindow):
         self._show_hit(self.find_panel.side, hit.item, hit.pointer, open_item=True)
 
     def _show_hit(self, side: str, item: int, pointer: str, *, open_item: bool = False) -> None:
-        pane = self.panes[side]
-        if pane.model.row_of_item(item) is None and pane.model.filtered:
-            pane.clear_filter()  # the user asked for this item: show it
-            self.refilter()
+        if self.link.reveal(side, item, self.refilter):
             self._say("The filter hid that item, so it was cleared", 4000)
-        pane.select_item(item)
         if open_item:
             self.tabs.setCurrentIndex(Tab.ITEM)
         self.item_panel.show_find(pointer)

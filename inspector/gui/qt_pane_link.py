@@ -10,11 +10,10 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, QPoint
 from PySide6.QtWidgets import QMenu, QSplitter, QWidget
 
-from inspector.core.gate import GateResult
 from inspector.gui import navigation
 from inspector.gui.alignment import Alignment
 from inspector.gui.navigation import Step, other
-from inspector.gui.qt_pane import TranscriptPane, fill_column_menu
+from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, left_share, twin_index
 from inspector.gui.qt_workers import debounce
 
 #: The Session's `match`: filter jobs by side, item counts by side, and what takes the rows.
@@ -78,12 +77,13 @@ class PaneLink(QObject):
         self.panes[other(side)].model.ensure_row(self.panes[side].model.fetched_rows - 1)
 
     def _expanded(self, side: str, index: Any, expanded: bool) -> None:
-        if self._busy or not self.active() or index.parent().isValid():
-            return  # only item rows line up across the panes
-        tree = self.panes[other(side)].tree
+        if self._busy or not self.active():
+            return
+        # Aligned rows are padded at every level, so the twin is at the same rows in the other.
+        pane = self.panes[other(side)]
         self._busy = True
         try:
-            tree.setExpanded(tree.model().index(index.row(), 0), expanded)
+            pane.tree.setExpanded(twin_index(pane.model, index), expanded)
         finally:
             self._busy = False
 
@@ -122,6 +122,16 @@ class PaneLink(QObject):
         self.panes[side].select_item(pair.left if pair.left is not None else pair.right)
         return True
 
+    def reveal(self, side: str, item: int, refilter: Callable[[], None]) -> bool:
+        """Select an item, clearing its pane's filter if it hides it; True if it did."""
+        pane = self.panes[side]
+        hidden = pane.model.row_of_item(item) is None and pane.model.filtered
+        if hidden:
+            pane.clear_filter()  # the user asked for this item: show it
+            refilter()
+        pane.select_item(item)
+        return hidden
+
     def step_difference(self, side: str, forward: bool) -> Step | None:
         """Select the next (or previous) changed pair the filters show; None if there is none."""
         alignment = self.alignment()
@@ -139,9 +149,9 @@ class PaneLink(QObject):
             self.panes[step.side].select_item(step.item)
         return step
 
-    def step_problem(self, side: str, result: GateResult, forward: bool) -> Step | None:
-        """Select the next (or previous) blocking item of one side; None if it has none."""
-        step = navigation.step_problem(result.problems(), self.panes[side].current_item(), forward)
+    def step_problem(self, side: str, problems: list[int], forward: bool) -> Step | None:
+        """Select the next (or previous) of a side's blocking items; None if it has none."""
+        step = navigation.step_problem(problems, self.panes[side].current_item(), forward)
         if step is not None:
             self.panes[side].select_item(step.item)
         return step
@@ -210,8 +220,7 @@ class PaneLink(QObject):
         total = sum(self.split.sizes())
         if self.user_sized or not all(needs) or total <= 0:
             return
-        spare = total - sum(needs)
-        first = needs[0] + spare // 2 if spare >= 0 else total * needs[0] // sum(needs)
+        first = left_share(total, self.panes["left"].fitter, self.panes["right"].fitter)
         # Neither side drops below a share that keeps a comparison in view.
         low = int(total * PANE_SHARE_FLOOR)
         first = min(max(first, low), total - low)

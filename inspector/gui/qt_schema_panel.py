@@ -598,7 +598,7 @@ class ArgumentsPanel(QWidget):
         if brush is not None and outcome.errors:
             spans = [self._span(issue.path) for issue in outcome.errors]
             marked = [s for s in spans if s is not None]
-            self.editor.mark_spans("errors", marked, brush, _underline())
+            self.editor.mark_spans("errors", marked, brush, underline=_underline())
 
     def _span(self, pointer: str) -> tuple[int, int] | None:
         return locate(self.editor.toPlainText(), pointer)

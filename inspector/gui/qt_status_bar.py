@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QPalette, QPixmap
-from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton
+from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
 
 from inspector.gui import qt_palette
 from inspector.gui.qt_changes import ClickOpens
@@ -19,7 +19,11 @@ class DecisionBar:
     """Fills a window's status bar; `show_line` puts a status.StatusLine in it."""
 
     def __init__(
-        self, bar: QStatusBar, buttons: Sequence[QAction], clicked: Callable[[], None]
+        self,
+        bar: QStatusBar,
+        buttons: Sequence[QAction],
+        clicked: Callable[[], None],
+        extras: Sequence[QWidget] = (),
     ) -> None:
         self.bar = bar
         self.icon = QLabel(bar)
@@ -31,6 +35,8 @@ class DecisionBar:
         bar.addWidget(self.label, 1)
         self.tools_label = plain_label("", bar)
         bar.addPermanentWidget(self.tools_label)
+        for extra in extras:  # e.g. the diff's progress, between the tools and the buttons
+            bar.addPermanentWidget(extra)
         for action in buttons:
             button = QToolButton(bar)
             button.setDefaultAction(action)

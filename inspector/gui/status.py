@@ -16,8 +16,6 @@ from inspector.core.gate import Decision
 
 #: What the status line says before any file is open.
 NOTHING_OPEN = "Open two transcripts to see what may be replayed to another model."
-#: What F9 says on a side where nothing blocks.
-NO_PROBLEM = "No item blocks a replay on this side"
 #: The last line of the tooltip of a diff's status line.
 CLICK_HINT = "Click to list every reason and change by code."
 

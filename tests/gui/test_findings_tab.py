@@ -1,4 +1,4 @@
-"""The Findings tab at scale (filter, group, Enter), tab badges, target row markers, Scratch."""
+"""The Findings tab at scale (filter, group, Enter), tab badges, Scratch's detail pane."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import json
 from PySide6.QtCore import Qt
 
 from inspector.core.targets import TargetFinding
-from inspector.gui.findings import TARGET_MARK
 from inspector.gui.qt_main_window import Tab
-from inspector.gui.qt_transcript_model import Column
 from tests.conftest import SAMPLES
 from tests.gui.conftest import PROVIDER_A
 
@@ -110,29 +108,6 @@ def test_tab_badges_count_findings_stream_violations_and_rejected_tools(pair_win
     assert tabs.tabText(Tab.TOOLS) == "Tools"
     window.open_file("right", str(GAP))
     assert tabs.tabText(Tab.STREAM) == "Stream (2)"
-
-
-def test_rows_named_by_a_target_finding_carry_a_marker(pair_window):
-    window = pair_window
-    pane = window.left
-    model = pane.model
-    verdict = model.index(0, Column.VERDICT).data()
-    assert TARGET_MARK not in verdict
-    window.set_target("mistral")
-    named = {i for f in _targets(window.results["left"]) for i in f.items}
-    assert named
-    for item in range(len(window.results["left"].verdicts)):
-        row = model.row_of_item(item)
-        text = model.index(row, Column.VERDICT).data()
-        assert text.endswith(TARGET_MARK) == (item in named), item
-    for finding in _targets(window.results["left"]):
-        row = model.row_of_item(finding.items[0])
-        tip = model.index(row, Column.VERDICT).data(Qt.ItemDataRole.ToolTipRole)
-        assert f"mistral: {finding.code} ({finding.severity})" in tip
-    errors = sum(1 for f in _targets(window.results["left"]) if str(f.severity) == "error")
-    assert pane.header.format_label.text().endswith(f" · {errors} target errors")
-    window.set_target(None)
-    assert not pane.header.format_label.text().endswith("target errors")
 
 
 def test_scratch_shows_the_selected_item_s_verdict_reason_and_errors(pair_window, qtbot):

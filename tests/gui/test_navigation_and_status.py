@@ -29,12 +29,13 @@ def test_stepping_through_differences_wraps_and_says_so():
     assert first is not None and first.position == changed[0] and not first.wrapped
     last = navigation.step_difference(alignment, changed[-1], True, _everything)
     assert last is not None and last.position == changed[0] and last.wrapped
-    assert navigation.wrap_words(last, True, "difference") == (
-        "Past the last difference: back to the first"
+    assert navigation.wrap_words(last, True, "difference", len(changed)) == (
+        f"Wrapped past the last difference: back at the first of {len(changed)}"
     )
     back = navigation.step_difference(alignment, changed[0], False, _everything)
     assert back is not None and back.position == changed[-1] and back.wrapped
-    assert navigation.wrap_words(first, True, "difference") == ""
+    assert navigation.wrap_words(first, True, "difference", len(changed)) == ""
+    assert navigation.wrap_words(None, True, "problem item", 0) == "No problem item on this side"
 
 
 def test_a_difference_hidden_on_both_sides_is_skipped():

@@ -89,11 +89,15 @@ def test_f8_says_when_it_wraps_to_the_first_difference(pair_window, qtbot):
         qtbot.keyClick(window.left.tree, Qt.Key.Key_F8)
     assert window.statusBar().currentMessage() == ""
     qtbot.keyClick(window.left.tree, Qt.Key.Key_F8)
-    assert window.statusBar().currentMessage() == "Past the last difference: back to the first"
+    assert window.statusBar().currentMessage() == (
+        f"Wrapped past the last difference: back at the first of {len(changed)}"
+    )
     first = window.alignment.diff.pairs[changed[0]]
     assert window.left.current_item() == first.left
     qtbot.keyClick(window.left.tree, Qt.Key.Key_F8, Qt.KeyboardModifier.ShiftModifier)
-    assert window.statusBar().currentMessage() == "Past the first difference: back to the last"
+    assert window.statusBar().currentMessage() == (
+        f"Wrapped past the first difference: back at the last of {len(changed)}"
+    )
 
 
 def test_every_toolbar_entry_is_in_view_at_1100_by_700(pair_window, qtbot):
