@@ -876,13 +876,26 @@ def load_conversations(
         if not found:
             raise LoadError("the folder holds no .jsonl session files", path=display_name(path))
         return found
-    data = read_bytes(path, cancel=cancel)
     name = display_name(path)
+    source = None if name == "<stdin>" else Path(path)
+    return conversations_from_bytes(
+        read_bytes(path, cancel=cancel), name, source, strict=strict, cancel=cancel
+    )
+
+
+def conversations_from_bytes(
+    data: bytes,
+    name: str | None,
+    source: Path | None = None,
+    *,
+    strict: bool = False,
+    cancel: threading.Event | None = None,
+) -> list[Transcript]:
+    """Every conversation in a file's bytes (`source`: the file, for a session's sidecars)."""
     body = strip_utf8_bom(data)
     session = _session_format(body)
     if session is None:
         return [load_bytes(data, name, strict=strict, cancel=cancel)]
-    source = None if name == "<stdin>" else Path(path)
     with paused_gc():
         loaded: list[Transcript] = session.load_file(
             body, name, source, _checkpoint(cancel, None, len(body))
