@@ -347,7 +347,12 @@ def _skeleton(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
 
 
-def _lookalike(name: str, tools: Mapping[str, Tool]) -> str:
+def lookalike(name: str, names: Iterable[str]) -> str:
+    """The note "it differs from 'known' by U+…" when `name` reads as one of `names`, else ''."""
+    return _lookalike(name, dict.fromkeys(n for n in names if n != name)).removeprefix("; ")
+
+
+def _lookalike(name: str, tools: Mapping[str, object]) -> str:
     """'; it differs from 'known' by U+…' when an unknown name reads as a known tool's."""
     if name.isascii() and name.isprintable():
         return ""  # plain ASCII can only match itself
@@ -840,6 +845,7 @@ __all__ = [
     "gate_item",
     "gate_transcript",
     "item_label",
+    "lookalike",
     "make_toolset",
     "parse_arguments",
     "transcript_findings",

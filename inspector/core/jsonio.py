@@ -565,6 +565,9 @@ def parse_arguments(text: str) -> Any:
         return parse(text, strict=True, unique_keys=True)
     except JSONError as exc:
         message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
+        if exc.column is not None:
+            # The standard library words some errors to be followed by their position.
+            message = message.removesuffix(" at")
         if message.startswith("JSON is nested"):
             message = "arguments are nested too deeply to parse"
         raise ArgumentsError(message, exc.line if exc.column else None, exc.column) from None
