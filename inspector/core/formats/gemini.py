@@ -468,7 +468,7 @@ def _merge_candidate(
 def _merge_part(ev: StreamEvent, parts: list[Any], part: Any, path: str | None) -> None:
     """Append a streamed part, joining text to the text before it (a thought to a thought)."""
     last = parts[-1] if parts else None
-    if _continues_call(last, part):
+    if isinstance(last, dict) and _continues_call(last, part):
         _add_partial_call(ev, last, part, path)
         return
     if (
@@ -542,12 +542,12 @@ def _set_partial(ev: StreamEvent, args: dict[str, Any], arg: Any, path: str | No
     steps: list[str | int] = []
     at = 1
     while at < len(where):
-        step = _PATH_STEP.match(where, at)
-        if step is None:
+        found = _PATH_STEP.match(where, at)
+        if found is None:
             raise event_error(ev, f"partialArgs jsonPath {where!r} is not a simple path", path)
-        name, index, quoted, dquoted = step.groups()
+        name, index, quoted, dquoted = found.groups()
         steps.append(int(index) if index is not None else name or quoted or dquoted or "")
-        at = step.end()
+        at = found.end()
     if not steps:
         raise event_error(ev, f"partialArgs jsonPath {where!r} names no argument", path)
     value: Any = None
@@ -556,6 +556,7 @@ def _set_partial(ev: StreamEvent, args: dict[str, Any], arg: Any, path: str | No
             value = None if key == "nullValue" else _get(arg, key)
             break
     node: Any = args
+    container: Any
     for step, following in zip(steps, [*steps[1:], None], strict=True):
         last = following is None
         if isinstance(step, int):
@@ -572,11 +573,11 @@ def _set_partial(ev: StreamEvent, args: dict[str, Any], arg: Any, path: str | No
             slot_get, container = node.get(step), node
         if last:
             joined = isinstance(slot_get, str) and isinstance(value, str)
-            container[step] = slot_get + value if joined else value  # type: ignore[index]
+            container[step] = slot_get + value if joined else value
         else:
             if slot_get is None:
                 slot_get = [] if isinstance(following, int) else {}
-                container[step] = slot_get  # type: ignore[index]
+                container[step] = slot_get
             node = slot_get
 
 

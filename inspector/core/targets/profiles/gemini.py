@@ -7,6 +7,8 @@ such tools, and with `properties: {}`, were answered with 200 and the tool calle
 third-party rule that rejected an empty `properties` (langchainjs PR 7935) was dropped for it.
 """
 
+from typing import Any
+
 _ZED = "https://github.com/zed-industries/zed/issues/43231"
 _FIELDS = "https://googleapis.github.io/js-genai/release_docs/interfaces/types.Schema.html"
 _PYDANTIC = (
@@ -196,5 +198,6 @@ PROFILE = {
 
 #: The declaration members holding JSON Schema, which the OpenAPI-subset rules do not judge.
 _JSON_SCHEMA_MEMBERS = ["parametersJsonSchema", "parameters_json_schema"]
-for _rule in PROFILE["schema"]:
+_rules: list[dict[str, Any]] = PROFILE["schema"]  # type: ignore[assignment]
+for _rule in _rules:
     _rule["skips_declared_in"] = _JSON_SCHEMA_MEMBERS
