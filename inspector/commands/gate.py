@@ -15,8 +15,9 @@ from inspector.commands.common import (
     write_json,
 )
 from inspector.commands.tools import target_profile
+from inspector.core.decision import Decision, decide_file
 from inspector.core.formats import load_path, load_tools
-from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
+from inspector.core.gate import PASSING, GateResult, Verdict, gate_transcript
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Severity, Tool
 from inspector.core.report import Streamed, error_document, gate_document
@@ -32,6 +33,22 @@ VERDICT_SGR = {
     Verdict.UNKNOWN_TOOL: "33",
 }
 SEVERITY_SGR = {Severity.ERROR: "31;1", Severity.WARNING: "33", Severity.INFO: "2"}
+#: SGR colour of a decision's headline, by its severity.
+DECISION_SGR = {Severity.ERROR: "31;1", Severity.WARNING: "33;1", Severity.INFO: "32;1"}
+
+
+def decision_lines(decision: Decision, style: Style) -> list[str]:
+    """The decision as text: the headline, its reasons and warnings, then the note."""
+    listed = decision.reasons or decision.warnings
+    # With reasons listed beneath, the head is the outcome alone (the headline repeats the first).
+    head = decision.outcome.title if listed else decision.headline
+    lines = ["decision: " + style(safe_text(head), DECISION_SGR[decision.severity])]
+    lines.extend(f"  - {safe_text(line)}" for line in decision.reason_lines())
+    lines.extend(f"  ! {safe_text(line)}" for line in decision.warning_lines())
+    for extra in (decision.note, decision.suggestion):
+        if extra:
+            lines.append("  " + style("note: " + safe_text(extra), "33;1"))
+    return lines
 
 
 def _verdict_list(text: str) -> list[Verdict]:
@@ -105,8 +122,10 @@ def _cell(value: Any) -> str:
     return safe_text(value if isinstance(value, str) else repr(value))
 
 
-def render_text(path: str, result: GateResult, style: Style) -> list[str]:
-    """Return the aligned text report for one gated file."""
+def render_text(
+    path: str, result: GateResult, style: Style, decision: Decision | None = None
+) -> list[str]:
+    """Return the aligned text report for one gated file, ending with its decision."""
     transcript = result.transcript
     lines = [
         style(safe_text(path), "1") + f"  ({transcript.format}, {len(transcript.items)} items)"
@@ -147,7 +166,7 @@ def render_text(path: str, result: GateResult, style: Style) -> list[str]:
         lines.append(
             f"stream: {stream.status}, {stream.events} events, {len(stream.violations)} violations"
         )
-    return lines
+    return lines + decision_lines(decision or decide_file(result, name=path), style)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -158,7 +177,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     style = Style.for_stream(out)
     state = {"unreadable": False, "blocking": False}
 
-    def reports() -> Iterator[tuple[str, GateResult | LoadError]]:
+    def reports() -> Iterator[tuple[str, GateResult | LoadError, Decision | None]]:
         # One file at a time: its report is written before the next is read.
         for arg in args.files:
             path = display_name(arg)  # `-` is shown as <stdin>
@@ -166,30 +185,33 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 transcript = load_path(arg, strict=args.strict)
             except LoadError as exc:
                 state["unreadable"] = True
-                yield path, exc
+                yield path, exc, None
                 continue
             result = gate_transcript(transcript, tools, budget=args.item_budget)
             if args.target is not None:
                 result = with_target_findings(result, args.target)
-            if decide(result, fail_on=args.fail_on, strict=args.strict).blocks:
+            decision = decide_file(result, name=path, strict=args.strict, fail_on=args.fail_on)
+            if decision.blocks:
                 state["blocking"] = True
-            yield path, result
+            yield path, result, decision
 
     if args.format == "json":
         # Streamed: each file's rows are written as they are made, never held whole.
         documents = (
-            error_document(path, r) if isinstance(r, LoadError) else gate_document(path, r)
-            for path, r in reports()
+            error_document(path, r)
+            if isinstance(r, LoadError)
+            else gate_document(path, r, decision)
+            for path, r, decision in reports()
         )
         write_json({"files": Streamed(documents, nested=True)}, out)
     else:
-        for number, (path, r) in enumerate(reports()):
+        for number, (path, r, decision) in enumerate(reports()):
             if isinstance(r, LoadError):
                 err.write(f"inspector: {safe_text(str(r))}\n")
                 continue
             if number:
                 out.write("\n")
-            out.write("\n".join(render_text(path, r, style)) + "\n")
+            out.write("\n".join(render_text(path, r, style, decision)) + "\n")
     if state["unreadable"]:
         return EXIT_UNREADABLE
     return EXIT_FINDINGS if state["blocking"] else EXIT_CLEAN

@@ -31,8 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
-from inspector.core.diff import DiffMode, DiffVerdict, Outcome
-from inspector.core.gate import Decision, GateResult, make_toolset
+from inspector.core.decision import Decision
+from inspector.core.diff import DiffMode
+from inspector.core.gate import GateResult, make_toolset
 from inspector.core.model import LoadError
 from inspector.core.targets import Profile, get_profile
 from inspector.gui import qt_palette
@@ -81,9 +82,15 @@ TAB_NAMES = ("Item", "Arguments", "Diff", "Findings", "Stream", "Scratch", "Sear
 
 def decision_words(decision: Decision) -> str:
     """The status bar's words for one file's replay decision (the core decides, never the GUI)."""
-    if decision.blocks:
-        return f"blocks a replay — {decision.headline()}"
-    return decision.headline()
+    return decision.status_line()
+
+
+def decision_icon(decision: Decision) -> Any:
+    """The status bar's icon for a decision: the swatch of its severity (ok when it passes)."""
+    severity = str(decision.severity)
+    if severity == "info":
+        return qt_palette.verdict_swatch("ok").icon
+    return qt_palette.severity_swatch(severity).icon
 
 
 class MainWindow(QMainWindow):
@@ -1039,8 +1046,10 @@ class MainWindow(QMainWindow):
         if alignment is not None:
             icon, text, severity = self._diff_status(alignment, answers)
         elif loaded:
-            blocked = any(x.decision.blocks for x in loaded.values())
-            icon = qt_palette.severity_swatch("error" if blocked else "info").icon
+            # The worst of the files' answers colours the line.
+            worst = min((x.decision for x in loaded.values()), key=lambda d: d.severity.rank)
+            icon = decision_icon(worst)
+            severity = str(worst.severity)
             text = "   ".join(
                 f"{answer} ({', '.join(f'{k} {v}' for k, v in x.summary.items())})"
                 for answer, x in zip(answers, loaded.values(), strict=True)
@@ -1156,7 +1165,6 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.tools_panel, "Tools")
         self._tools_key: tuple[Any, ...] | None = None
         self._tools_rows: list[ToolRow] = []
-        self._verdict: tuple[Alignment, DiffVerdict] | None = None
         self.mode_switch = ModeSwitch(self)
         self.target_selector = TargetSelector(self)
         bar = self.toolbar
@@ -1227,25 +1235,15 @@ class MainWindow(QMainWindow):
             self._select_pair_at(number, tab=None)
 
     def _diff_status(self, alignment: Alignment, answers: list[str]) -> tuple[Any, str, str]:
-        """The status line for a diff: icon, text and severity, from the core's verdict."""
-        if self._verdict is None or self._verdict[0] is not alignment:
-            self._verdict = (alignment, alignment.diff.verdict_summary())
-        verdict = self._verdict[1]
-        if verdict.outcome is Outcome.UNSAFE:
-            icon = qt_palette.severity_swatch("error").icon
-            text = "Replay UNSAFE: " + "; ".join(verdict.reasons)
-        elif verdict.outcome is Outcome.BLOCKED:
-            icon = qt_palette.severity_swatch("warning").icon
-            text = verdict.headline
-        else:
-            icon = qt_palette.verdict_swatch("ok").icon
-            text = verdict.headline
+        """The status line for a diff: icon, text and severity, from the core's decision."""
+        decision = alignment.decision
+        text = decision.status_line()
         changed = len(alignment.changed)
-        text += f"   ({verdict.mode} mode; {changed} changed pair{'s' if changed != 1 else ''})"
-        lines = [*verdict.reasons] if verdict.reasons else [verdict.headline]
+        text += f"   ({decision.mode} mode; {changed} changed pair{'s' if changed != 1 else ''})"
+        lines = [*decision.reason_lines(), *decision.warning_lines()] or [decision.headline]
         lines += ["", *answers, "", "Click to list every reason and change by code."]
         self.decision_label.setToolTip(tooltip("\n".join(lines)))
-        return icon, text, str(verdict.outcome.severity)
+        return decision_icon(decision), text, str(decision.severity)
 
     def _colour_decision(self, severity: str | None) -> None:
         palette = self.statusBar().palette()

@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
+from inspector.core.decision import Decision, decide_file
 from inspector.core.diff import DiffMode, diff_results
 from inspector.core.formats import load_bytes, load_tools
-from inspector.core.gate import Decision, GateResult, decide, gate_transcript
+from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
 from inspector.core.model import Cancelled, InspectorError, LoadError, Tool
 from inspector.core.targets import Profile, TargetFinding, with_target_findings
@@ -43,7 +44,7 @@ class Loaded:
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
         """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
-        return cls(path, result, stream, result.summary(), decide(result), size)
+        return cls(path, result, stream, result.summary(), decide_file(result, name=path), size)
 
 
 def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
@@ -59,7 +60,9 @@ def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = No
         if progress is not None:
             progress(f"Judging for {target.name}…")
         result = with_target_findings(result, target)
-    return replace(loaded, result=result, decision=decide(result), target=name)
+    return replace(
+        loaded, result=result, decision=decide_file(result, name=loaded.path), target=name
+    )
 
 
 def _megabytes(size: int) -> str:
@@ -307,7 +310,9 @@ class Session(QObject):
         mode = self.mode
         self.runner.start(
             DIFF,
-            lambda _progress: Alignment(diff_results(left.result, right.result, mode=mode)),
+            lambda _progress: Alignment(
+                diff_results(left.result, right.result, mode=mode), (left.path, right.path)
+            ),
             self._diffed,
             self.diff_failed.emit,
         )
