@@ -210,6 +210,16 @@ class Decision:
         """Items of the replayed side."""
         return self.replayed.items
 
+    @property
+    def findings(self) -> Mapping[str, int]:
+        """The replayed side's findings, counted per severity."""
+        return self.replayed.findings
+
+    @property
+    def stream_violations(self) -> Mapping[str, int]:
+        """The replayed side's stream violations, counted per severity."""
+        return self.replayed.stream_violations
+
     def reason_lines(self) -> list[str]:
         """The reasons, one line each, naming their side."""
         return [r.line for r in self.reasons]
