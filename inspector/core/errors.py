@@ -68,6 +68,16 @@ class InspectorError(Exception):
         """What happened, without where."""
         return str(self.args[0]) if self.args else ""
 
+    @property
+    def line(self) -> int | None:
+        """The 1-based line, when known."""
+        return self.where.line
+
+    @property
+    def column(self) -> int | None:
+        """The 1-based column, when known."""
+        return self.where.column
+
 
 class LoadError(InspectorError):
     """A file could not be read as a transcript; says where and what."""
@@ -89,16 +99,6 @@ class LoadError(InspectorError):
     def path(self) -> str | None:
         """The file's name as the user gave it (None for standard input or pasted text)."""
         return self.where.path
-
-    @property
-    def line(self) -> int | None:
-        """The 1-based line, when known."""
-        return self.where.line
-
-    @property
-    def column(self) -> int | None:
-        """The 1-based column, when known."""
-        return self.where.column
 
     @property
     def event_index(self) -> int | None:
@@ -137,16 +137,6 @@ class ArgumentsError(InspectorError):
         super().__init__(message)
         self.where = Location(line=line, column=column)
 
-    @property
-    def line(self) -> int | None:
-        """The 1-based line in the arguments text, when known."""
-        return self.where.line
-
-    @property
-    def column(self) -> int | None:
-        """The 1-based column in the arguments text, when known."""
-        return self.where.column
-
     def describe(self) -> str:
         """Return the message with its position."""
         if self.line is None:
@@ -166,16 +156,6 @@ class JSONError(InspectorError):
     ) -> None:
         super().__init__(message)
         self.where = Location(line=line, column=column, offset=offset)
-
-    @property
-    def line(self) -> int | None:
-        """The 1-based line, when known."""
-        return self.where.line
-
-    @property
-    def column(self) -> int | None:
-        """The 1-based column, when known."""
-        return self.where.column
 
     @property
     def offset(self) -> int | None:

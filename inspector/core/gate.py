@@ -460,13 +460,6 @@ def _error_text(error: Any) -> str:
     return json.dumps(error, default=repr)
 
 
-_ENVELOPE_FINDINGS = {
-    Envelope.CHAT_COMPLETIONS: ("chat_completions_envelope", "a Chat Completions"),
-    Envelope.ANTHROPIC: ("anthropic_envelope", "an Anthropic Messages"),
-    Envelope.GEMINI: ("gemini_envelope", "a Gemini generateContent"),
-    Envelope.BEDROCK: ("bedrock_envelope", "a Bedrock Converse"),
-}
-
 #: Response statuses the specification defines; anything else is reported, conservatively.
 RESPONSE_STATUSES = frozenset({"completed", "incomplete", "in_progress", "queued", "failed"})
 
@@ -479,8 +472,10 @@ def _group_findings(transcript: Transcript, by_group: Mapping[int, list[int]]) -
     for group in transcript.groups:
         members = tuple(by_group.get(group.index, ()))
         where = group.origin.describe()
-        if group.envelope in _ENVELOPE_FINDINGS:
-            code, api = _ENVELOPE_FINDINGS[group.envelope]
+        # Each format declares its envelope's finding (formats.spec.FormatSpec); the gate
+        # reads it from the record, so a format cannot be added without one.
+        code, api = group.envelope.finding, group.envelope.wording
+        if code is not None:
             if portable_groups:
                 text = f"{where}: {api} record inside an Open Responses log"
             else:

@@ -8,9 +8,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import msgspec
 
@@ -58,14 +57,47 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-class Envelope(StrEnum):
-    """Which API's record shape an item or group was written in."""
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """Which API's record shape an item or group was written in, and what the gate says of it.
 
-    OPEN_RESPONSES = "open_responses"
-    CHAT_COMPLETIONS = "chat_completions"
-    ANTHROPIC = "anthropic"
-    GEMINI = "gemini"
-    BEDROCK = "bedrock_converse"
+    Each format declares its own (`formats.spec.FormatSpec.envelope`); the loader puts it on
+    every group and item, so the gate reads the finding from the transcript, not a table.
+    Open Responses records carry `Envelope.OPEN_RESPONSES`, which has no finding.
+    """
+
+    #: The format name (`chat_completions`, `bedrock_converse`): also how JSON output says it.
+    name: str
+    #: The one display name of the format (`Anthropic Messages`).
+    label: str
+    #: The gate finding a record in this envelope gets (`anthropic_envelope`); None: replayable.
+    finding: str | None = None
+    #: How the finding's text names such a record, with its article (`an Anthropic Messages`).
+    wording: str | None = None
+
+    OPEN_RESPONSES: ClassVar[Envelope]
+
+    def __post_init__(self) -> None:
+        # A foreign envelope without a finding would pass the gate as replayable: refuse it
+        # when it is made (at import of its format module), not when a record is judged.
+        if not self.label:
+            raise ValueError(f"envelope {self.name!r} has no label")
+        if self.name != "open_responses" and not (self.finding and self.wording):
+            raise ValueError(
+                f"envelope {self.name!r} is not Open Responses and has no envelope finding "
+                "(its code and wording): the gate would judge its records safe to replay"
+            )
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def value(self) -> str:
+        """The name, as JSON output writes it."""
+        return self.name
+
+
+Envelope.OPEN_RESPONSES = Envelope("open_responses", "Open Responses")
 
 
 def json_kind(value: Any, *, integers: bool = False) -> str:
@@ -94,7 +126,13 @@ def escape_pointer_token(token: str | int) -> str:
 
 def join_pointer(base: str, *tokens: str | int) -> str:
     """Append reference tokens to a JSON Pointer."""
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+    # Called for every converted block of a large session: most tokens need no escaping.
+    for token in tokens:
+        text = str(token)
+        if "~" in text or "/" in text:
+            text = escape_pointer_token(text)
+        base += "/" + text
+    return base
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +182,8 @@ class Conversion:
     source: str
     native: Any
     derived: tuple[Derivation, ...] = ()
+    #: The source format's display name (`Chat Completions`).
+    label: str = ""
 
     def marks(self) -> dict[str, str]:
         """Map each derived field to how it was made."""
@@ -151,8 +191,7 @@ class Conversion:
 
     def describe(self) -> str:
         """One line for a note beside the item: where it came from and what was derived."""
-        label = FORMAT_LABELS.get(self.source, self.source)
-        text = f"converted from {label}"
+        text = f"converted from {self.label or self.source}"
         if self.derived:
             text += ": " + "; ".join(f"{d.field} {d.how} ({d.detail})" for d in self.derived)
         return text
@@ -163,17 +202,6 @@ class Conversion:
             "from": self.source,
             "derived": [{"field": d.field, "how": d.how, "detail": d.detail} for d in self.derived],
         }
-
-
-#: Display names of the formats items can be converted from.
-FORMAT_LABELS: Mapping[str, str] = MappingProxyType(
-    {
-        "chat_completions": "Chat Completions",
-        "anthropic": "Anthropic Messages",
-        "gemini": "Gemini generateContent",
-        "bedrock_converse": "Bedrock Converse",
-    }
-)
 
 
 _MISSING: Any = object()
@@ -469,3 +497,6 @@ class Transcript:
     #: For a recorded stream: the reduced result (a `StreamResult`) and its decoded events.
     stream: Any = None
     events: tuple[Any, ...] = ()
+    #: For a file that holds several conversations (a session with subagents, a trace, an eval
+    #: log, a capture): this conversation's id within it; None for a file of one conversation.
+    conversation: str | None = None

@@ -1,6 +1,6 @@
-"""The desktop inspector (PySide6); imported only when the GUI starts."""
+"""The desktop inspector (PySide6); imported only when the GUI starts.
 
-from inspector.gui.qt_compat import pin_singletons
-
-# Before any other Qt call: some PySide6 releases would otherwise abort a long session.
-pin_singletons()
+Importing this package has no side effects: its Qt-free modules (those without the ``qt_``
+prefix) import without loading PySide6. The PySide6 work-arounds run where the application
+object is made (``qt_app._application``) and in the GUI tests' conftest.
+"""

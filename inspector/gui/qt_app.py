@@ -34,6 +34,7 @@ from inspector.core.diff import DiffMode
 from inspector.core.gate import PASSING, Verdict
 from inspector.core.targets import UnknownTarget, get_profile, profile_names
 from inspector.gui import qt_palette
+from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow, Tab
 from inspector.gui.qt_settings import APPLICATION, ORGANIZATION, Settings
 from inspector.gui.qt_text import monospace_font, plain_label
@@ -118,6 +119,9 @@ def qt_message(kind: QtMsgType, context: QMessageLogContext, message: str) -> No
 
 
 def _application() -> QApplication:
+    # Before the session's first thousands of Qt calls: some PySide6 releases would otherwise
+    # abort a long session (see qt_compat).
+    pin_singletons()
     qInstallMessageHandler(qt_message)
     app = QApplication.instance()
     if not isinstance(app, QApplication):

@@ -12,7 +12,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QMenu, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 from inspector.core.gate import ItemVerdict
-from inspector.core.model import FORMAT_LABELS, Item
+from inspector.core.model import Item
 from inspector.gui import qt_palette
 from inspector.gui.contents import spans_of
 from inspector.gui.json_text import Display, Shortened, display, elide, locate, pretty, visible
@@ -168,8 +168,7 @@ class ItemPanel(QWidget):
             self.native_view.set_text("")
             return
         self.conversion.setText(visible(conversion.describe()))
-        label = FORMAT_LABELS.get(conversion.source, conversion.source)
-        self.native_caption.setText(f"native {label} JSON")
+        self.native_caption.setText(f"native {conversion.label or conversion.source} JSON")
         self.native_view.set_text(display(conversion.native).text)
 
     def set_find(self, query: str) -> None:

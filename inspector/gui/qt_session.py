@@ -121,6 +121,8 @@ class Session(QObject):
     swapped = Signal()
     #: a new diff of the two sides is ready (`alignment`).
     diffed = Signal()
+    #: stage, fraction (0..1; negative when unknown) — how far the running diff has got.
+    diff_progress = Signal(str, float)
     #: InspectorError — the diff could not be computed.
     diff_failed = Signal(object)
     #: channel, running — a side's load or the diff started (True) or ended (False).
@@ -308,14 +310,13 @@ class Session(QObject):
         if left is None or right is None:
             return
         mode = self.mode
-        self.runner.start(
-            DIFF,
-            lambda _progress: Alignment(
-                diff_results(left.result, right.result, mode=mode), (left.path, right.path)
-            ),
-            self._diffed,
-            self.diff_failed.emit,
-        )
+
+        def work(progress: Progress) -> Alignment:
+            # The core says how far it has got: matching the items, then comparing the pairs.
+            diff = diff_results(left.result, right.result, mode=mode, progress=progress)
+            return Alignment(diff, (left.path, right.path))
+
+        self.runner.start(DIFF, work, self._diffed, self.diff_failed.emit)
         self._announce(DIFF)
 
     def _diffed(self, alignment: Alignment) -> None:
@@ -332,6 +333,8 @@ class Session(QObject):
     def _progress(self, channel: str, stage: str, fraction: float) -> None:
         if channel in SIDES:
             self.progress.emit(channel, stage, fraction)
+        elif channel == DIFF:
+            self.diff_progress.emit(stage, fraction)
 
     def _idle(self, channel: str) -> None:
         if channel in (*SIDES, DIFF):

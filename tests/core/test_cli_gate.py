@@ -201,12 +201,9 @@ GOLDEN = [
 
 
 @pytest.mark.parametrize(("name", "args"), GOLDEN, ids=[g[0] for g in GOLDEN])
-def test_golden_outputs(name, args):
+def test_golden_outputs(name, args, golden):
     status, out, _ = gate(*args, "--format", "json")
     document = json.loads(out)
     document["exit_status"] = status
-    expected_path = SAMPLES / "expected" / f"{name}.gate.json"
-    if os.environ.get("UPDATE_GOLDEN"):
-        expected_path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    assert expected_path.exists(), f"run with UPDATE_GOLDEN=1 to create {expected_path}"
-    assert document == json.loads(expected_path.read_text(encoding="utf-8"))
+    rendered = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    golden(SAMPLES / "expected" / f"{name}.gate.json", rendered)

@@ -1,6 +1,6 @@
 """The diff command: golden outputs of the sample pairs, text layout, exit statuses, errors.
 
-Regenerate the goldens with `UPDATE_GOLDEN=1 python -m pytest tests/core/test_diff_cli.py` and
+Regenerate the goldens with `python -m pytest --update-goldens tests/core/test_diff_cli.py` and
 review them as a diff.
 """
 
@@ -31,14 +31,6 @@ def diff(*args: str, out: io.StringIO | None = None) -> tuple[int, str, str]:
     finally:
         os.chdir(old)
     return status, out.getvalue(), err.getvalue()
-
-
-def check_golden(name: str, text: str) -> None:
-    path = EXPECTED / name
-    if os.environ.get("UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"run with UPDATE_GOLDEN=1 to create {path}"
-    assert text == path.read_text(encoding="utf-8")
 
 
 def pair(name: str, *extra: str, left: str = "left.json", right: str = "right.json") -> list[str]:
@@ -91,7 +83,7 @@ def golden_name(name: str, mode: str, suffix: str) -> str:
 
 
 @pytest.mark.parametrize(("name", "mode", "status"), GOLDEN, ids=[f"{g[0]}-{g[1]}" for g in GOLDEN])
-def test_golden_json(name, mode, status):
+def test_golden_json(name, mode, status, golden):
     args = PAIRS[name]
     mode_args = [] if mode == "replay" else ["--mode", mode]
     code, out, err = diff(*args, *mode_args, "--format", "json")
@@ -99,23 +91,23 @@ def test_golden_json(name, mode, status):
     document = json.loads(out)
     assert (document["left"], document["right"]) == (args[0], args[1])
     assert document["mode"] == mode
-    check_golden(golden_name(name, mode, "json"), out)
+    golden(EXPECTED / golden_name(name, mode, "json"), out)
 
 
 @pytest.mark.parametrize(
     ("name", "mode", "status"),
     [("format-change", "compare", 0), ("inconsistent-renaming", "compare", 1)],
 )
-def test_golden_text_compare(name, mode, status):
+def test_golden_text_compare(name, mode, status, golden):
     code, out, err = diff(*PAIRS[name], "--mode", mode)
     assert (code, err) == (status, "")
-    check_golden(golden_name(name, mode, "txt"), out)
+    golden(EXPECTED / golden_name(name, mode, "txt"), out)
 
 
-def test_golden_text_providers():
+def test_golden_text_providers(golden):
     code, out, _ = diff(*PROVIDERS)
     assert code == 1
-    check_golden("providers.txt", out)
+    golden(EXPECTED / "providers.txt", out)
 
 
 def test_json_contract_fields():

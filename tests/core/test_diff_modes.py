@@ -26,7 +26,7 @@ from inspector.core.diff import (
     diff_transcripts,
     plain_text,
 )
-from inspector.core.formats import load_bytes, load_path, load_tools
+from inspector.core.formats import anthropic, chat_completions, load_bytes, load_path, load_tools
 from inspector.core.gate import gate_transcript
 from inspector.core.model import Envelope, InspectorError, Item, Origin, Transcript
 from inspector.core.report.diff_json import diff_document
@@ -541,7 +541,7 @@ def test_status_not_recorded_keeps_a_real_verdict_for_foreign_calls():
     del chat_call["status"], chat_call["id"]
     left = diff_results(
         gate_transcript(transcript([fc("c1")])),
-        gate_transcript(transcript([chat_call], Envelope.CHAT_COMPLETIONS, "chat_completions")),
+        gate_transcript(transcript([chat_call], chat_completions.ENVELOPE, "chat_completions")),
         mode="compare",
     )
     assert codes(left)[0] == [
@@ -707,7 +707,7 @@ def render(session: list, other: bool, seed: int) -> tuple[list[dict], Envelope]
             text = f"A {question}"
             content: object = [{"type": "text", "text": text}] if other else text
             items.append({"type": "message", "role": "assistant", "content": content})
-    return items, Envelope.ANTHROPIC if other else Envelope.CHAT_COMPLETIONS
+    return items, anthropic.ENVELOPE if other else chat_completions.ENVELOPE
 
 
 PROPERTY = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

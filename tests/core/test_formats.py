@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from inspector.cli import run
 from inspector.core.diff import diff_results
-from inspector.core.formats import classify, load_bytes, load_path, load_text, load_tools
+from inspector.core.formats import bedrock, classify, load_bytes, load_path, load_text, load_tools
 from inspector.core.gate import Verdict, gate_transcript
-from inspector.core.model import Envelope, InspectorError, LoadError, Severity
+from inspector.core.model import InspectorError, LoadError, Severity
 from tests.conftest import CORPUS, SAMPLES
 
 NATIVE = SAMPLES / "native"
@@ -225,7 +225,7 @@ def test_gemini_blocked_prompt_is_a_failed_response():
 def test_bedrock_request_is_not_taken_for_anthropic_or_chat():
     t = load_path(NATIVE / "bedrock-request.json")
     assert t.format == "bedrock_converse"
-    assert {i.envelope for i in t.items} == {Envelope.BEDROCK}
+    assert {i.envelope for i in t.items} == {bedrock.ENVELOPE}
     calls = [i for i in t.items if i.type == "function_call"]
     outputs = [i for i in t.items if i.type == "function_call_output"]
     assert (
@@ -908,6 +908,8 @@ def _samples() -> list[Path]:
         and p.suffix in (".json", ".jsonl", ".sse")
         and "expected" not in p.parts
         and "tools" not in p.parts
+        # Session files hold several conversations and repeated records: test_sources counts them.
+        and "sessions" not in p.parts
         and not p.name.endswith(".tools.json")
     ]
     if CORPUS.is_dir():

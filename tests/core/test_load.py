@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from inspector.core.formats import load_bytes, load_path, load_text, load_tools
+from inspector.core.formats import chat_completions, load_bytes, load_path, load_text, load_tools
 from inspector.core.jsonio import element_lines
-from inspector.core.model import Envelope, LoadError
+from inspector.core.model import LoadError
 
 
 def test_request_with_items_and_tools(samples):
@@ -93,7 +93,7 @@ def test_chat_completions_request_becomes_items_with_envelope(samples):
     t = load_path(samples / "chat-completions.json")
     assert t.format == "chat_completions"
     assert [i.type for i in t.items] == ["message", "function_call", "function_call_output"]
-    assert all(i.envelope == Envelope.CHAT_COMPLETIONS for i in t.items)
+    assert all(i.envelope == chat_completions.ENVELOPE for i in t.items)
     assert t.items[1].origin.pointer == "/messages/1/tool_calls/0"
     assert t.items[1].raw["arguments"] == '{"city":"Paris"}'
     assert "get_weather" in t.tools

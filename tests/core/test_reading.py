@@ -44,8 +44,8 @@ def inspector(
     input: bytes | None = None,
     memory_cap: int | None = None,
     limit: int | None = None,
-) -> tuple[int, str, str, float]:
-    """Run `python -m inspector` in a fresh process; return status, stdout, stderr, seconds."""
+) -> tuple[int, str, str]:
+    """Run `python -m inspector` in a fresh process; return status, stdout, stderr."""
     command = [sys.executable, "-m", "inspector", *args]
     if limit is not None:
         command = [sys.executable, "-c", SMALL_LIMIT_CLI, str(limit), *args]
@@ -54,7 +54,6 @@ def inspector(
         if memory_cap is not None:
             resource.setrlimit(resource.RLIMIT_AS, (memory_cap, memory_cap))
 
-    start = time.monotonic()
     done = subprocess.run(
         command,
         stdin=stdin,
@@ -64,8 +63,7 @@ def inspector(
         timeout=60,
         preexec_fn=cap,
     )
-    seconds = time.monotonic() - start
-    return done.returncode, done.stdout.decode(), done.stderr.decode(), seconds
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 
 def shell(script: str) -> tuple[int, str, str]:
@@ -105,7 +103,7 @@ def gate_json(path: str) -> dict[str, Any]:
 
 def test_dash_reads_a_redirected_file_and_shows_stdin() -> None:
     with ITEMS.open("rb") as handle:
-        status, out, err, _ = inspector("gate", "-", "--format", "json", stdin=handle)
+        status, out, err = inspector("gate", "-", "--format", "json", stdin=handle)
     expected = gate_json(str(ITEMS))
     document = json.loads(out)["files"][0]
     assert status == 1 and err == ""
@@ -120,16 +118,16 @@ def test_dash_reads_a_pipe() -> None:
 
 
 def test_stdin_errors_say_stdin_and_where() -> None:
-    status, out, err, _ = inspector("gate", "-", input=b'{"input": [\n  {"type": oops}\n]}')
+    status, out, err = inspector("gate", "-", input=b'{"input": [\n  {"type": oops}\n]}')
     assert status == 2 and out == ""
     assert err.startswith("inspector: <stdin>:2:")
     assert "Traceback" not in err
 
 
 def test_events_and_diff_read_stdin() -> None:
-    status, out, _, _ = inspector("events", "-", input=STREAM.read_bytes())
+    status, out, _ = inspector("events", "-", input=STREAM.read_bytes())
     assert status in (0, 1) and out.startswith("<stdin>  (Open Responses stream, sse")
-    status, out, _, _ = inspector(
+    status, out, _ = inspector(
         "diff", str(ITEMS), "-", "--format", "json", input=ITEMS.read_bytes()
     )
     document = json.loads(out)
@@ -139,7 +137,7 @@ def test_events_and_diff_read_stdin() -> None:
 
 
 def test_diff_takes_stdin_for_one_side_only() -> None:
-    status, out, err, _ = inspector("diff", "-", "-", input=ITEMS.read_bytes())
+    status, out, err = inspector("diff", "-", "-", input=ITEMS.read_bytes())
     assert status == 2 and out == ""
     assert "only one of LEFT and RIGHT can be -" in err
 
@@ -204,10 +202,8 @@ def test_named_pipe_without_a_writer_is_cancelled(tmp_path: Path) -> None:
     time.sleep(0.3)
     assert thread.is_alive() and not outcome  # still waiting for a writer
     cancel.set()
-    started = time.monotonic()
-    thread.join(timeout=5)
+    thread.join(timeout=60)  # a guard against a hang, not a measure: the poll sees the flag
     assert not thread.is_alive()
-    assert time.monotonic() - started < 1
     assert isinstance(outcome[0], Cancelled) and "cancelled" in str(outcome[0])
     assert str(fifo) in str(outcome[0])
 
@@ -236,20 +232,20 @@ def test_process_substitution_keeps_working() -> None:
 
 @linux
 def test_dev_zero_ends_at_once_in_bounded_memory() -> None:
-    status, out, err, seconds = inspector("gate", "/dev/zero", memory_cap=1 << 30)
+    # Under a 1 GB address-space cap, and judged on the first chunk (byte offset 0): an endless
+    # device is refused without being read on.
+    status, out, err = inspector("gate", "/dev/zero", memory_cap=1 << 30)
     assert status == 2 and out == ""
     assert err == (
         "inspector: /dev/zero: binary data, not a transcript (a NUL byte at byte offset 0)\n"
     )
-    assert seconds < 20
 
 
 @linux
 def test_dev_urandom_ends_at_once() -> None:
-    status, _, err, seconds = inspector("gate", "/dev/urandom", memory_cap=1 << 30)
+    status, _, err = inspector("gate", "/dev/urandom", memory_cap=1 << 30)
     assert status == 2
     assert err.startswith("inspector: /dev/urandom: binary data, not a transcript")
-    assert seconds < 20
 
 
 def test_random_bytes_are_refused_with_the_offset(tmp_path: Path) -> None:
@@ -322,7 +318,7 @@ def test_gzip_is_known_by_its_bytes_not_its_name(tmp_path: Path) -> None:
     path = tmp_path / "tools.json"
     path.write_bytes(gzip.compress(TOOLS.read_bytes()))
     assert set(load_tools(path)) == set(load_tools(TOOLS))
-    status, out, _, _ = inspector("gate", "-", input=gzip.compress(LOG.read_bytes()))
+    status, out, _ = inspector("gate", "-", input=gzip.compress(LOG.read_bytes()))
     assert status == 1 and out.startswith("<stdin>  (jsonl, ")
 
 
@@ -365,14 +361,13 @@ def test_a_zeros_bomb_is_refused_at_once(tmp_path: Path) -> None:
     bomb = tmp_path / "zeros.gz"
     _bomb(bomb, b"\0", 3 * 10**9)  # 3 GB of zeros in about 3 MB
     tracemalloc.start()
-    started = time.monotonic()
     try:
+        # Offset 0: judged on the first decompressed chunk, never inflated further.
         with pytest.raises(LoadError, match="NUL byte at byte offset 0 of the decompressed data"):
             read_bytes(bomb)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.monotonic() - started < 5
     assert peak < 16 << 20
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -261,10 +260,8 @@ def test_ten_thousand_items(tmp_path: Path) -> None:
     synthetic.write_jsonl(source, 10_000)
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(synthetic.tools()), encoding="utf-8")
-    started = time.perf_counter()
+    # How long it takes is measured by tests/benchmarks/bench_report.py, not asserted here.
     status, page = render(tmp_path, str(source), "--tools", str(tools))
-    elapsed = time.perf_counter() - started
-    print(f"10k-item HTML report: {len(page) / 1e6:.1f} MB in {elapsed:.2f} s")
     assert status == 1
     assert len(page.encode("utf-8")) < 8_000_000
     # Every item has its row (10k is under the limit): count the verdict cells.

@@ -1011,6 +1011,7 @@ def _delta_events(n: int) -> list[StreamEvent]:
     return [StreamEvent(i, i + 1, None, o, None, framing="jsonl") for i, o in enumerate(objs)]
 
 
+@pytest.mark.slow  # a wall-clock ratio: meaningful only on an idle machine
 def test_reduce_time_is_linear_in_the_number_of_deltas() -> None:
     small, large = _delta_events(20_000), _delta_events(200_000)
 

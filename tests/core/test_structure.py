@@ -1,4 +1,4 @@
-"""The core's shape: no import cycles, one Severity and JSON reader, errors under InspectorError."""
+"""The core's shape: one Severity, one JSON reader, every error under InspectorError."""
 
 from __future__ import annotations
 
@@ -12,77 +12,6 @@ import inspector.core
 from inspector.core.model import InspectorError
 
 CORE = Path(inspector.core.__file__).parent
-
-
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(CORE.parent.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _imports(path: Path) -> set[str]:
-    """Every inspector.core module a file imports, at any depth (inside functions too)."""
-    module = _module_name(path)
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base]) if base else ".".join(anchor)
-            # `from pkg import mod` imports the submodule when there is one.
-            names = [base] + [f"{base}.{a.name}" for a in node.names]
-        else:
-            continue
-        found.update(n for n in names if n.startswith("inspector.core"))
-    return found
-
-
-def _graph() -> dict[str, set[str]]:
-    files = {_module_name(p): p for p in CORE.rglob("*.py")}
-    graph: dict[str, set[str]] = {}
-    for name, path in files.items():
-        targets = {t for t in _imports(path) if t in files and t != name}
-        # Importing a.b.c runs a/__init__ and a/b/__init__ first.
-        for target in list(targets):
-            parts = target.split(".")
-            targets.update(
-                ".".join(parts[:i]) for i in range(3, len(parts)) if ".".join(parts[:i]) in files
-            )
-        graph[name] = {t for t in targets if t != name and not name.startswith(t + ".")}
-    return graph
-
-
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    cycles: list[list[str]] = []
-    state: dict[str, int] = {}
-
-    def visit(node: str, trail: list[str]) -> None:
-        state[node] = 1
-        for target in sorted(graph[node]):
-            if state.get(target) == 1:
-                cycles.append([*trail[trail.index(target) :], target])
-            elif target not in state:
-                visit(target, [*trail, target])
-        state[node] = 2
-
-    for node in sorted(graph):
-        if node not in state:
-            visit(node, [node])
-    return cycles
-
-
-def test_the_cycle_finder_finds_a_cycle() -> None:
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
-    assert _cycles({"a": {"b"}, "b": set()}) == []
-
-
-def test_no_import_cycles_in_core() -> None:
-    graph = _graph()
-    assert graph.get("inspector.core.formats")
-    assert _cycles(graph) == []
 
 
 def _core_modules() -> list[str]:
@@ -135,21 +64,5 @@ def test_one_severity_and_one_json_reader() -> None:
 def test_each_format_module_detects_and_loads() -> None:
     from inspector.core import formats
 
-    for module in formats.FORMATS:
-        assert callable(module.detect) and callable(module.load) and module.KINDS
-
-
-def test_the_diff_does_not_import_the_report() -> None:
-    # The report renders diff results; the diff's own JSON document lives in report/.
-    graph = _graph()
-    diff = {
-        name: targets for name, targets in graph.items() if name.startswith("inspector.core.diff")
-    }
-    assert "inspector.core.diff.align" in diff
-    upward = {
-        (name, target)
-        for name, targets in diff.items()
-        for target in targets
-        if target == "inspector.core.report" or target.startswith("inspector.core.report.")
-    }
-    assert upward == set()
+    for spec in formats.FORMATS:
+        assert callable(spec.detect) and callable(spec.load) and spec.kinds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +14,7 @@ pytest.importorskip("PySide6")
 
 from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import GateResult, gate_transcript
+from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
 from tests.conftest import SAMPLES
@@ -23,6 +24,9 @@ PROVIDER_B = SAMPLES / "providers" / "provider-b.json"
 SALES_TOOLS = SAMPLES / "tools" / "sales-tools.json"
 ARTICLE = SAMPLES / "article" / "items.json"
 REGION_TOOLS = SAMPLES / "article" / "region-schema.tools.json"
+
+# As the app does when it makes its QApplication: before the tests' many Qt calls.
+pin_singletons()
 
 
 def digest(path: Path) -> str:
@@ -128,30 +132,75 @@ def model_indexes(model, parent=None, *, levels: int, rows: int, depth: int = 0)
                 yield from model_indexes(model, index, levels=levels, rows=rows, depth=depth + 1)
 
 
-class TickGaps:
-    """Measures how long the GUI thread goes without running a QTimer (its responsiveness)."""
+class WorkerProbe:
+    """Wraps the work of every TaskRunner job on some channels: records the thread each ran on,
+    and can hold the work at its start until the test has seen the GUI thread answer."""
 
-    def __init__(self, interval_ms: int = 10) -> None:
+    def __init__(self, channels: frozenset[str], hold: bool) -> None:
+        self.channels, self.hold = channels, hold
+        self.threads: list[threading.Thread] = []
+        self.finished = 0
+        self.entered = threading.Event()
+        self.released = threading.Event()
+
+    def wrap(self, channel: str, work):
+        """The work, recorded (and held) when it runs on one of the probed channels."""
+        if channel not in self.channels:
+            return work
+
+        def probed(progress):
+            thread = threading.current_thread()
+            self.threads.append(thread)
+            if self.hold and thread is not threading.main_thread():
+                self.entered.set()
+                self.released.wait(timeout=120)  # a guard against a hang, not a measure
+            try:
+                return work(progress)
+            finally:
+                self.finished += 1
+
+        return probed
+
+    @property
+    def off_gui_thread(self) -> bool:
+        """Whether work ran, and all of it on worker threads."""
+        return bool(self.threads) and threading.main_thread() not in self.threads
+
+    def gui_answers_while_held(self, qtbot) -> bool:
+        """Wait for work to be held, post an event to the GUI thread, release the work once the
+        GUI thread has run it; whether it ran while the work was still unfinished."""
         from PySide6.QtCore import QTimer
 
-        self._timer = QTimer()
-        self._timer.setInterval(interval_ms)
-        self._timer.timeout.connect(self._tick)
-        self._last = 0.0
-        self.longest = 0.0
-        self.ticks = 0
+        qtbot.waitUntil(self.entered.is_set, timeout=60_000)
+        answered: list[bool] = []
+        QTimer.singleShot(0, lambda: answered.append(self.finished == 0))
+        try:
+            qtbot.waitUntil(lambda: bool(answered), timeout=60_000)
+        finally:
+            self.released.set()
+        return answered == [True]
 
-    def _tick(self) -> None:
-        now = time.monotonic()
-        self.longest = max(self.longest, now - self._last)
-        self._last = now
-        self.ticks += 1
 
-    def __enter__(self) -> TickGaps:
-        self._last = time.monotonic()
-        self._timer.start()
-        return self
+@pytest.fixture
+def probe_workers(monkeypatch):
+    """Probe the work TaskRunner runs on the given channels (``hold``: see WorkerProbe)."""
+    from inspector.gui.qt_workers import TaskRunner
 
-    def __exit__(self, *_exc: object) -> None:
-        self._tick()  # the time since the last tick counts too
-        self._timer.stop()
+    probes: list[WorkerProbe] = []
+    real = TaskRunner.start
+
+    def start(self, channel, work, *args, **kwargs):
+        for probe in probes:
+            work = probe.wrap(channel, work)
+        return real(self, channel, work, *args, **kwargs)
+
+    monkeypatch.setattr(TaskRunner, "start", start)
+
+    def make(*channels: str, hold: bool = True) -> WorkerProbe:
+        probe = WorkerProbe(frozenset(channels), hold)
+        probes.append(probe)
+        return probe
+
+    yield make
+    for probe in probes:
+        probe.released.set()  # never leave a worker waiting

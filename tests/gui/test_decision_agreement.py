@@ -173,7 +173,7 @@ def test_a_stream_with_error_violations_blocks_in_the_threaded_window(make_windo
     assert status == 1
     window = make_window(synchronous=False)
     window.open_file("left", str(GAP))
-    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=60_000)
     assert window.decision_label.text().startswith(f"{GAP.name}: Replay UNSAFE: stream ")
 
 

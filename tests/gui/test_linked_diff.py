@@ -117,7 +117,7 @@ def test_aligned_mode_expands_the_twin_row(pair_window):
 def test_filter_by_verdict_and_text(pair_window, qtbot):
     window = pair_window
     window.set_aligned(False)
-    with qtbot.waitSignal(window.left.filter_changed, timeout=2000):
+    with qtbot.waitSignal(window.left.filter_changed, timeout=60_000):
         window.left.filter_edit.setText("verdict:ok")  # typing is debounced, then filters
     shown = window.left.model
     assert shown.rowCount() == 3

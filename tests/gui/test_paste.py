@@ -48,7 +48,7 @@ def test_scratch_regates_as_it_is_edited(window, qtbot):
     call = {**WEB_SEARCH, "type": "function_call", "status": "in_progress"}
     scratch.editor.selectAll()
     scratch.editor.insertPlainText(json.dumps(call))
-    qtbot.waitUntil(lambda: scratch.banner.verdict_text == "status", timeout=3000)
+    qtbot.waitUntil(lambda: scratch.banner.verdict_text == "status", timeout=60_000)
 
 
 def test_unparsable_paste_shows_the_loader_error(window):
@@ -78,7 +78,7 @@ def test_a_schema_goes_into_the_schema_box(article_window, qtbot):
     window.paste(json.dumps(schema))
     panel = window.arguments_panel
     assert json.loads(panel.schema_view.toPlainText()) == schema
-    qtbot.waitUntil(lambda: panel.verdict == Verdict.OK, timeout=3000)
+    qtbot.waitUntil(lambda: panel.verdict == Verdict.OK, timeout=60_000)
 
 
 def test_route_paste():

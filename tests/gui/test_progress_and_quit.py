@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 from PySide6.QtCore import QMessageLogContext, QtMsgType
@@ -106,14 +105,11 @@ def test_cancel_stops_the_work_itself(make_window, qtbot, tmp_path, monkeypatch)
     assert window.left.name_label.text() == "big.jsonl"  # the header names the file meanwhile
     window.left.cancel_button.click()
     pressed.set()
-    started = time.monotonic()
-    assert window.runner.wait(30_000)
-    stopped = time.monotonic() - started
+    assert window.runner.wait(60_000)
     assert outcomes == ["load cancelled"]  # the parse stopped at its next line; no gating
     assert window.results["left"] is None
     assert window.left.stack.currentIndex() == 0  # back to the drop target
     assert window.left.name_label.text() == "No file"
-    print(f"\nwork stopped {stopped * 1000:.0f} ms after Cancel")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -26,4 +26,4 @@ def test_the_work_around_applies_only_where_needed():
     if sys.version_info >= (3, 12):
         assert not qt_compat.pin_singletons()  # immortal singletons: nothing to do
     elif qt_compat.singletons_leak():
-        assert sys.getrefcount(None) >= qt_compat._PINNED // 2  # pinned when the GUI loaded
+        assert sys.getrefcount(None) >= qt_compat._PINNED // 2  # pinned by the GUI tests' conftest

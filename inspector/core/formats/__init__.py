@@ -1,49 +1,64 @@
 """Input formats: detect what a file is and load it as a Transcript with the origin of every item.
 
-Each module of this package is one format, with `detect(obj) -> (score, kind) | None`,
-`load(builder, record, kind)` and `KINDS` (record kind → the transcript's format name); formats
-that have streams of their own add `detect_stream(events)`, `assemble_stream(events, path)` and
-`LABEL`, and may add `is_event(obj)` (one event of an SDK recording, one per JSONL line) and
-`ARRAY_STREAM_KIND` (the kind `detect` gives a stream recorded as one JSON array). Adding a
-format means adding a module and one entry in `FORMATS` (and `STREAM_FORMATS`). Detection is
-scored: every format scores a record and the best match takes it, so a record two formats could
-claim goes to the one it fits better.
+**Adding a format is one module plus one line.** The module (say `acme.py`) holds the format's
+detection and loading and ends with its declaration:
 
-Framing is handled here, once for every format: one JSON document, JSON Lines (each line
-classified on its own), and recorded streams (SSE, JSONL of event objects, or a JSON array of
-them), which are decoded once and kept on the transcript. Another API's records convert through
-`_convert.Converter`, so ids, pairing, arguments and status follow one set of rules.
+    ENVELOPE = Envelope("acme", "Acme Chat", finding="acme_envelope", wording="an Acme Chat")
+    API = Api(ENVELOPE, "acme", STOP_REASONS, "stop_reason")   # if it converts (`_convert`)
+    ...
+    FORMAT = FormatSpec(
+        name="acme", envelope=ENVELOPE, kinds=KINDS, detect=detect, load=load,
+        detect_stream=detect_stream, assemble_stream=assemble_stream,  # streams of its own
+        is_event=is_event, array_stream_kind="acme_stream",            # optional
+    )
+
+and the line is its name, `"acme"`, in `FORMAT_MODULES` below. `detect(obj)` scores a parsed
+value, `(0–100, kind)` or None; `load(builder, record, kind)` adds it (converting another API's
+records through `_convert.Converter`, so ids, pairing, arguments and status follow one set of
+rules); `kinds` maps each record kind to the transcript's format name. Records that are not
+Open Responses carry the format's `Envelope`, which names the gate finding they get (and its
+wording): the gate reads it from the transcript, so a foreign format cannot be added without
+one — `Envelope` and `FormatSpec` refuse it at import, `register` refuses duplicates, and
+tests/core/test_format_contract.py checks every foreign format has a sample and a golden. (Its
+finding code, like every code, is also listed in `core/codes.py` and the README's code table.)
+Everything else is derived from the registry: the display labels, the "expected …" text of
+an unrecognised record, the envelope findings, the stream formats and the kind maps.
+
+Detection is scored: every format scores a record and the best match takes it, so a record two
+formats could claim goes to the one it fits better.
+
+Framing is decided here, once for every format: `sniff(data)` reads the first line (or an
+array's first element) and says which `Framing` the file has (one JSON document, JSON Lines
+with each line classified on its own, SSE, JSONL of stream events, or a JSON array of them),
+and loading dispatches on it. Streams are decoded once and kept on the transcript.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import json
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from types import ModuleType
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 import orjson
 
-from inspector.core.formats import (
-    _lean,
-    anthropic,
-    bedrock,
-    chat_completions,
-    errors,
-    gemini,
-    open_responses,
-)
+from inspector.core.formats import _lean, open_responses
 from inspector.core.formats._records import (
     CERTAIN,
-    EXPECTED,
     Builder,
     Record,
     describe,
     tools_from_list,
 )
+from inspector.core.formats._sessions import first_record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import (
     decode_text,
     display_name,
@@ -52,7 +67,6 @@ from inspector.core.jsonio import (
     has_long_digits,
     is_wide,
     load_json,
-    parse_event,
     read_bytes,
     strip_utf8_bom,
     utf8_error,
@@ -61,6 +75,7 @@ from inspector.core.model import (
     Cancelled,
     LoadError,
     Origin,
+    Severity,
     Tool,
     Transcript,
     join_pointer,
@@ -70,44 +85,130 @@ from inspector.core.stream import (
     StreamEvent,
     StreamResult,
     Violation,
-    events_from_bytes,
+    decode_sse,
     events_from_json_lines,
+    events_from_sse,
     reduce_stream,
     stream_transcript,
 )
 
-#: The formats, in the order that breaks a tie in detection scores.
-FORMATS: tuple[ModuleType, ...] = (
-    open_responses,
-    chat_completions,
-    anthropic,
-    gemini,
-    bedrock,
-    errors,
-)
-#: Formats with streams of their own (others' events are reduced as Open Responses events).
-STREAM_FORMATS: tuple[ModuleType, ...] = (chat_completions, anthropic, gemini, bedrock)
-#: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
-_ARRAY_STREAMS: dict[str, ModuleType] = {
-    m.ARRAY_STREAM_KIND: m for m in STREAM_FORMATS if hasattr(m, "ARRAY_STREAM_KIND")
-}
 
-_FORMAT_OF_KIND: dict[str, str] = {k: v for m in FORMATS for k, v in m.KINDS.items()}
-_MODULE_OF_KIND: dict[str, ModuleType] = {k: m for m in FORMATS for k in m.KINDS}
+def register(*specs: FormatSpec) -> tuple[FormatSpec, ...]:
+    """Check formats for a registry (each a FormatSpec; names, kinds, findings unique)."""
+    seen: dict[str, str] = {}
+    for spec in specs:
+        if not isinstance(spec, FormatSpec):
+            raise TypeError(f"{spec!r} is not a FormatSpec (a format module ends with FORMAT)")
+        claims = [f"format {spec.name}", *(f"record kind {k}" for k in spec.kinds)]
+        if spec.envelope is not None:
+            claims.append(f"envelope finding {spec.envelope.finding}")
+        for claim in claims:
+            if claim in seen:
+                raise TypeError(f"{claim} is declared by {seen[claim]!r} and {spec.name!r}")
+            seen[claim] = spec.name
+    return specs
+
+
+class Registry:
+    """The registered formats and what is derived from them (labels, kinds, streams, texts)."""
+
+    def __init__(self, specs: Iterable[FormatSpec]) -> None:
+        #: The formats, in the order that breaks a tie in detection scores.
+        self.formats = register(*specs)
+        #: Format name → its one display name.
+        self.labels: Mapping[str, str] = MappingProxyType({f.name: f.label for f in self.formats})
+        #: Envelope finding code → how its text names the record ("a Chat Completions").
+        self.envelope_findings: Mapping[str, str] = MappingProxyType(
+            {
+                f.envelope.finding: f.envelope.wording
+                for f in self.formats
+                if f.envelope is not None and f.envelope.finding and f.envelope.wording
+            }
+        )
+        #: Formats with streams of their own (others' events are reduced as Open Responses').
+        self.stream_formats = tuple(f for f in self.formats if f.has_stream)
+        #: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
+        self.array_streams: dict[str, FormatSpec] = {
+            f.array_stream_kind: f for f in self.stream_formats if f.array_stream_kind
+        }
+        self.format_of_kind: dict[str, str] = {
+            k: v for f in self.formats for k, v in f.kinds.items()
+        }
+        self.spec_of_kind: dict[str, FormatSpec] = {k: f for f in self.formats for k in f.kinds}
+        #: What the loader accepts, for the "unrecognised record" error.
+        self.expected = _expected(self.formats)
+
+
+def _expected(specs: Sequence[FormatSpec]) -> str:
+    """Say what the loader accepts: each format's own words, the plain foreign ones together."""
+    parts: list[str] = []
+    plain: list[FormatSpec] = []
+    for spec in specs:
+        if spec.accepts is not None:
+            parts.append(spec.accepts)
+        elif not plain:
+            plain.append(spec)
+            parts.append("")  # the place of the foreign formats' phrase
+        else:
+            plain.append(spec)
+    if plain:
+        labels = [s.label for s in plain]
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
+        article = "an" if named[:1].lower() in "aeiou" else "a"
+        things = "record or stream" if any(s.has_stream for s in plain) else "record"
+        parts[parts.index("")] = f"{article} {named} {things}"
+    return ", ".join(parts[:-1]) + ", or " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+#: The format modules, in the order that breaks a tie in detection scores. A new format is its
+#: module and its name here.
+FORMAT_MODULES = (
+    "open_responses",
+    "chat_completions",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "errors",
+    "codex",
+    "claude_code",
+    "inspect_log",
+)
+REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
+#: Formats whose files are whole sessions, read by their module's own loader (`MARKERS`,
+#: `matches(data, first)`, `load_file(data, path, source, check) -> list[Transcript]`): a file
+#: may hold several conversations (see `load_conversations`).
+SESSION_FORMATS: tuple[ModuleType, ...] = tuple(
+    importlib.import_module(f"{__name__}.{m}") for m in ("codex", "claude_code", "inspect_log")
+)
+#: The registered formats (see `REGISTRY` for what is derived from them).
+FORMATS = REGISTRY.formats
+STREAM_FORMATS = REGISTRY.stream_formats
+#: Format name → display label, and what the loader accepts (derived from `FORMATS`).
+FORMAT_LABELS = REGISTRY.labels
+EXPECTED = REGISTRY.expected
 #: Below this size a JSON document's item lines are located exactly; above it, lazily skipped.
 LOCATE_LIMIT = 64 * 1024**2
 
 __all__ = [
     "EXPECTED",
     "FORMATS",
+    "FORMAT_LABELS",
+    "REGISTRY",
+    "STREAM_FORMATS",
+    "FormatSpec",
+    "Framing",
+    "Registry",
     "classify",
     "detect_stream_dialect",
     "load_bytes",
+    "load_conversations",
     "load_path",
     "load_stream",
     "load_stream_path",
     "load_text",
     "load_tools",
+    "register",
+    "sniff",
     "tools_from_document",
     "tools_from_list",
     "transcript_from_record",
@@ -121,8 +222,8 @@ __all__ = [
 def classify(obj: Any) -> str:
     """Name the kind of one JSON record (the best-scoring format's), or 'unknown'."""
     best_score, best_kind = 0, "unknown"
-    for module in FORMATS:
-        found = module.detect(obj)
+    for spec in REGISTRY.formats:
+        found = spec.detect(obj)
         if found is None:
             continue
         score, kind = found
@@ -135,23 +236,24 @@ def classify(obj: Any) -> str:
 
 def _add_record(b: Builder, record: Record, kind: str | None = None) -> str:
     kind = kind or classify(record.obj)
-    if kind in _ARRAY_STREAMS:
+    registry = REGISTRY
+    if kind in registry.array_streams:
         # A whole stream recorded as one JSON array is a file of its own, never a record
         # among others (a line of a JSONL log, a Batch body).
         raise LoadError(
-            f"a {_ARRAY_STREAMS[kind].LABEL} stream recorded as a JSON array must be a file of "
-            "its own, not one record among others",
+            f"{registry.array_streams[kind].envelope_wording} stream recorded as a JSON array "
+            "must be a file of its own, not one record among others",
             path=b.path,
             line=record.line,
         )
-    module = _MODULE_OF_KIND.get(kind)
-    if module is None:
+    spec = registry.spec_of_kind.get(kind)
+    if spec is None:
         raise LoadError(
-            f"unrecognised record: found {describe(record.obj)}; expected {EXPECTED}",
+            f"unrecognised record: found {describe(record.obj)}; expected {registry.expected}",
             path=b.path,
             line=record.line,
         )
-    module.load(b, record, kind)
+    spec.load(b, record, kind)
     return kind
 
 
@@ -165,7 +267,140 @@ def transcript_from_record(
     """Build a transcript from one parsed record (request, response, chat or Anthropic message)."""
     b = _builder(path)
     kind = _add_record(b, Record(obj, line, ""))
-    return b.transcript(fmt or _FORMAT_OF_KIND[kind])
+    return b.transcript(fmt or REGISTRY.format_of_kind[kind])
+
+
+# --------------------------------------------------------------------------------------------
+# Framing: decided once per file
+
+
+class Framing(StrEnum):
+    """How a file lays out its records, decided once from its first bytes (see `sniff`)."""
+
+    #: Nothing but whitespace (and a byte-order mark).
+    EMPTY = "empty"
+    #: One JSON value, over any number of lines: a record, an array of items, one event.
+    DOCUMENT = "document"
+    #: JSON Lines: one record per line.
+    JSONL = "jsonl"
+    #: Server-sent events.
+    SSE = "sse"
+    #: JSON Lines of stream events (an SDK's recording, one event per line).
+    EVENT_JSONL = "event_jsonl"
+    #: One JSON array of another API's stream events or chunks.
+    EVENT_ARRAY = "event_array"
+
+
+#: An SSE field line (`event:`, `data:`, `id:`, `retry:`) or comment (`:`), per WHATWG.
+_SSE_FIELD = re.compile(rb"(event|data|id|retry)\s*:|:")
+_SSE_LINE = re.compile(rb"^[ \t]*(event|data|id|retry)[ \t]*:", re.MULTILINE)
+_NON_BLANK = re.compile(rb"\S")
+#: How much of a file's head is looked at for SSE fields below a first line that is not one.
+_HEAD = 1 << 16
+#: Past this size an array's first element is not a stream event or chunk (the document's
+#: loader still finds an array of big chunks by its kind, once it has parsed it).
+_ELEMENT_LIMIT = 1 << 20
+#: Not a whole JSON value.
+_NOT_JSON: Any = object()
+_SCANNER = json.JSONDecoder()
+
+
+def sniff(data: bytes) -> Framing:
+    """Decide how a file is framed, once, from its first line (or an array's first element).
+
+    After a byte-order mark and blank lines: a first line that is an SSE field (`event:`,
+    `data:`, `id:`, `retry:`, a `:` comment) is SSE; a first line that is a whole JSON value
+    with more lines after it is JSON Lines, of events when that value is a stream event; a file
+    that starts with no JSON but has SSE fields in its head is SSE; an array whose first element
+    is another API's stream event or chunk is an event array; anything else is one document.
+    Lines end at LF, CRLF or a lone CR. Bad UTF-16/32 data is a LoadError.
+    """
+    return _sniff(_utf8_body(data, None))
+
+
+def _utf8_body(data: bytes, path: str | None) -> bytes:
+    """The data as UTF-8 without a byte-order mark (UTF-16/32 is decoded first)."""
+    if is_wide(data):
+        return decode_text(data, path).encode("utf-8", "surrogatepass")
+    return strip_utf8_bom(data)
+
+
+def _first_non_blank(body: bytes, start: int = 0) -> int | None:
+    """The offset of the first non-whitespace byte at or after `start` (no copy of the body)."""
+    found = _NON_BLANK.search(body, start)
+    return None if found is None else found.start()
+
+
+def _line(body: bytes, start: int) -> tuple[int, int | None]:
+    """Where the line at `start` ends, and where the next begins (None: it is the last).
+
+    Lines end at LF, CRLF or a lone CR; found with `find`, not a regular expression, so that a
+    file of one long line costs a scan of memory rather than a pass of the regex engine.
+    """
+    lf = body.find(b"\n", start)
+    cr = body.find(b"\r", start, lf if lf >= 0 else len(body))
+    if cr >= 0:
+        return cr, cr + 2 if body[cr + 1 : cr + 2] == b"\n" else cr + 1
+    if lf >= 0:
+        return lf, lf + 1
+    return len(body), None
+
+
+def _sniff(body: bytes) -> Framing:
+    start = _first_non_blank(body)
+    if start is None:
+        return Framing.EMPTY
+    end, after = _line(body, start)
+    head = body[start : min(end, start + 256)]
+    json_start = head[:1] in (b"{", b"[")
+    if not json_start and _SSE_FIELD.match(head):
+        return Framing.SSE
+    if after is not None and _first_non_blank(body, after) is not None:
+        value = _whole_value(body[start:end])
+        if value is not _NOT_JSON:
+            return Framing.EVENT_JSONL if classify(value) == "stream_event" else Framing.JSONL
+        if not json_start and _SSE_LINE.search(body, start, start + _HEAD):
+            return Framing.SSE  # a first line the decoder ignores (a status line, a header)
+    if head[:1] == b"[" and classify([_first_element(body, start)]) in REGISTRY.array_streams:
+        return Framing.EVENT_ARRAY
+    return Framing.DOCUMENT
+
+
+def _whole_value(line: bytes) -> Any:
+    """The JSON value a line holds by itself, or _NOT_JSON."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return load_json(line.decode("utf-8"))  # big integers and what else orjson refuses
+    except (LoadError, UnicodeDecodeError):
+        return _NOT_JSON
+
+
+def _first_value(body: bytes) -> Any:
+    """The value of a body's first non-blank line, or _NOT_JSON."""
+    start = _first_non_blank(body) or 0
+    return _whole_value(body[start : _line(body, start)[0]])
+
+
+def _first_element(body: bytes, start: int) -> Any:
+    """The first element of the JSON array at `start`, read from as little of it as will do."""
+    size = _HEAD
+    while True:
+        # A character cut at the window's end is dropped: the element then reads as cut off.
+        text = body[start + 1 : start + 1 + size].decode("utf-8", "ignore")
+        at = first_non_space(text)
+        if at is not None and text[at] != "]":
+            try:
+                return _SCANNER.raw_decode(text, at)[0]
+            except RecursionError:
+                return _NOT_JSON  # nested too deeply: the document's loader says so
+            except ValueError:
+                pass
+        if start + 1 + size >= len(body) or size >= _ELEMENT_LIMIT:
+            return _NOT_JSON
+        size *= 4
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,53 +408,79 @@ def transcript_from_record(
 
 
 def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -> Transcript:
-    """Load a recorded stream (SSE, or JSONL of event objects): decoded once, kept on the result.
+    """Load a file that must be a recorded stream (SSE, JSONL of events, an array of chunks).
 
-    Open Responses streams are reduced by the checked reducer; another API's stream is
-    assembled into its final record, converted like that record, and reported as the foreign
-    envelope it is (one `foreign_stream` violation).
+    The events are decoded once and kept on the result. Open Responses streams are reduced by
+    the checked reducer; another API's stream is assembled into its final record, converted
+    like that record, and reported as the foreign envelope it is (one `foreign_stream`
+    violation).
     """
-    array = _load_array_stream(data, path, strict)
-    if array is not None:
-        return array
-    events = _foreign_jsonl_events(data) or events_from_bytes(data, path)
+    body = _utf8_body(data, path)
+    return _load_stream(body, path, strict, _sniff(body))
+
+
+def _load_stream(body: bytes, path: str | None, strict: bool, framing: Framing) -> Transcript:
+    at = _first_non_blank(body) or 0
+    # An array of chunks too big for sniff to look into is found by its kind once parsed.
+    if framing is Framing.EVENT_ARRAY or (
+        framing is Framing.DOCUMENT and body[at : at + 1] == b"["
+    ):
+        array = _load_array_stream(body, path, strict)
+        if array is not None:
+            return array
+        framing = Framing.DOCUMENT  # an array of chunks and other things: not a stream
+    if framing is Framing.EVENT_JSONL or (
+        framing in (Framing.JSONL, Framing.DOCUMENT) and _names_an_event(_first_value(body))
+    ):
+        # A file that must be a stream takes a first line whose type names an event
+        # (`response.*`, `error`, `slug:…`) as one; a transcript would take it as an item.
+        events = events_from_json_lines(
+            (n, line) for n, line in enumerate(body.splitlines(), start=1) if line.strip()
+        )
+    elif framing is Framing.SSE:
+        events = events_from_sse(decode_sse(body))
+    elif framing is Framing.EMPTY:
+        raise LoadError("the file is empty; expected a recorded event stream", path=path)
+    else:
+        start = at
+        blank = body[:start]
+        first = blank.count(b"\n") + blank.count(b"\r") - blank.count(b"\r\n") + 1
+        if body[start : start + 1] in (b"{", b"["):
+            raise LoadError(
+                "this is a JSON document, not a recorded event stream (try `inspector gate`)",
+                path=path,
+                line=first,
+            )
+        raise LoadError(
+            "no server-sent events found (no `event:` or `data:` lines)", path=path, line=first
+        )
     if not events:
-        raise LoadError("the stream has no events", path=path)
-    framing = events[0].framing
-    module = _stream_format(events)
-    if module is not None:
-        return _foreign_stream(module, events, path, framing, strict)
-    fmt = "stream_jsonl" if framing == "jsonl" else "sse"
+        raise LoadError(
+            "no server-sent events found (no `event:` or `data:` lines)", path=path, line=1
+        )
+    event_framing = events[0].framing
+    spec = _stream_format(events)
+    if spec is not None:
+        return _foreign_stream(spec, events, path, event_framing, strict)
+    fmt = "stream_jsonl" if event_framing == "jsonl" else "sse"
     result = reduce_stream(events, strict=strict)
     return dataclasses.replace(stream_transcript(result, path, fmt), events=tuple(events))
 
 
-def _foreign_jsonl_events(data: bytes) -> list[StreamEvent] | None:
-    """Events of JSON Lines whose first line is another API's stream event, else None.
-
-    Open Responses event lines are recognised by the stream decoder itself; SDK recordings of
-    other APIs' streams (a ConverseStream event per line, `chat.completion.chunk` objects,
-    Anthropic events) are recognised by their formats.
-    """
-    body = strip_utf8_bom(data)
-    if body.lstrip()[:1] != b"{":
-        return None
-    lines = [(n, line) for n, line in enumerate(body.splitlines(), start=1) if line.strip()]
-    if not all(line.lstrip()[:1] == b"{" for _, line in lines):
-        return None
-    first, error = parse_event(lines[0][1])
-    if error is not None or not any(_is_event(m, first) for m in STREAM_FORMATS):
-        return None
-    return events_from_json_lines(lines)
-
-
-def _is_event(module: ModuleType, obj: Any) -> bool:
-    is_event = getattr(module, "is_event", None)
-    return bool(is_event is not None and is_event(obj))
+def _names_an_event(value: Any) -> bool:
+    """Whether a value is a stream event, read leniently (its type names one)."""
+    if value is _NOT_JSON:
+        return False
+    if classify(value) == "stream_event":
+        return True
+    kind = value.get("type") if isinstance(value, dict) else None
+    return isinstance(kind, str) and (
+        kind.startswith("response.") or kind == "error" or ":" in kind
+    )
 
 
 def _array_stream(
-    module: ModuleType, document: list[Any], path: str | None, text: str, strict: bool
+    spec: FormatSpec, document: list[Any], path: str | None, text: str, strict: bool
 ) -> Transcript:
     """A stream recorded as one JSON array of events (or chunks): one event per element."""
     lines = element_lines(text, ()) if len(text) <= LOCATE_LIMIT else []
@@ -227,60 +488,58 @@ def _array_stream(
         start = first_non_space(text) or 0
         lines = [text.count("\n", 0, start) + 1] * len(document)
     events = events_from_json_lines(zip(lines, document, strict=True))
-    return _foreign_stream(module, events, path, "json_array", strict)
+    return _foreign_stream(spec, events, path, "json_array", strict)
 
 
 def _load_array_stream(data: bytes, path: str | None, strict: bool) -> Transcript | None:
     """A file that is one JSON array of another API's stream chunks, else None."""
-    if strip_utf8_bom(data).lstrip()[:1] != b"[":
-        return None
     text = decode_text(data, path).removeprefix("\ufeff")
     try:
         document = load_json(text, path)
     except LoadError:
         return None
-    module = _ARRAY_STREAMS.get(classify(document))
-    return None if module is None else _array_stream(module, document, path, text, strict)
+    spec = REGISTRY.array_streams.get(classify(document))
+    return None if spec is None else _array_stream(spec, document, path, text, strict)
 
 
-def _stream_format(events: Sequence[StreamEvent]) -> ModuleType | None:
-    """The format module of a foreign stream, or None for an Open Responses stream."""
-    return next((m for m in STREAM_FORMATS if m.detect_stream(events)), None)
+def _stream_format(events: Sequence[StreamEvent]) -> FormatSpec | None:
+    """The format of a foreign stream, or None for an Open Responses stream."""
+    return next(
+        (s for s in REGISTRY.stream_formats if s.detect_stream and s.detect_stream(events)), None
+    )
 
 
 def detect_stream_dialect(events: Sequence[StreamEvent]) -> str:
-    """Name the API a stream speaks: `open_responses` or a foreign format's module name."""
-    module = _stream_format(events)
-    return "open_responses" if module is None else _format_name(module)
-
-
-def _format_name(module: ModuleType) -> str:
-    """The transcript format a module's records load as (`chat_completions`, `gemini`, …)."""
-    return str(next(iter(module.KINDS.values())))
+    """Name the API a stream speaks: `open_responses` or a foreign format's name."""
+    spec = _stream_format(events)
+    return "open_responses" if spec is None else spec.name
 
 
 def _foreign_stream(
-    module: ModuleType,
+    spec: FormatSpec,
     events: Sequence[StreamEvent],
     path: str | None,
     framing: str,
     strict: bool,
 ) -> Transcript:
-    record = module.assemble_stream(events, path)
-    transcript = transcript_from_record(record, path, events[0].line, _format_name(module))
+    assert spec.assemble_stream is not None
+    record = spec.assemble_stream(events, path)
+    transcript = transcript_from_record(record, path, events[0].line, spec.name)
     first = events[0]
     message = (
-        f"this is a {module.LABEL} stream, not Open Responses: a foreign envelope blocks replay "
-        "(convert the record before replaying it to an Open Responses provider)"
+        f"this is {spec.envelope_wording} stream, not Open Responses: a foreign envelope blocks "
+        "replay (convert the record before replaying it to an Open Responses provider)"
     )
     stream = StreamResult(
         responses=(),
         status="foreign",
         events=len(events),
-        violations=(Violation("foreign_stream", "error", first.index, None, first.line, message),),
+        violations=(
+            Violation("foreign_stream", Severity.ERROR, first.index, None, first.line, message),
+        ),
         strict=strict,
         framing=framing,
-        dialect=_format_name(module),
+        dialect=spec.name,
         assembled=record,
     )
     return dataclasses.replace(transcript, stream=stream, events=tuple(events))
@@ -288,13 +547,6 @@ def _foreign_stream(
 
 # --------------------------------------------------------------------------------------------
 # Whole files
-
-
-_SSE_FIELD = re.compile(r"(event|data|id|retry)\s*:|:")
-
-
-def _looks_like_sse(first_line: str) -> bool:
-    return _SSE_FIELD.match(first_line) is not None and not first_line.startswith(("{", "["))
 
 
 def load_text(
@@ -312,51 +564,43 @@ def _utf8(text: str, data: bytes | None) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _load_text(text: str, path: str | None, data: bytes | None, strict: bool) -> Transcript:
+def _load_text(
+    text: str,
+    path: str | None,
+    data: bytes | None,
+    strict: bool,
+    framing: Framing | None = None,
+) -> Transcript:
     if text.startswith("\ufeff"):
         text = text[1:]
-    start = first_non_space(text)
-    if start is None:
-        raise LoadError(f"file is empty; expected {EXPECTED}", path=path)
-    end = text.find("\n", start)
-    first_line = text[start : end if end >= 0 else len(text)]
-    if _looks_like_sse(first_line):
-        return load_stream(_utf8(text, data), path, strict=strict)
+    if framing is None:
+        framing = _sniff(strip_utf8_bom(_utf8(text, data)))
+    if framing is Framing.EMPTY:
+        raise LoadError(f"file is empty; expected {REGISTRY.expected}", path=path)
+    if framing in (Framing.SSE, Framing.EVENT_JSONL):
+        return _load_stream(strip_utf8_bom(_utf8(text, data)), path, strict, framing)
     utf8 = data is not None and not is_wide(data)
     long_digits = has_long_digits(data if utf8 and data is not None else text)
-    document_error: LoadError | None = None
-    try:
-        document = load_json(text, path, long_digits=long_digits)
-    except LoadError as exc:
-        document_error = exc
-    else:
-        lines_of: Callable[[tuple[str | int, ...]], list[int]] | None = None
-        if len(text) <= LOCATE_LIMIT:
+    if framing is Framing.JSONL:
+        return load_jsonl_lines(text.splitlines(), path, long_digits=long_digits)
+    # One document (an event array is one too, until its elements say otherwise).
+    document = load_json(text, path, long_digits=long_digits)
+    lines_of: Callable[[tuple[str | int, ...]], list[int]] | None = None
+    if len(text) <= LOCATE_LIMIT:
 
-            def lines_of(target: tuple[str | int, ...]) -> list[int]:
-                return element_lines(text, target)
+        def lines_of(target: tuple[str | int, ...]) -> list[int]:
+            return element_lines(text, target)
 
-        first_number = text.count("\n", 0, start) + 1
-        kind = classify(document)
-        if kind == "stream_event":
-            return load_stream(_utf8(text, data), path, strict=strict)
-        if kind in _ARRAY_STREAMS:
-            return _array_stream(_ARRAY_STREAMS[kind], document, path, text, strict)
-        b = _builder(path)
-        kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
-        return b.transcript(_FORMAT_OF_KIND[kind])
-    # Not one document: JSON Lines if the first line is a whole value by itself.
-    if end >= 0:
-        try:
-            first = load_json(first_line, path, text.count("\n", 0, start))
-        except LoadError:
-            pass
-        else:
-            if classify(first) == "stream_event":
-                return load_stream(_utf8(text, data), path, strict=strict)
-            return load_jsonl_lines(text.splitlines(), path, long_digits=long_digits)
-    assert document_error is not None
-    raise document_error
+    first_number = text.count("\n", 0, first_non_space(text) or 0) + 1
+    kind = classify(document)
+    if kind == "stream_event":
+        # One event alone is a stream of one (read as a file that must be a stream is).
+        return load_stream(_utf8(text, data), path, strict=strict)
+    if kind in REGISTRY.array_streams:
+        return _array_stream(REGISTRY.array_streams[kind], document, path, text, strict)
+    b = _builder(path)
+    kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
+    return b.transcript(REGISTRY.format_of_kind[kind])
 
 
 def load_jsonl_lines(
@@ -402,7 +646,7 @@ def _load_records(
             )
         kinds.add(_add_record(b, Record(obj, number, ""), kind))
     if not b.groups:
-        raise LoadError(f"file has no records; expected {EXPECTED}", path=path)
+        raise LoadError(f"file has no records; expected {REGISTRY.expected}", path=path)
     fmt = "batch" if kinds == {"batch"} else "jsonl"
     return b.transcript(fmt)
 
@@ -435,28 +679,15 @@ def _checkpoint(
 def _jsonl_bytes(
     data: bytes,
     path: str | None,
-    strict: bool,
     cancel: threading.Event | None = None,
     progress: Progress | None = None,
 ) -> Transcript | None:
-    """Load UTF-8 JSON Lines straight from bytes, or None when the data is not JSON Lines.
+    """Load UTF-8 JSON Lines (framed so by `sniff`) straight from bytes.
 
     Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
     and its split lines at once; items are read lean where they can be (see `_lean`).
     `cancel` is checked, and `progress` told, between lines.
     """
-    start = len(data) - len(data.lstrip())
-    if start >= len(data) or data[start] not in b"{[":
-        return None
-    end = data.find(b"\n", start)
-    if end < 0 or not data[end:].strip():
-        return None  # one line: a single JSON document, read the ordinary way
-    try:
-        first = orjson.loads(data[start:end])
-    except orjson.JSONDecodeError:
-        return None  # the first line is not a whole value: a multi-line document (or broken)
-    if classify(first) == "stream_event":
-        return load_stream(data, path, strict=strict)
     risks = _lean.Risks(data)
     long_digits = risks.long_digits
     reader = None
@@ -553,7 +784,7 @@ def _lean_document(data: bytes, path: str | None) -> Transcript | None:
         return None
     b = _builder(path)
     kind = _add_record(b, Record(shell, first_number, ""), kind)
-    return b.transcript(_FORMAT_OF_KIND[kind])
+    return b.transcript(REGISTRY.format_of_kind[kind])
 
 
 def load_bytes(
@@ -569,14 +800,32 @@ def load_bytes(
     JSON Lines check `cancel` between lines (raising Cancelled once it is set) and report
     `progress` as bytes parsed.
     """
+    if is_wide(data):
+        return load_text(decode_text(data, path), path, data=data, strict=strict)
     body = strip_utf8_bom(data)
-    if not is_wide(body):
+    session = _session_format(body)
+    if session is not None:
+        check = _checkpoint(cancel, progress, len(body))
         with paused_gc():
-            loaded = _jsonl_bytes(body, path, strict, cancel, progress)
-            loaded = loaded or _lean_document(body, path)
-        if loaded is not None:
-            return loaded
-    return load_text(decode_text(data, path), path, data=data, strict=strict)
+            return session.load_file(body, path, None, check)[0]
+    framing = _sniff(body)
+    if framing in (Framing.SSE, Framing.EVENT_JSONL):
+        return _load_stream(body, path, strict, framing)
+    loaded: Transcript | None = None
+    with paused_gc():
+        if framing is Framing.JSONL and not _lone_cr(body):
+            loaded = _jsonl_bytes(body, path, cancel, progress)
+        elif framing is Framing.DOCUMENT:
+            loaded = _lean_document(body, path)
+        if loaded is None:
+            # The exact way: decoded text (its errors say where), or an event array.
+            loaded = _load_text(decode_text(data, path), path, data, strict, framing)
+    return loaded
+
+
+def _lone_cr(body: bytes) -> bool:
+    """Whether lines end at a lone CR somewhere (the bytes reader splits at LF only)."""
+    return body.count(b"\r") != body.count(b"\r\n")
 
 
 def load_path(
@@ -588,6 +837,57 @@ def load_path(
     """
     data = read_bytes(path, cancel=cancel)
     return load_bytes(data, display_name(path), strict=strict, cancel=cancel)
+
+
+# --------------------------------------------------------------------------------------------
+# Files of several conversations
+
+
+def _session_format(body: bytes) -> ModuleType | None:
+    """The format of a file of whole sessions (Codex, Claude Code, Inspect), or None.
+
+    Each format names byte markers its files show early (`MARKERS`); only a file that shows
+    one has its first line parsed, so a large document of another format is not parsed twice.
+    """
+    if body.lstrip()[:1] != b"{" and not body.startswith(b"PK"):
+        return None
+    head = body[:4096]
+    candidates = [m for m in SESSION_FORMATS if any(mark in head for mark in m.MARKERS)]
+    if not candidates:
+        return None
+    first = first_record(body)
+    return next((m for m in candidates if m.matches(body, first)), None)
+
+
+def load_conversations(
+    path: str | os.PathLike[str], *, strict: bool = False, cancel: threading.Event | None = None
+) -> list[Transcript]:
+    """Every conversation in a file, or in the session files of a folder (in name order).
+
+    A session with subagents, a trace, an eval log or a capture gives one transcript per
+    conversation (each with its `conversation` id); any other file gives its one transcript.
+    """
+    if os.path.isdir(path):
+        found: list[Transcript] = []
+        for child in sorted(Path(path).rglob("*.jsonl")):
+            if child.parent.name == "subagents":
+                continue  # read with the session they belong to
+            found += load_conversations(child, strict=strict, cancel=cancel)
+        if not found:
+            raise LoadError("the folder holds no .jsonl session files", path=display_name(path))
+        return found
+    data = read_bytes(path, cancel=cancel)
+    name = display_name(path)
+    body = strip_utf8_bom(data)
+    session = _session_format(body)
+    if session is None:
+        return [load_bytes(data, name, strict=strict, cancel=cancel)]
+    source = None if name == "<stdin>" else Path(path)
+    with paused_gc():
+        loaded: list[Transcript] = session.load_file(
+            body, name, source, _checkpoint(cancel, None, len(body))
+        )
+    return loaded
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
@@ -610,7 +910,8 @@ def load_tools(path: str | os.PathLike[str]) -> dict[str, Tool]:
 
 def tools_from_document(document: Any, source: str) -> dict[str, Tool]:
     """Read tool schemas from a parsed tools document (see load_tools)."""
-    if isinstance(document, dict) and _MODULE_OF_KIND.get(classify(document)) in (gemini, bedrock):
+    spec = REGISTRY.spec_of_kind.get(classify(document)) if isinstance(document, dict) else None
+    if spec is not None and spec.declares_tools:
         # Their requests nest declarations (`functionDeclarations`, `toolConfig.tools`).
         declared = transcript_from_record(document, source).tools.values()
         if not declared:

@@ -116,8 +116,8 @@ def choose(
 class Api:
     """What conversion needs to know of a format: its names and what its stop reasons mean."""
 
-    #: The transcript's format name (`gemini`), also the `Conversion.source` of its items.
-    source: str
+    #: The envelope of its records: its name is the transcript's format name (`gemini`) and
+    #: the `Conversion.source` of its items.
     envelope: Envelope
     #: The provider prefix of items and fields with no Open Responses equivalent.
     slug: str
@@ -446,7 +446,10 @@ class Converter:
                     why = said
             pending.derived.append(Derivation("status", "derived", why))
         for pending in self.pending:
-            conversion = Conversion(self.api.source, pending.native, tuple(pending.derived))
+            envelope = self.api.envelope
+            conversion = Conversion(
+                envelope.name, pending.native, tuple(pending.derived), envelope.label
+            )
             self.b.add_item(
                 pending.raw,
                 Origin(self.b.path, pending.line, pending.pointer),

@@ -40,7 +40,6 @@ import orjson
 from inspector.core.jsonio import MAX_DEPTH, depth_exceeds, load_json
 from inspector.core.model import (
     HAS_TYPE,
-    HOT_MEMBERS,
     LEAN,
     PORTABLE_CORE,
     Envelope,
@@ -54,11 +53,19 @@ from inspector.core.model import (
 _UNSET = msgspec.UNSET
 
 
-#: The members a lean item keeps, as the item does; absent ones read as None (see `Item.get`).
-_Hot = msgspec.defstruct("_Hot", [(key, Any, None) for key in ("type", *HOT_MEMBERS)], gc=False)
+class _Hot(msgspec.Struct, gc=False):
+    """The members a lean item keeps, as the item does (`type` and `HOT_MEMBERS`, in order);
+    absent ones read as None (see `Item.get`)."""
+
+    type: Any = None
+    id: Any = None
+    call_id: Any = None
+    name: Any = None
+    role: Any = None
+    status: Any = None
 
 
-class _Line(_Hot, gc=False):  # type: ignore[misc,valid-type]
+class _Line(_Hot, gc=False):
     """A JSON Lines record: with the two members that say it is not a plain item."""
 
     stop_reason: Any = _UNSET

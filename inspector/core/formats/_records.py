@@ -22,14 +22,6 @@ from inspector.core.model import (
     join_pointer,
 )
 
-#: What the loader accepts, for the "unrecognised record" error.
-EXPECTED = (
-    "an Open Responses request (with input), a response (object: response), an input-items "
-    "list (object: list), an item, an array of items, JSONL of those, OpenAI Batch lines, a "
-    "recorded SSE stream, a Chat Completions, Anthropic Messages, Gemini generateContent or "
-    "Bedrock Converse record or stream, or an error body"
-)
-
 #: A detection: how sure a format is (0–100) and which kind of record it takes the value for.
 Detection = tuple[int, str]
 #: Scores at or above this end the search: no other format could claim the record better.

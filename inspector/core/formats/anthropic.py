@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeGuard
 
+from inspector.core.formats._blocks import Block, Blocks
 from inspector.core.formats._convert import (
     ABSENT,
     COMPLETED,
@@ -22,11 +23,11 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import parse_event
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
     StreamEvent,
-    append_text,
     event_error,
     event_field,
     event_object,
@@ -37,7 +38,6 @@ KINDS = {
     "anthropic_response": "anthropic",
     "anthropic_message": "anthropic",
 }
-LABEL = "Anthropic Messages"
 SLUG = "anthropic"
 
 #: `stop_reason` → what it says of the last block of the message. Source:
@@ -57,7 +57,11 @@ STOP_REASONS = MappingProxyType(
     }
 )
 
-API = Api("anthropic", Envelope.ANTHROPIC, SLUG, STOP_REASONS, "stop_reason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "anthropic", "Anthropic Messages", finding="anthropic_envelope", wording="an Anthropic Messages"
+)
+API = Api(ENVELOPE, SLUG, STOP_REASONS, "stop_reason")
 
 #: Blocks that are turns of their own rather than content: thinking, and server-side tools
 #: (`server_tool_use`, `web_search_tool_result`, `mcp_tool_use`, …) whose names end so.
@@ -79,7 +83,7 @@ EVENT_TYPES: frozenset[str] = frozenset(
 )
 
 
-def _is_turn_block(kind: Any) -> bool:
+def _is_turn_block(kind: Any) -> TypeGuard[str]:
     """Whether a block type is an item of its own (thinking, a server tool's use or result)."""
     return isinstance(kind, str) and (
         kind in _OWN_ITEM_BLOCKS or kind.endswith(("tool_use", "tool_result"))
@@ -271,10 +275,7 @@ _BLOCK_DELTAS = {
 def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> dict[str, Any]:
     """Rebuild the Anthropic `message` a Messages stream delivered."""
     message: dict[str, Any] | None = None
-    blocks: dict[int, dict[str, Any]] = {}
-    texts: dict[int, dict[str, list[str]]] = {}
-    last: dict[int, StreamEvent] = {}  # the latest event of each block, to say where it broke
-    stopped: set[int] = set()
+    blocks = Blocks(path)
     for ev in events:
         if ev.done:
             continue
@@ -296,29 +297,18 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
             raise event_error(ev, f"{kind!r} before message_start", path)
         if kind == "content_block_start":
             index = event_field(ev, data, "index", int, kind, path)
-            if index in blocks:
-                raise event_error(ev, f"content block {index} started twice", path)
-            blocks[index] = dict(event_field(ev, data, "content_block", dict, kind, path))
-            texts[index] = {}
-            last[index] = ev
+            blocks.start(ev, index, dict(event_field(ev, data, "content_block", dict, kind, path)))
         elif kind == "content_block_delta":
-            index = event_field(ev, data, "index", int, kind, path)
-            if index not in blocks or index in stopped:
-                raise event_error(ev, f"delta for content block {index}, which is not open", path)
+            block = blocks.delta(ev, event_field(ev, data, "index", int, kind, path))
             delta = event_field(ev, data, "delta", dict, kind, path)
-            last[index] = ev
             delta_type = delta.get("type")
             target = _BLOCK_DELTAS.get(delta_type) if isinstance(delta_type, str) else None
             if target is not None:
-                append_text(texts[index], target[1], delta.get(target[0]))
+                block.append(target[1], delta.get(target[0]))
             elif delta_type == "citations_delta":
-                blocks[index].setdefault("citations", []).append(delta.get("citation"))
+                block.value.setdefault("citations", []).append(delta.get("citation"))
         elif kind == "content_block_stop":
-            index = event_field(ev, data, "index", int, kind, path)
-            if index not in blocks or index in stopped:
-                raise event_error(ev, f"stop for content block {index}, which is not open", path)
-            stopped.add(index)
-            last[index] = ev
+            blocks.stop(ev, event_field(ev, data, "index", int, kind, path))
         elif kind == "message_delta":
             delta = data.get("delta")
             if isinstance(delta, dict):
@@ -332,23 +322,34 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
         # message_stop and event types added later carry nothing to assemble.
     if message is None:
         raise LoadError("no message_start in the stream", path=path)
-    message["content"] = [_finish_block(last[i], blocks[i], texts[i], path) for i in sorted(blocks)]
+    message["content"] = blocks.finish(lambda block: _finish_block(block, path))
     return message
 
 
-def _finish_block(
-    ev: StreamEvent, block: dict[str, Any], texts: dict[str, list[str]], path: str | None
-) -> dict[str, Any]:
+def _finish_block(streamed: Block, path: str | None) -> dict[str, Any]:
+    block = streamed.value
     for key in ("text", "thinking", "signature"):
-        if key in texts:
-            block[key] = block.get(key, "") + "".join(texts[key])
-    if "partial_json" in texts:
-        raw = "".join(texts["partial_json"])
-        if raw.strip():
-            value, error = parse_event(raw)
-            if error is not None:
-                raise event_error(
-                    ev, f"tool_use {block.get('id')!r} input is not JSON: {error}", path
-                )
-            block["input"] = value
+        text = streamed.joined(key)
+        if text is not None:
+            block[key] = block.get(key, "") + text
+    raw = streamed.joined("partial_json")
+    if raw is not None and raw.strip():
+        value, error = parse_event(raw)
+        if error is not None:
+            raise event_error(
+                streamed.last, f"tool_use {block.get('id')!r} input is not JSON: {error}", path
+            )
+        block["input"] = value
     return block
+
+
+FORMAT = FormatSpec(
+    name="anthropic",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    is_event=is_event,
+)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from inspector.core.formats._blocks import Block, Blocks
 from inspector.core.formats._convert import (
     ABSENT,
     COMPLETED,
@@ -33,6 +34,7 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import parse_event
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import StreamEvent, event_error, event_object
@@ -43,7 +45,6 @@ KINDS = {
     "bedrock_message": "bedrock_converse",
     "bedrock_stream": "bedrock_converse",
 }
-LABEL = "Bedrock ConverseStream"
 SLUG = "bedrock"
 #: The kind `detect` gives a JSON array of ConverseStream events.
 ARRAY_STREAM_KIND = "bedrock_stream"
@@ -66,7 +67,11 @@ STOP_REASONS = MappingProxyType(
     }
 )
 
-API = Api("bedrock_converse", Envelope.BEDROCK, SLUG, STOP_REASONS, "stopReason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "bedrock_converse", "Bedrock Converse", finding="bedrock_envelope", wording="a Bedrock Converse"
+)
+API = Api(ENVELOPE, SLUG, STOP_REASONS, "stopReason")
 
 #: Members of the ContentBlock union (one per block).
 BLOCK_KEYS = frozenset(
@@ -311,10 +316,8 @@ def _snake(key: str) -> str:
 def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> dict[str, Any]:
     """Rebuild the Converse response a ConverseStream delivered."""
     role: Any = None
-    blocks: dict[int, dict[str, Any]] = {}
-    texts: dict[int, dict[str, list[str]]] = {}
-    last: dict[int, StreamEvent] = {}
-    stopped: set[int] = set()
+    # Text blocks have no contentBlockStart: their first delta opens them.
+    blocks = Blocks(path, opens_on_delta=True)
     result: dict[str, Any] = {}
     started = False
     for ev in events:
@@ -347,31 +350,24 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
         index = body.get("contentBlockIndex")
         if type(index) is not int:
             raise event_error(ev, f"{kind}: `contentBlockIndex` is missing or not an int", path)
-        if index in stopped:
-            raise event_error(ev, f"{kind} for content block {index}, which is stopped", path)
-        last[index] = ev
         if kind == "contentBlockStart":
-            if index in blocks:
-                raise event_error(ev, f"content block {index} started twice", path)
             start = body.get("start")
-            blocks[index] = _started(start) if isinstance(start, dict) else {}
-            texts[index] = {}
+            blocks.start(ev, index, _started(start) if isinstance(start, dict) else {})
         elif kind == "contentBlockDelta":
             delta = body.get("delta")
+            block = blocks.delta(ev, index)
             if not isinstance(delta, dict):
                 raise event_error(
                     ev, "contentBlockDelta: `delta` is missing or not an object", path
                 )
-            _delta(blocks.setdefault(index, {}), texts.setdefault(index, {}), delta)
+            _delta(block, delta)
         else:
-            if index not in blocks:
-                raise event_error(ev, f"stop for content block {index}, which never started", path)
-            stopped.add(index)
+            blocks.stop(ev, index)
     if not started and not blocks:
         if "error" in result:
             return {"output": {"message": {"role": "assistant", "content": []}}, **result}
         raise LoadError("no messageStart in the stream", path=path)
-    content = [_finish_block(blocks[i], texts[i]) for i in sorted(blocks)]
+    content = blocks.finish(_finish_block)
     message = {"role": role if role is not None else "assistant", "content": content}
     return {"output": {"message": message}, **result}
 
@@ -388,19 +384,18 @@ def _started(start: dict[str, Any]) -> dict[str, Any]:
     return {k: dict(v) if isinstance(v, dict) else v for k, v in start.items()}
 
 
-def _delta(block: dict[str, Any], texts: dict[str, list[str]], delta: dict[str, Any]) -> None:
+def _delta(streamed: Block, delta: dict[str, Any]) -> None:
+    block = streamed.value
     for key, value in delta.items():
         if key == "text" and isinstance(value, str):
-            texts.setdefault("text", []).append(value)
+            streamed.append("text", value)
         elif key == "toolUse" and isinstance(value, dict):
             block.setdefault("toolUse", {})
-            if isinstance(value.get("input"), str):
-                texts.setdefault("input", []).append(value["input"])
+            streamed.append("input", value.get("input"))
         elif key == "reasoningContent" and isinstance(value, dict):
             block.setdefault("reasoningContent", {})
             for part in ("text", "signature"):
-                if isinstance(value.get(part), str):
-                    texts.setdefault(f"reasoning_{part}", []).append(value[part])
+                streamed.append(f"reasoning_{part}", value.get(part))
             if "redactedContent" in value:
                 block["reasoningContent"]["redactedContent"] = value["redactedContent"]
         elif key == "citation":
@@ -410,7 +405,8 @@ def _delta(block: dict[str, Any], texts: dict[str, list[str]], delta: dict[str, 
             block.setdefault(key, value)
 
 
-def _finish_block(block: dict[str, Any], texts: dict[str, list[str]]) -> dict[str, Any]:
+def _finish_block(streamed: Block) -> dict[str, Any]:
+    block, texts = streamed.value, streamed.texts
     if "input" in texts or "toolUse" in block:
         use = block.setdefault("toolUse", {})
         raw = "".join(texts.get("input", ()))
@@ -438,3 +434,17 @@ def _finish_block(block: dict[str, Any], texts: dict[str, list[str]]) -> dict[st
         else:
             block["text"] = text
     return block
+
+
+FORMAT = FormatSpec(
+    name="bedrock_converse",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    is_event=is_event,
+    array_stream_kind=ARRAY_STREAM_KIND,
+    declares_tools=True,
+)

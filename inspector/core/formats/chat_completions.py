@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from inspector.core.formats._blocks import Blocks
 from inspector.core.formats._convert import (
     ABSENT,
     COMPLETED,
@@ -23,6 +24,7 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import (
     StreamEvent,
@@ -37,7 +39,6 @@ KINDS = {
     "chat_response": "chat_completions",
     "chat_message": "chat_completions",
 }
-LABEL = "Chat Completions"
 SLUG = "openai"
 
 #: `finish_reason` → what it says of the last item of the choice. Source:
@@ -54,7 +55,14 @@ FINISH_REASONS = MappingProxyType(
     }
 )
 
-API = Api("chat_completions", Envelope.CHAT_COMPLETIONS, SLUG, FINISH_REASONS, "finish_reason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "chat_completions",
+    "Chat Completions",
+    finding="chat_completions_envelope",
+    wording="a Chat Completions",
+)
+API = Api(ENVELOPE, SLUG, FINISH_REASONS, "finish_reason")
 
 _REFUSAL_PART = Derivation("content", "converted", "the refusal field as a refusal part")
 _MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "function_call", "refusal"})
@@ -259,10 +267,11 @@ def _part(role: Any, part: Any) -> Any:
 class _Choice:
     __slots__ = ("finish_reason", "function_call", "role", "text", "tool_calls")
 
-    def __init__(self) -> None:
+    def __init__(self, path: str | None) -> None:
         self.role: Any = None
         self.text: dict[str, list[str]] = {}
-        self.tool_calls: dict[int, dict[str, Any]] = {}
+        # A tool call has no start event: its first delta opens it.
+        self.tool_calls = Blocks(path, "tool call", opens_on_delta=True)
         #: The legacy single call (`functions`): its name and its streamed arguments.
         self.function_call: dict[str, Any] | None = None
         self.finish_reason: Any = None
@@ -276,14 +285,13 @@ class _Choice:
         if "refusal" in self.text:
             msg["refusal"] = "".join(self.text["refusal"])
         if self.tool_calls:
-            msg["tool_calls"] = [
-                {
-                    "id": call["id"],
-                    "type": call["type"],
-                    "function": {"name": call["name"], "arguments": "".join(call["arguments"])},
+            msg["tool_calls"] = self.tool_calls.finish(
+                lambda call: {
+                    "id": call.value["id"],
+                    "type": call.value["type"],
+                    "function": {"name": call.value["name"], "arguments": call.joined("arguments")},
                 }
-                for _, call in sorted(self.tool_calls.items())
-            ]
+            )
         if self.function_call is not None:
             msg["function_call"] = {
                 "name": self.function_call["name"],
@@ -319,9 +327,10 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
         for raw in event_field(ev, chunk, "choices", list, "chunk", path):
             if not isinstance(raw, dict):
                 raise event_error(ev, "a choice is not an object", path)
-            choice = choices.setdefault(
-                event_field(ev, raw, "index", int, "choice", path), _Choice()
-            )
+            index = event_field(ev, raw, "index", int, "choice", path)
+            choice = choices.get(index)
+            if choice is None:
+                choice = choices[index] = _Choice(path)
             delta = raw.get("delta") or {}
             if not isinstance(delta, dict):
                 raise event_error(ev, "choice delta is not an object", path)
@@ -372,9 +381,8 @@ def _merge_tool_call(ev: StreamEvent, choice: _Choice, call: Any, path: str | No
     if not isinstance(call, dict):
         raise event_error(ev, "a tool_calls entry is not an object", path)
     index = event_field(ev, call, "index", int, "tool call", path)
-    state = choice.tool_calls.setdefault(
-        index, {"id": None, "type": "function", "name": None, "arguments": []}
-    )
+    streamed = choice.tool_calls.delta(ev, index, _new_call)
+    state = streamed.value
     if call.get("id") is not None:
         state["id"] = call["id"]
     if call.get("type") is not None:
@@ -384,5 +392,22 @@ def _merge_tool_call(ev: StreamEvent, choice: _Choice, call: Any, path: str | No
         raise event_error(ev, "tool call function is not an object", path)
     if function.get("name") is not None:
         state["name"] = function["name"]
-    if isinstance(function.get("arguments"), str):
-        state["arguments"].append(function["arguments"])
+    # Every call has its arguments, if only empty ones.
+    streamed.append("arguments", function.get("arguments"))
+    streamed.texts.setdefault("arguments", [])
+
+
+def _new_call() -> dict[str, Any]:
+    return {"id": None, "type": "function", "name": None}
+
+
+FORMAT = FormatSpec(
+    name="chat_completions",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    is_event=is_event,
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import Origin
 
 KINDS = {"error": "error"}
@@ -24,3 +25,13 @@ def detect(obj: Any) -> Detection | None:
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add the error body as a group of its own."""
     b.group("error", Origin(b.path, record.line, record.base), error=record.obj.get("error"))
+
+
+FORMAT = FormatSpec(
+    name="error",
+    label="provider error body",
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    accepts="an error body",
+)

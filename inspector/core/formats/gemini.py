@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from inspector.core.formats._blocks import Blocks
 from inspector.core.formats._convert import (
     ABSENT,
     COMPLETED,
@@ -38,6 +39,7 @@ from inspector.core.formats._convert import (
     text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import Derivation, Envelope, LoadError, join_pointer
 from inspector.core.stream.events import StreamEvent, event_error, event_object
 
@@ -47,7 +49,6 @@ KINDS = {
     "gemini_content": "gemini",
     "gemini_stream": "gemini",
 }
-LABEL = "Gemini"
 SLUG = "google"
 #: The kind `detect` gives a JSON array of streamed chunks (`streamGenerateContent` without SSE).
 ARRAY_STREAM_KIND = "gemini_stream"
@@ -60,7 +61,14 @@ ARRAY_STREAM_KIND = "gemini_stream"
 #: output short, and unknown values count as such).
 FINISH_REASONS = MappingProxyType({"STOP": COMPLETED, "MAX_TOKENS": INCOMPLETE})
 
-API = Api("gemini", Envelope.GEMINI, SLUG, FINISH_REASONS, "finishReason")
+#: The envelope of its records: the format's one display name and the gate finding it gets.
+ENVELOPE = Envelope(
+    "gemini",
+    "Gemini generateContent",
+    finding="gemini_envelope",
+    wording="a Gemini generateContent",
+)
+API = Api(ENVELOPE, SLUG, FINISH_REASONS, "finishReason")
 
 #: Roles of `Content.role`: "user" or "model" (older records use "function" for results).
 _ROLES = MappingProxyType({"model": "assistant", "user": "user", "function": "user"})
@@ -72,7 +80,11 @@ _PART_KEYS = frozenset(
 #: Parts that are turns of their own rather than content (code the model ran, and its result).
 _OWN_ITEM_PARTS = frozenset({"executable_code", "code_execution_result"})
 #: Candidate fields that carry content with no item equivalent (citations, grounding sources).
-_CANDIDATE_ITEMS = ("citation_metadata", "grounding_metadata", "grounding_attributions")
+_CANDIDATE_ITEMS: tuple[str, ...] = (
+    "citation_metadata",
+    "grounding_metadata",
+    "grounding_attributions",
+)
 _CANDIDATE_ITEMS += ("url_context_metadata",)
 _REQUEST_SIGNS = frozenset(
     {"systemInstruction", "system_instruction", "toolConfig", "tool_config", "generationConfig"}
@@ -352,7 +364,8 @@ def _unprefixed(fields: dict[str, Any]) -> dict[str, Any]:
 def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> dict[str, Any]:
     """Rebuild the GenerateContentResponse a stream of chunks delivered."""
     result: dict[str, Any] = {}
-    candidates: dict[int, dict[str, Any]] = {}
+    # Candidates have no start event: the first chunk that names one opens it.
+    candidates = Blocks(path, "candidate", opens_on_delta=True)
     seen = False
     for ev in events:
         if ev.done:
@@ -373,12 +386,12 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
             index = _get(raw, "index", 0)
             if not isinstance(index, int):
                 raise event_error(ev, "candidate index is not an integer", path)
-            _merge_candidate(ev, candidates.setdefault(index, {}), raw, path)
+            _merge_candidate(ev, candidates.delta(ev, index).value, raw, path)
     if not seen:
         if "error" in result:
             return result
         raise LoadError("no GenerateContentResponse chunk in the stream", path=path)
-    result["candidates"] = [{**candidates[i], "index": i} for i in sorted(candidates)]
+    result["candidates"] = [{**c.value, "index": i} for i, c in candidates]
     return result
 
 
@@ -421,3 +434,16 @@ def _merge_part(parts: list[Any], part: Any) -> None:
             last["thoughtSignature"] = signature
         return
     parts.append(dict(part) if isinstance(part, dict) else part)
+
+
+FORMAT = FormatSpec(
+    name="gemini",
+    envelope=ENVELOPE,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    detect_stream=detect_stream,
+    assemble_stream=assemble_stream,
+    array_stream_kind=ARRAY_STREAM_KIND,
+    declares_tools=True,
+)

@@ -14,6 +14,7 @@ from inspector.core.formats._records import (
     describe,
     item_lines,
 )
+from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import Note, Origin, Severity, join_pointer
 
 _REQUEST_KEYS = frozenset({"tools", "instructions", "previous_response_id", "tool_choice"})
@@ -255,3 +256,17 @@ _LOADERS = {
     "item": _add_single_item,
     "batch": _add_batch,
 }
+
+
+FORMAT = FormatSpec(
+    name="open_responses",
+    label="Open Responses",
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    accepts=(
+        "an Open Responses request (with input), a response (object: response), an input-items "
+        "list (object: list), an item, an array of items, JSONL of those, OpenAI Batch lines, a "
+        "recorded SSE stream"
+    ),
+)
