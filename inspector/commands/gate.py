@@ -17,7 +17,7 @@ from inspector.commands.common import (
 from inspector.commands.tools import target_profile
 from inspector.core.decision import Decision, decide_file
 from inspector.core.formats import load_conversations, load_tools
-from inspector.core.gate import PASSING, GateResult, Verdict, gate_transcript
+from inspector.core.gate import GateResult, Verdict, gate_transcript
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.report import Streamed, error_document, gate_document
@@ -178,14 +178,15 @@ def render_text(
             where = f" [{items}]" if items else ""
             lines.append(f"  {sev} {finding.code}{where}: {safe_text(finding.message)}")
     summary = " | ".join(f"{k} {v}" for k, v in result.summary().items()) or "no items"
-    blocked = sum(1 for v in result.verdicts if v.verdict not in PASSING)
-    lines.append(f"summary: {summary}  (blocked {blocked} of {len(result.verdicts)})")
+    decision = decision or decide_file(result, name=path)
+    # Blocked as the decision counts them (answered history blocks only under --strict).
+    lines.append(f"summary: {summary}  (blocked {decision.blocked_items} of {decision.items})")
     stream = transcript.stream
     if stream is not None:
         lines.append(
             f"stream: {stream.status}, {stream.events} events, {len(stream.violations)} violations"
         )
-    return lines + decision_lines(decision or decide_file(result, name=path), style)
+    return lines + decision_lines(decision, style)
 
 
 def pick_conversation(

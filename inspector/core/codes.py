@@ -135,7 +135,7 @@ change    call_id_changed                         error          replay: the cal
 change    call_id_renamed                         info           compare: the call ids were renamed consistently
 change    call_id_mismatch                        error          compare: the call ids were not renamed consistently
 change    name_changed                            warning,error  the tool name changed (compare: an error, another call)
-change    role_changed                            warning        the message role changed
+change    role_changed                            warning,info   the message role changed (compare: info between system and developer)
 change    status_changed                          warning,info   the item's status changed (compare: info for a message or reasoning)
 change    arguments_changed                       warning,error  a value in the parsed arguments changed (compare: an error, the runs diverged)
 change    arguments_reformatted                   info           the same arguments value, written differently

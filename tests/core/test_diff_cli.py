@@ -54,6 +54,11 @@ PAIRS = {
     "format-change-responses": pair("format-change", right="responses.json"),
     "renamed-call-ids": pair("renamed-call-ids"),
     "inconsistent-renaming": pair("inconsistent-renaming"),
+    # One scripted session recorded against three providers (Mirascope's cassettes).
+    "session-chat": pair("session", right="chat.json"),
+    "session-anthropic": pair("session", right="anthropic.json"),
+    # An SDK-built Responses request with answered history (no status) against Chat Completions.
+    "request-history": pair("request-history"),
 }
 
 #: (pair, mode, exit status); replay goldens are `<pair>.json`, compare ones `<pair>.compare.json`.
@@ -75,6 +80,11 @@ GOLDEN = [
     ("format-change-responses", "compare", 0),
     ("renamed-call-ids", "compare", 0),
     ("inconsistent-renaming", "compare", 1),
+    ("session-chat", "compare", 0),
+    ("session-anthropic", "compare", 0),
+    ("session-chat", "replay", 1),
+    ("request-history", "compare", 0),
+    ("request-history", "replay", 1),
 ]
 
 
@@ -96,7 +106,12 @@ def test_golden_json(name, mode, status, golden):
 
 @pytest.mark.parametrize(
     ("name", "mode", "status"),
-    [("format-change", "compare", 0), ("inconsistent-renaming", "compare", 1)],
+    [
+        ("format-change", "compare", 0),
+        ("inconsistent-renaming", "compare", 1),
+        ("session-anthropic", "compare", 0),
+        ("request-history", "compare", 0),
+    ],
 )
 def test_golden_text_compare(name, mode, status, golden):
     code, out, err = diff(*PAIRS[name], "--mode", mode)

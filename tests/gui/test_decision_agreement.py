@@ -99,7 +99,7 @@ def test_the_walk_finds_the_samples_and_pairs():
     names = {p.relative_to(SAMPLES).as_posix() for p in FILES}
     assert GAP in FILES and len(FILES) >= 40
     assert not any(name.startswith("tools/") or ".tools." in name for name in names)
-    assert len(PAIRS) >= 9
+    assert len(PAIRS) >= 12
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(SAMPLES).as_posix())

@@ -127,6 +127,8 @@ _FIELD_CODES = (
     ("role", "role_changed", WARNING),
     ("status", "status_changed", WARNING),
 )
+#: The instruction roles: Open Responses' `developer` is Chat Completions' and Anthropic's `system`.
+_INSTRUCTIONS = frozenset({"system", "developer"})
 _OWN_CODE = frozenset({"type", "arguments", "output", "content"} | {f for f, _, _ in _FIELD_CODES})
 
 
@@ -238,6 +240,8 @@ def pair_changes(
             code, severity = "status_not_recorded", INFO
         elif compare and key == "name":
             severity = ERROR  # another tool called: the runs diverged
+        elif compare and key == "role" and {lraw.get(key), rraw.get(key)} <= _INSTRUCTIONS:
+            severity = INFO  # the instruction role each API names its own way
         elif compare and key == "status" and not _is_call_type(left.type):
             severity = INFO  # a message's or reasoning's status is how it was written down
         out.append(Change(code, "/" + key, lraw.get(key), rraw.get(key), severity))
