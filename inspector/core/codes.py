@@ -133,6 +133,7 @@ change    became_portable                         warning        a provider-pref
 change    became_non_portable                     error          a portable item became an unprefixed vendor-specific type
 change    call_id_changed                         error          replay: the call_id changed
 change    call_id_renamed                         info           compare: the call ids were renamed consistently
+change    calls_reordered                         info           compare: the same calls and results in another order (parallel against sequential)
 change    call_id_mismatch                        error          compare: the call ids were not renamed consistently
 change    name_changed                            warning,error  the tool name changed (compare: an error, another call)
 change    role_changed                            warning,info   the message role changed (compare: info between system and developer)

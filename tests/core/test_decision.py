@@ -127,3 +127,23 @@ def test_a_call_one_provider_skipped_exists_only_on_one_side():
     reasons = decide_pair(result).reason_lines()
     assert any("exists only on the left" in r for r in reasons)
     assert not any("not_function_call" in r for r in reasons)
+
+
+def test_parallel_against_sequential_calls_is_information():
+    def call(call_id: str, name: str) -> dict:
+        return {**CALL, "call_id": call_id, "name": name, "status": "completed"}
+
+    def answer(call_id: str, output: str) -> dict:
+        return {**ANSWER, "call_id": call_id, "output": output}
+
+    tools = [TOOL, {**TOOL, "name": "other"}]
+    parallel = _request(
+        [call("c1", "lookup"), call("c2", "other"), answer("c1", "1"), answer("c2", "2")], tools
+    )
+    sequential = _request(
+        [call("t1", "lookup"), answer("t1", "1"), call("t2", "other"), answer("t2", "2")], tools
+    )
+    result = diff_transcripts(parallel, sequential, mode="compare")
+    reordered = [p for p in result.pairs if "calls_reordered" in p.codes]
+    assert {(p.left, p.right) for p in reordered} == {(1, 2), (2, 1)}
+    assert decide_pair(result).outcome is Outcome.EQUIVALENT

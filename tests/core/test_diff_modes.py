@@ -180,7 +180,11 @@ def test_reordered_parallel_batch_pairs_in_both_modes():
     for mode in ("replay", "compare"):
         result = sample("reordered-parallel", mode)
         assert pairs_of(result) == [(0, 0), (1, 2), (2, 1), (3, 4), (4, 3), (5, 5)], mode
-        assert result.replay_safe and all(p.changes == () for p in result.pairs)
+        assert result.replay_safe
+        # Compare mode says the batch came back in another order, as information.
+        expected = {"calls_reordered"} if mode == "compare" else set()
+        assert all(p.codes <= expected for p in result.pairs)
+        assert all(c.severity == "info" for p in result.pairs for c in p.changes)
 
 
 def test_reordered_batch_with_renamed_ids_and_reordered_outputs():

@@ -175,6 +175,8 @@ def _diff_results(
             if note is not None:
                 notes[len(pairs)] = note
         pairs.append(Pair(i, j, changes))
+    if compare:
+        pairs = _mark_reordered(pairs, litems)
     documents = document_changes(left, right, mode)
     details = [Reason(d.code, d.message, None) for d in documents if d.severity == ERROR] + [
         Reason(code, text, number)
@@ -222,6 +224,35 @@ def _split_unlike(
                 out += [(i, None), (None, j)]
                 continue
         out.append((i, j))
+    return out
+
+
+def _mark_reordered(pairs: list[Pair], litems: Sequence[Item]) -> list[Pair]:
+    """Compare mode: calls and outputs paired out of order (a parallel batch against calls made
+    one after another) carry `calls_reordered`, information."""
+    calls = [
+        n
+        for n, p in enumerate(pairs)
+        if p.left is not None and p.right is not None and _is_call_type(litems[p.left].type)
+    ]
+    calls.sort(key=lambda n: pairs[n].left or 0)
+    rights = [pairs[n].right or 0 for n in calls]
+    crossed = set()
+    highest = -1
+    for n, right in zip(calls, rights, strict=True):
+        if right < highest:
+            crossed.add(n)
+        highest = max(highest, right)
+    lowest = len(rights) and max(rights) + 1
+    for n, right in zip(reversed(calls), reversed(rights), strict=True):
+        if right > lowest:
+            crossed.add(n)
+        lowest = min(lowest, right)
+    out = list(pairs)
+    for n in crossed:
+        pair = pairs[n]
+        change = Change("calls_reordered", "", pair.left, pair.right, INFO)
+        out[n] = Pair(pair.left, pair.right, (*pair.changes, change))
     return out
 
 
