@@ -41,7 +41,7 @@ def decision_lines(decision: Decision, style: Style) -> list[str]:
     """The decision as text: the headline, its reasons and warnings, then the note."""
     listed = decision.reasons or decision.warnings
     # With reasons listed beneath, the head is the outcome alone (the headline repeats the first).
-    head = decision.outcome.title if listed else decision.headline
+    head = decision.outcome.words if listed else decision.headline
     lines = ["decision: " + style(safe_text(head), DECISION_SGR[decision.severity])]
     lines.extend(f"  - {safe_text(line)}" for line in decision.reason_lines())
     lines.extend(f"  ! {safe_text(line)}" for line in decision.warning_lines())

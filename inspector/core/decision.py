@@ -58,7 +58,7 @@ class Outcome(StrEnum):
         return self not in (Outcome.SAFE, Outcome.SAFE_WITH_WARNINGS, Outcome.EQUIVALENT)
 
     @property
-    def title(self) -> str:
+    def words(self) -> str:
         """The outcome as the head of a status line or report."""
         return _OUTCOME_TITLE[self]
 
@@ -347,8 +347,8 @@ def _headline(outcome: Outcome, reasons: Sequence[Reason], what: str) -> str:
     if reasons:
         more = len(reasons) - HEADLINE_REASONS
         tail = f" (+{more} more)" if more > 0 else ""
-        return f"{outcome.title}: {reasons[0].line}{tail}"
-    return f"{outcome.title}: {what}" if what else outcome.title
+        return f"{outcome.words}: {reasons[0].line}{tail}"
+    return f"{outcome.words}: {what}" if what else outcome.words
 
 
 def decide_file(
@@ -379,7 +379,7 @@ def decide_file(
     headline = (
         _headline(own.outcome, own.blocking, "")
         if own.outcome is Outcome.UNSAFE
-        else f"{own.outcome.title}: {what}"
+        else f"{own.outcome.words}: {what}"
     )
     return Decision(
         mode="file",
@@ -511,7 +511,7 @@ def decide_pair(
             agree = "equivalent (informational changes only)"
         else:
             agree = "no differences"
-        headline = f"{outcome.title}: {agree}"
+        headline = f"{outcome.words}: {agree}"
         if warnings:
             more = len(warnings) - 1
             headline += f"; {warnings[0].line}" + (f" (+{more} more)" if more > 0 else "")
@@ -549,14 +549,14 @@ def _compare(
     if outcome is Outcome.EQUIVALENT:
         informational = any(p.changes for p in diff.pairs) or bool(diff.document_changes)
         what = "informational changes only" if informational else "no differences"
-        headline = f"{outcome.title}: {what}"
+        headline = f"{outcome.words}: {what}"
     elif outcome is Outcome.DIFFERENT:
         headline = _headline(outcome, warnings, "")
     else:
         headline = _headline(outcome, reasons, "")
     # Each side's own findings are shown per side; they do not flip the comparison.
     notes = [
-        f"{s.side} side on its own: {s.outcome.title.lower()} ({first.text})"
+        f"{s.side} side on its own: {s.outcome.words.lower()} ({first.text})"
         for s in (left, right)
         if s.outcome is not Outcome.SAFE and (first := (s.blocking or s.warnings)[0])
     ]

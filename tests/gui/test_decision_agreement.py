@@ -81,11 +81,11 @@ def _reports(tmp_path: Path, decision: Decision, *args: str) -> None:
     html = page.read_text(encoding="utf-8")
     block = re.search(r'<div class="decision (\w+)">', html)
     assert block is not None and block.group(1) == STATES[str(decision.severity)]
-    assert decision.outcome.title in html[block.start() : block.start() + 400]
+    assert decision.outcome.words in html[block.start() : block.start() + 400]
     status, markdown = _cli("report", *args, "--format", "markdown")
     assert status == decision.exit_status
     headline = markdown.splitlines()[0]
-    assert headline.startswith(f"## {MARKS[str(decision.severity)]} {decision.outcome.title}")
+    assert headline.startswith(f"## {MARKS[str(decision.severity)]} {decision.outcome.words}")
     status, junit = _cli("report", *args, "--format", "junit")
     assert status == decision.exit_status
     root = ET.fromstring(junit)
@@ -112,7 +112,7 @@ def test_every_output_agrees_on_a_file(window, tmp_path, path: Path):
     status, text = _cli("gate", str(path))
     assert status == decision.exit_status
     assert text.splitlines()[-1 - _tail(decision)].startswith("decision: ")
-    assert decision.outcome.title in text.splitlines()[-1 - _tail(decision)]
+    assert decision.outcome.words in text.splitlines()[-1 - _tail(decision)]
     status, out = _cli("gate", str(path), "--format", "json")
     (document,) = json.loads(out)["files"]
     assert document["replay_safe"] == decision.replay_safe

@@ -323,10 +323,10 @@ def _format_neutral_verdicts(
         raw = item.raw
         name, arguments = raw.get("name"), raw.get("arguments")
         key = (name, arguments) if isinstance(name, str) and isinstance(arguments, str) else None
-        verdict = memo.get(key) if key is not None else None
-        if verdict is None:
-            verdict = gate_item({**raw, "status": "completed"}, toolset).verdict
+        found = memo.get(key) if key is not None else None
+        if found is None:
+            found = gate_item({**raw, "status": "completed"}, toolset).verdict
             if key is not None:
-                memo[key] = verdict
-        verdicts[item.index] = verdict
+                memo[key] = found
+        verdicts[item.index] = found
     return verdicts
