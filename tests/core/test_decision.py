@@ -19,7 +19,7 @@ from inspector.core.formats import load_bytes, load_path
 from inspector.core.gate import HISTORY_DETAIL, Verdict, gate_transcript
 from tests.conftest import SAMPLES
 
-SESSION = [SAMPLES / "diff" / "session" / n for n in ("left.json", "chat.json", "anthropic.json")]
+SESSION = [SAMPLES / "diff" / "session" / n for n in ("left.json", "right.json", "anthropic.json")]
 HISTORY = SAMPLES / "findings" / "request-history.json"
 
 

@@ -55,7 +55,7 @@ PAIRS = {
     "renamed-call-ids": pair("renamed-call-ids"),
     "inconsistent-renaming": pair("inconsistent-renaming"),
     # One scripted session recorded against three providers (Mirascope's cassettes).
-    "session-chat": pair("session", right="chat.json"),
+    "session": pair("session"),
     "session-anthropic": pair("session", right="anthropic.json"),
     # An SDK-built Responses request with answered history (no status) against Chat Completions.
     "request-history": pair("request-history"),
@@ -80,9 +80,9 @@ GOLDEN = [
     ("format-change-responses", "compare", 0),
     ("renamed-call-ids", "compare", 0),
     ("inconsistent-renaming", "compare", 1),
-    ("session-chat", "compare", 0),
+    ("session", "compare", 0),
     ("session-anthropic", "compare", 0),
-    ("session-chat", "replay", 1),
+    ("session", "replay", 1),
     ("request-history", "compare", 0),
     ("request-history", "replay", 1),
 ]

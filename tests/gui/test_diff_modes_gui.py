@@ -69,7 +69,11 @@ def test_replay_mode_calls_renamed_ids_unsafe_and_compare_mode_safe(window):
     assert _icon_is(window, qt_palette.verdict_swatch("ok"))
     assert _text_colour(window) == window.statusBar().palette().color(QPalette.ColorRole.WindowText)
     # The Changes tab lists the renamings, every one an info change.
-    assert dict(window.changes_panel.rows()) == {"arguments_reformatted": 3, "call_id_renamed": 6}
+    assert dict(window.changes_panel.rows()) == {
+        "arguments_reformatted": 3,
+        "call_id_renamed": 6,
+        "calls_reordered": 4,
+    }
 
     window.set_mode("replay")
     assert window.mode_switch.actions["replay"].isChecked()

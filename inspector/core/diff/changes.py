@@ -128,7 +128,14 @@ _FIELD_CODES = (
     ("status", "status_changed", WARNING),
 )
 #: The instruction roles: Open Responses' `developer` is Chat Completions' and Anthropic's `system`.
-_INSTRUCTIONS = frozenset({"system", "developer"})
+_INSTRUCTIONS = ("system", "developer")
+
+
+def _instructions(left: Any, right: Any) -> bool:
+    """Whether both roles are instruction roles (values from files: any JSON, compared by ==)."""
+    return left in _INSTRUCTIONS and right in _INSTRUCTIONS
+
+
 _OWN_CODE = frozenset({"type", "arguments", "output", "content"} | {f for f, _, _ in _FIELD_CODES})
 
 
@@ -240,7 +247,7 @@ def pair_changes(
             code, severity = "status_not_recorded", INFO
         elif compare and key == "name":
             severity = ERROR  # another tool called: the runs diverged
-        elif compare and key == "role" and {lraw.get(key), rraw.get(key)} <= _INSTRUCTIONS:
+        elif compare and key == "role" and _instructions(lraw.get(key), rraw.get(key)):
             severity = INFO  # the instruction role each API names its own way
         elif compare and key == "status" and not _is_call_type(left.type):
             severity = INFO  # a message's or reasoning's status is how it was written down
