@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import Change, CodeGroup, DiffResult, DocumentChange, Reason
 from inspector.core.gate import item_label
 from inspector.gui.json_text import preview
@@ -32,8 +33,10 @@ def _plural(count: int, word: str) -> str:
 class ChangeList:
     """The groups of a diff and the rows under each, in the core's order (errors first)."""
 
-    def __init__(self, diff: DiffResult) -> None:
+    def __init__(self, diff: DiffResult, decision: Decision | None = None) -> None:
         self.diff = diff
+        #: The core's decision for the pair (the window's, when it has one).
+        self.decision = decision if decision is not None else decide_pair(diff)
         self.groups: tuple[CodeGroup, ...] = diff.changes_by_code()
         rows: dict[str, list[Entry]] = {g.code: [] for g in self.groups}
         for reason in diff.reason_details:
@@ -58,9 +61,8 @@ class ChangeList:
 
     def summary(self) -> str:
         """One line: the core's headline, then what is listed."""
-        verdict = self.diff.verdict_summary()
         return (
-            f"{verdict.headline}   —   {_plural(len(self.groups), 'code')}, "
+            f"{self.decision.headline}   —   {_plural(len(self.groups), 'code')}, "
             f"{_plural(self.total, 'change')} and {_plural(len(self.diff.reasons), 'reason')} "
             f"({self.diff.mode} mode); click a row to select its pair"
         )

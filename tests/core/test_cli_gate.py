@@ -78,7 +78,13 @@ def test_text_output_is_aligned():
         )
     }
     assert len(verdict_columns) == 1
-    assert lines[-1].startswith("summary: namespaced 1 | not_function_call 1")
+    summary = next(line for line in lines if line.startswith("summary: "))
+    assert summary.startswith("summary: namespaced 1 | not_function_call 1")
+    # The text output ends with the one decision, its reasons beneath.
+    assert lines[-2:] == [
+        "decision: Replay UNSAFE",
+        "  - 2 of 4 items block a replay (verdicts: namespaced 1, arguments_schema 1)",
+    ]
     assert "\x1b[" not in out  # not a TTY: no colour
 
 
