@@ -172,13 +172,15 @@ FORMAT_MODULES = (
     "codex",
     "claude_code",
     "inspect_log",
+    "otel",
 )
 REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
 #: Formats whose files are whole sessions, read by their module's own loader (`MARKERS`,
 #: `matches(data, first)`, `load_file(data, path, source, check) -> list[Transcript]`): a file
 #: may hold several conversations (see `load_conversations`).
 SESSION_FORMATS: tuple[ModuleType, ...] = tuple(
-    importlib.import_module(f"{__name__}.{m}") for m in ("codex", "claude_code", "inspect_log")
+    importlib.import_module(f"{__name__}.{m}")
+    for m in ("codex", "claude_code", "inspect_log", "otel")
 )
 #: The registered formats (see `REGISTRY` for what is derived from them).
 FORMATS = REGISTRY.formats

@@ -132,14 +132,24 @@ def finish(
     return dataclasses.replace(b.transcript(fmt), conversation=conversation)
 
 
-def finish_lossy(conv: Converter, mark: Derivation, source: tuple[str, str] | None = None) -> None:
+def finish_lossy(
+    conv: Converter,
+    mark: Derivation,
+    source: tuple[str, str] | None = None,
+    *,
+    objects_only: bool = False,
+) -> None:
     """Settle a source's converted items, each call's `arguments` marked with why it is lossy
     (the source kept an object, not the model's text). `source` (format name, label) names
     where the items were converted from when that is not their envelope's format (an Inspect
-    log's items are Open Responses items, converted from Inspect's messages)."""
+    log's items are Open Responses items, converted from Inspect's messages). With
+    `objects_only`, only calls whose arguments were not text are marked (a trace may keep
+    either)."""
     conv.end()
     for pending in conv.pending:
-        if pending.raw.get("type") == "function_call":
+        if pending.raw.get("type") == "function_call" and (
+            not objects_only or any(d.field == "arguments" for d in pending.derived)
+        ):
             pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [mark]
     start = len(conv.b.items)
     conv.finish()
