@@ -8,6 +8,7 @@ span event or log record, each counted once by its id (chat spans resend their h
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -274,10 +275,15 @@ GOLDEN = [
 ]
 
 
-@pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
-def test_golden_outputs(name, path, golden):
+def check_gate_golden(name: str, path: Path, golden: Callable[[Path, str], None]) -> None:
+    """Check `gate --format json` of a sample (with its exit status) against its golden."""
     status, out, _ = gate(str(path.relative_to(REPO)), "--format", "json")
     document = json.loads(out)
     document["exit_status"] = status
     rendered = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     golden(SAMPLES / "expected" / f"{name}.gate.json", rendered)
+
+
+@pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden_outputs(name, path, golden):
+    check_gate_golden(name, path, golden)

@@ -173,6 +173,7 @@ FORMAT_MODULES = (
     "claude_code",
     "inspect_log",
     "otel",
+    "har",
 )
 REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
 #: Formats whose files are whole sessions, read by their module's own loader (`MARKERS`,
@@ -180,7 +181,7 @@ REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in F
 #: may hold several conversations (see `load_conversations`).
 SESSION_FORMATS: tuple[ModuleType, ...] = tuple(
     importlib.import_module(f"{__name__}.{m}")
-    for m in ("codex", "claude_code", "inspect_log", "otel")
+    for m in ("codex", "claude_code", "inspect_log", "otel", "har")
 )
 #: The registered formats (see `REGISTRY` for what is derived from them).
 FORMATS = REGISTRY.formats

@@ -162,6 +162,21 @@ def finish_lossy(
                 items[i] = msgspec.structs.replace(items[i], conversion=relabelled)
 
 
+def not_captured(
+    path: str | None, fmt: str, kind: str, conversation: str | None, what: str
+) -> Transcript:
+    """A conversation the source recorded nothing of: no items, a `content_not_captured` finding
+    saying `what` is missing, not an empty success."""
+    b = builder(path)
+    conversation_group(b, kind, None)
+    note = Note(
+        "content_not_captured",
+        Severity.WARNING,
+        f"{path or '<input>'}: {what}: there is nothing to gate",
+    )
+    return finish(b, fmt, conversation, [note])
+
+
 def several_note(path: str | None, ids: Sequence[str]) -> Note:
     """The note that a file holds several conversations, each reported on its own."""
     shown = ", ".join(ids[:8]) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
