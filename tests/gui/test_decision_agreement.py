@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from inspector.cli import run
+from inspector.core.formats import load_conversations
 from inspector.gui import qt_palette
 from tests.conftest import SAMPLES
 
@@ -31,8 +32,13 @@ FILES = sorted(
 
 
 def _cli_status(path: Path) -> int:
+    # The window shows a file's first conversation: the CLI is asked about that one.
+    conversations = load_conversations(path)
+    picked = []
+    if len(conversations) > 1 and conversations[0].conversation is not None:
+        picked = ["--conversation", conversations[0].conversation]
     out, err = io.StringIO(), io.StringIO()
-    return run(["gate", str(path)], out, err)
+    return run(["gate", str(path), *picked], out, err)
 
 
 def _icon(severity: str) -> QImage:
