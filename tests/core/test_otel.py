@@ -253,6 +253,14 @@ def test_a_line_that_is_not_an_export_is_named(tmp_path):
     assert caught.value.line == 2
 
 
+def test_a_cut_document_names_its_line_and_column(tmp_path):
+    path = tmp_path / "cut.json"
+    path.write_text(SPANS.read_text(encoding="utf-8")[:5000])
+    status, _, err = gate(str(path))
+    assert status == 2 and "Traceback" not in err
+    assert f"{path}:" in err and err.count("\n") == 1
+
+
 def test_a_trace_with_no_genai_spans_is_a_load_error(tmp_path):
     path = tmp_path / "http.json"
     path.write_text(export(span("t", "a", 1, {"http.method": "GET"})))

@@ -38,6 +38,7 @@ from inspector.core.formats._sessions import (
     several_note,
 )
 from inspector.core.formats.spec import FormatSpec
+from inspector.core.jsonio import load_json
 from inspector.core.model import (
     Derivation,
     Envelope,
@@ -553,6 +554,13 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
         return
     if document is not None:
         raise LoadError("an OTLP JSON export must be an object", path=path)
+    first = data.lstrip().split(b"\n", 1)[0]
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        # Not the file exporter's lines: one document that does not parse; say where.
+        load_json(data.decode("utf-8", "replace"), path)
+        raise LoadError("the OTLP JSON export does not parse", path=path) from None
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
