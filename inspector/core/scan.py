@@ -21,9 +21,10 @@ from typing import Any
 
 import orjson
 
-from inspector.core.formats import load_bytes
+from inspector.core import formats
+from inspector.core.formats import conversations_from_bytes
 from inspector.core.gate import GateResult, decide, gate_transcript
-from inspector.core.jsonio import MAX_FILE_BYTES, display_name, read_bytes
+from inspector.core.jsonio import MAX_FILE_BYTES, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.targets import Profile, ToolVerdict, check_tool, check_transcript, get_profile
 
@@ -177,9 +178,10 @@ def _read_url(url: str) -> bytes:
 
 
 def load_conversations(path: str) -> list[Transcript]:
-    """Every conversation a file holds, in file order (today a file is one transcript)."""
-    data = _read_url(path) if is_url(path) else read_bytes(path)
-    return [load_bytes(data, display_name(path))]
+    """Every conversation a file (local or an fsspec URL) holds, in file order."""
+    if is_url(path):
+        return conversations_from_bytes(_read_url(path), display_name(path))
+    return formats.load_conversations(path)
 
 
 @cache
@@ -223,6 +225,7 @@ def conversation_row(
     row: dict[str, Any] = {
         "path": path,
         "conversation": number,
+        "conversation_id": transcript.conversation,
         "conversations": of,
         "format": transcript.format,
         "items": len(transcript.items),
@@ -282,6 +285,7 @@ def error_row(path: str, error: LoadError) -> dict[str, Any]:
     return {
         "path": path,
         "conversation": None,
+        "conversation_id": None,
         "conversations": 0,
         "format": None,
         "items": 0,
@@ -682,6 +686,7 @@ def parquet_schema() -> Any:
         [
             ("path", pa.string()),
             ("conversation", pa.int64()),
+            ("conversation_id", pa.string()),
             ("conversations", pa.int64()),
             ("format", pa.string()),
             ("items", pa.int64()),

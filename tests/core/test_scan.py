@@ -20,9 +20,9 @@ import pytest
 from inspector.cli import run
 from inspector.commands.scan import Progress
 from inspector.core import scan
-from inspector.core.formats import load_path
+from inspector.core.formats import load_conversations
 from inspector.core.gate import PASSING, gate_transcript
-from inspector.core.model import LoadError
+from inspector.core.model import LoadError, Transcript
 from inspector.core.report import error_document, gate_document
 from inspector.core.targets import check_tool, with_target_findings
 
@@ -108,17 +108,26 @@ def _blocks(document: dict[str, Any], strict_levels: tuple[str, ...] = ("error",
     return "safe_with_warnings" if "warning" in severities else "safe"
 
 
-def gate_json(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, Any]]:
-    """`gate --format json` of a file, plain and with each target, and `tools` marks per target.
+Gated = tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, Any]]
 
-    Made in this process by the functions the two commands call (load_path, gate_transcript,
-    gate_document, with_target_findings, check_tool), the file loaded once: 2,000 files through
-    three subprocesses each would take minutes. A handful go through the real CLI below.
+
+def gate_json(path: str) -> list[Gated]:
+    """`gate --format json` of each conversation of a file, plain and with each target, and
+    `tools` marks per target.
+
+    Made in this process by the functions the two commands call (load_conversations,
+    gate_transcript, gate_document, with_target_findings, check_tool), the file loaded once:
+    2,000 files through three subprocesses each would take minutes. A handful go through the
+    real CLI below.
     """
     try:
-        transcript = load_path(path)
+        transcripts = load_conversations(path)
     except LoadError as exc:
-        return error_document(path, exc), {}, {}
+        return [(error_document(path, exc), {}, {})]
+    return [_gated(path, transcript) for transcript in transcripts]
+
+
+def _gated(path: str, transcript: Transcript) -> Gated:
     result = gate_transcript(transcript)
     document = gate_document(path, result)
     document["items"] = list(document["items"].elements)
@@ -132,9 +141,10 @@ def gate_json(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]], dic
 
 def check_rows_against_gate(rows: list[dict[str, Any]], paths: list[str]) -> None:
     """Every row agrees with gate --format json (and gate --target P) of the same file."""
-    assert [r["path"] for r in rows] == paths  # one conversation per file today, walk order
-    for row in rows:
-        doc, by_target, marks = gate_json(row["path"])
+    assert list(dict.fromkeys(r["path"] for r in rows)) == paths  # walk order
+    expected_rows = [gated for path in paths for gated in gate_json(path)]
+    assert len(rows) == len(expected_rows)  # one row per conversation
+    for row, (doc, by_target, marks) in zip(rows, expected_rows, strict=True):
         if "error" in doc:
             assert row["error"] == {"event_index": None, "pointer": None, **doc["error"]}, row[
                 "path"
