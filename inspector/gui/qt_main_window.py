@@ -26,6 +26,7 @@ from inspector.core.targets import Profile, get_profile
 from inspector.gui import navigation, qt_palette, status
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.alignment import Alignment
+from inspector.gui.conversations import conversation_labels
 from inspector.gui.json_text import visible
 from inspector.gui.navigation import SIDES, other, pane_side
 from inspector.gui.qt_actions import WindowHelp, build_actions, build_menus, build_toolbar, message
@@ -168,6 +169,7 @@ class MainWindow(QMainWindow):
         pane.sample_requested.connect(self.open_sample_pair)
         pane.files_dropped.connect(lambda paths: self._dropped(side, paths))
         pane.cancel_requested.connect(lambda: self.cancel_load(side))
+        pane.conversation_picked.connect(lambda i: self.session.pick_conversation(side, i))
         pane.current_changed.connect(lambda item, pointer: self._pane_current(side, item, pointer))
         pane.filter_changed.connect(self.refilter)
         pane.columns_menu_requested.connect(self.link.show_columns_menu)
@@ -278,6 +280,7 @@ class MainWindow(QMainWindow):
         # A reload or re-gate of the same file keeps the item the user was looking at.
         keep = pane.current_item() if pane.path == loaded.path else None
         pane.show_result(loaded.path, loaded.result, loaded.summary)
+        pane.set_conversations(conversation_labels(loaded.conversations), loaded.picked)
         self._after_results_changed()
         count = len(loaded.result.transcript.items)
         if pane.current_item() is None and count:
@@ -363,6 +366,7 @@ class MainWindow(QMainWindow):
             loaded = self.session.files[side]
             if loaded is not None:
                 pane.show_result(loaded.path, loaded.result, loaded.summary)
+                pane.set_conversations(conversation_labels(loaded.conversations), loaded.picked)
             elif self.session.paths[side] is None:
                 pane.show_empty()
             # else: the session reads that side's unreadable file again and says how it went

@@ -7,14 +7,15 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from inspector.core.diff import DiffMode, DiffVerdict, diff_results
-from inspector.core.formats import load_bytes, load_tools
+from inspector.core.formats import conversations_from_bytes, load_tools
 from inspector.core.gate import Decision, GateResult, decide, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
-from inspector.core.model import Cancelled, InspectorError, LoadError, Tool
+from inspector.core.model import Cancelled, InspectorError, LoadError, Tool, Transcript
 from inspector.core.targets import Profile, TargetFinding, with_target_findings
 from inspector.gui import status
 from inspector.gui.alignment import Alignment
@@ -48,6 +49,9 @@ class Loaded:
     size: int = 0
     #: The target profile whose findings `result` carries (None: the gate's findings only).
     target: str | None = None
+    #: Every conversation of the file (a trace, an eval log, a capture), and which is shown.
+    conversations: tuple[Transcript, ...] = ()
+    picked: int = 0
 
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
@@ -103,13 +107,31 @@ def load_and_gate(
     def parsed(done: int, size: int) -> None:
         progress(f"Reading {name}: {_megabytes(done)} of {total}", done / max(size, 1))
 
-    transcript = load_bytes(data, display_name(path), cancel=cancel, progress=parsed)
+    source = None if display_name(path) == "<stdin>" else Path(path)
+    transcripts = conversations_from_bytes(
+        data, display_name(path), source, cancel=cancel, progress=parsed
+    )
+    loaded = gate_conversation(path, tuple(transcripts), 0, tools, progress, cancel)
+    return replace(loaded, size=len(data))
+
+
+def gate_conversation(
+    path: str,
+    conversations: tuple[Transcript, ...],
+    picked: int,
+    tools: dict[str, Tool],
+    progress: Progress,
+    cancel: threading.Event | None = None,
+) -> Loaded:
+    """Gate one conversation of a loaded file (runs in a worker thread)."""
+    transcript = conversations[picked]
+    name = os.path.basename(path)
     result = gate_transcript(transcript, tools, cancel=cancel, progress=_gating(progress, name))
     stream = None
     if transcript.stream is not None:
         # The events decoded by the load, kept on the transcript: the Stream tab never re-reads.
         stream = StreamView(path, transcript.stream, transcript.events)
-    return Loaded.of(path, result, stream, len(data))
+    return replace(Loaded.of(path, result, stream), conversations=conversations, picked=picked)
 
 
 class Session(QObject):
@@ -214,9 +236,26 @@ class Session(QObject):
                 result = gate_transcript(
                     old.result.transcript, tools, cancel=cancel, progress=gated
                 )
-                return Loaded.of(old.path, result, old.stream, old.size)
+                return replace(
+                    Loaded.of(old.path, result, old.stream, old.size),
+                    conversations=old.conversations,
+                    picked=old.picked,
+                )
 
             self._start_side(side, old.path, work)
+
+    def pick_conversation(self, side: str, picked: int) -> None:
+        """Show another conversation of the side's file: gated off the GUI thread, not re-read."""
+        old = self.files[side]
+        if old is None or not 0 <= picked < len(old.conversations) or picked == old.picked:
+            return
+        tools = dict(self.extra_tools)
+
+        def work(progress: Progress, cancel: threading.Event) -> Loaded:
+            loaded = gate_conversation(old.path, old.conversations, picked, tools, progress, cancel)
+            return replace(loaded, size=old.size)
+
+        self._start_side(side, old.path, work)
 
     def cancel(self, side: str) -> None:
         """Drop one side's running load; what the side held stays."""

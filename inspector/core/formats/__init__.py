@@ -893,15 +893,16 @@ def conversations_from_bytes(
     *,
     strict: bool = False,
     cancel: threading.Event | None = None,
+    progress: Progress | None = None,
 ) -> list[Transcript]:
     """Every conversation in a file's bytes (`source`: the file, for a session's sidecars)."""
     body = strip_utf8_bom(data)
     session = _session_format(body)
     if session is None:
-        return [load_bytes(data, name, strict=strict, cancel=cancel)]
+        return [load_bytes(data, name, strict=strict, cancel=cancel, progress=progress)]
     with paused_gc():
         loaded: list[Transcript] = session.load_file(
-            body, name, source, _checkpoint(cancel, None, len(body))
+            body, name, source, _checkpoint(cancel, progress, len(body))
         )
     return loaded
 
