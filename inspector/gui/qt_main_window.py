@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         session.tools_changed.connect(self._refresh_tools)
         session.tools_checked.connect(self._show_tools)
         session.said.connect(self._say)
+        session.follow_stopped.connect(lambda _side: self.act["follow"].setChecked(False))
         self.mode_switch.changed.connect(self.set_mode)
         self.target_selector.target_changed.connect(self.set_target)
 
@@ -256,6 +257,11 @@ class MainWindow(QMainWindow):
             return
         self.load_tool_file(str(self.samples.tools), regate=False)
         self.open_pair(str(self.samples.left), str(self.samples.right))
+
+    def set_following(self, on: bool) -> None:
+        """Follow the left file as it grows (File → Follow), or stop."""
+        if self.session.follow("left", on) != on:
+            self.act["follow"].setChecked(False)
 
     def reload(self) -> None:
         """Read both files again from disk."""

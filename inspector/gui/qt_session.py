@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.core.diff import DiffMode, DiffVerdict, diff_results
 from inspector.core.formats import conversations_from_bytes, load_tools
+from inspector.core.formats._follow import FOLLOWED, Follower
 from inspector.core.gate import Decision, GateResult, decide, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
 from inspector.core.model import Cancelled, InspectorError, LoadError, Tool, Transcript
@@ -161,6 +162,8 @@ class Session(QObject):
     tools_checked = Signal()
     #: text, milliseconds — what a job's end has to say in the status bar.
     said = Signal(str, int)
+    #: side — following that side's file stopped (the user, or a file that cannot be followed).
+    follow_stopped = Signal(str)
 
     def __init__(self, parent: QObject | None = None, *, synchronous: bool = False) -> None:
         super().__init__(parent)
@@ -181,6 +184,8 @@ class Session(QObject):
         self.tool_rows: list[ToolRow] | None = None
         self._tools_key: tuple[object, ...] | None = None
         self._verdict: tuple[Alignment, DiffVerdict] | None = None
+        #: Sides whose file is followed as it grows, each with its reader and its poll timer.
+        self._following: dict[str, tuple[Follower, QTimer]] = {}
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -212,6 +217,9 @@ class Session(QObject):
     def open(self, side: str, path: str) -> None:
         """Load and gate a file off the GUI thread for one side (a newer load supersedes it)."""
         path = os.path.abspath(path)
+        if side in self._following:
+            self.follow(side, False)  # another file: the one followed is no longer shown
+            self.follow_stopped.emit(side)
         tools = dict(self.extra_tools)
         self.loading.emit(side, path)
         self._start_side(
@@ -257,12 +265,71 @@ class Session(QObject):
 
         self._start_side(side, old.path, work)
 
+    def follow(self, side: str, on: bool, interval_ms: int = 500) -> bool:
+        """Follow (or stop following) a side's session file: what the agent appends is read
+        and parsed once, and the side shows the new items, gated, without reloading the file."""
+        following = self._following.pop(side, None)
+        if following is not None:
+            following[1].stop()
+            following[1].deleteLater()
+        path = self.paths[side]
+        if not on:
+            return False
+        loaded = self.files[side]
+        followed = {m.FORMAT.name for m in FOLLOWED}
+        if not path or loaded is None or loaded.result.transcript.format not in followed:
+            name = os.path.basename(path) if path else "nothing is open"
+            self.said.emit(
+                f"Cannot follow {name}: follow reads Codex and Claude Code sessions (JSON Lines)",
+                8000,
+            )
+            self.follow_stopped.emit(side)
+            return False
+        timer = QTimer(self)
+        timer.setInterval(interval_ms)
+        timer.timeout.connect(lambda: self._poll_followed(side))
+        self._following[side] = (Follower(path), timer)
+        timer.start()
+        return True
+
+    def following(self, side: str) -> bool:
+        """Whether the side's file is followed."""
+        return side in self._following
+
+    def _poll_followed(self, side: str) -> None:
+        if side not in self._following or self.runner.busy(side):
+            return  # the update before this one is still being gated
+        follower = self._following[side][0]
+        try:
+            update = follower.poll()
+        except LoadError as exc:
+            self.follow(side, False)
+            self.follow_stopped.emit(side)
+            self.said.emit(f"Cannot follow {follower.name}: {exc.message}", 8000)
+            return
+        if update is None or not update.transcripts:
+            return
+        if update.restarted:
+            self.said.emit(f"{follower.name}: {update.restarted}; read again from its start", 8000)
+        old = self.files[side]
+        conversations = tuple(update.transcripts)
+        picked = old.picked if old is not None and old.picked < len(conversations) else 0
+        tools = dict(self.extra_tools)
+        path = follower.path
+
+        def work(progress: Progress, cancel: threading.Event) -> Loaded:
+            return gate_conversation(path, conversations, picked, tools, progress, cancel)
+
+        self._start_side(side, path, work)
+
     def cancel(self, side: str) -> None:
         """Drop one side's running load; what the side held stays."""
         self.runner.cancel(side)
 
     def stop(self) -> None:
         """Drop every running load and the diff (the window is closing)."""
+        for side in list(self._following):
+            self.follow(side, False)
         for channel in (*SIDES, DIFF):
             self.runner.cancel(channel, notify=False)
 
