@@ -81,6 +81,7 @@ finding   response_status_mismatch                error,warning  an item's statu
 finding   duplicate_item_id                       error          two different items share an id
 finding   chat_completions_envelope               error          a Chat Completions record where an Open Responses one belongs
 finding   anthropic_envelope                      error          an Anthropic Messages record where an Open Responses one belongs
+finding   cohere_envelope                         error          a Cohere v2 chat record where an Open Responses one belongs
 finding   gemini_envelope                         error          a Gemini generateContent record where an Open Responses one belongs
 finding   bedrock_envelope                        error          a Bedrock Converse record where an Open Responses one belongs
 finding   extra_choices                           warning        a response with several choices: only the first is read

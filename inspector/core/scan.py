@@ -566,6 +566,7 @@ def run_pool(
     # A plain fork when this process has no other thread (the CLI): the workers start with its
     # imports, at no cost. Otherwise (a test runner, a GUI) forking is unsafe; the workers come
     # from a fork server that has the scan's imports loaded.
+    context: multiprocessing.context.BaseContext
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")
     else:

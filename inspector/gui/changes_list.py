@@ -38,14 +38,14 @@ class ChangeList:
         rows: dict[str, list[Entry]] = {g.code: [] for g in self.groups}
         for reason in diff.reason_details:
             rows.setdefault(reason.code, []).append(Entry("reason", reason.pair, reason))
-        for change in diff.document_changes:
+        for document in diff.document_changes:
             numbers = [
                 n
-                for side, items in (("left", change.left_items), ("right", change.right_items))
+                for side, items in (("left", document.left_items), ("right", document.right_items))
                 for i in items
                 if (n := diff.pair_number(side, i)) is not None
             ]
-            rows[change.code].append(Entry("document", numbers[0] if numbers else None, change))
+            rows[document.code].append(Entry("document", numbers[0] if numbers else None, document))
         for number, pair in enumerate(diff.pairs):
             for change in pair.changes:
                 rows[change.code].append(Entry("change", number, change))
