@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from inspector.core.formats import load_conversations
+from inspector.core.formats.har import provider_path
 from inspector.core.gate import gate_transcript
 from inspector.core.model import LoadError
 from tests.conftest import SAMPLES
@@ -186,3 +187,28 @@ GOLDEN = [("sessions-har-openai", OPENAI), ("sessions-har-mitmproxy", MIXED)]
 @pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
 def test_golden_outputs(name, path, golden):
     check_gate_golden(name, path, golden)
+
+
+@pytest.mark.parametrize(
+    ("url", "provider"),
+    [
+        ("https://api.openai.com/v1/responses", True),
+        ("https://openrouter.ai/api/v1/chat/completions", True),
+        ("https://api.anthropic.com/v1/messages", True),
+        (
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:"
+            "streamGenerateContent?alt=sse",
+            True,
+        ),
+        ("https://api.cohere.com/v2/chat", True),
+        (
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-v2/converse",
+            True,
+        ),
+        ("https://api.openai.com/v1/models", False),
+        ("https://api.anthropic.com/v1/messages/count_tokens", False),
+        ("not a url", False),
+    ],
+)
+def test_provider_paths(url, provider):
+    assert provider_path(url) is provider

@@ -47,6 +47,7 @@ PROVIDER_PATHS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r":(stream)?[gG]enerateContent$"),
         "https://ai.google.dev/api/generate-content",
     ),
+    (re.compile(r"/v2/chat$"), "https://docs.cohere.com/reference/chat"),
     (
         re.compile(r"/model/[^/]+/converse(-stream)?$"),
         "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html",
@@ -206,7 +207,8 @@ def load_file(
     if not found:
         raise LoadError(
             f"the capture holds no provider API call ({len(entries)} entries; expected requests "
-            "to /v1/responses, /chat/completions, /v1/messages, :generateContent or /converse)",
+            "to /v1/responses, /chat/completions, /v1/messages, :generateContent, /v2/chat or "
+            "/converse)",
             path=path,
         )
     notes: list[Note] = []
