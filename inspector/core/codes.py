@@ -98,6 +98,7 @@ finding   several_conversations                   info           the file holds 
 finding   subagent_conversation                   info           a subagent's conversation, and the call that spawned it
 finding   content_not_captured                    warning        the source recorded no content (capture off, or a log without samples)
 finding   compacted_history                       info           Codex compacted the history: its replacement history is not counted again
+finding   har_entries_ignored                     info           HAR entries that are not provider API calls: ignored and counted
 violation malformed_event                         error          an event that is not a JSON object with a type
 violation invalid_utf8                            error          an event's data is not valid UTF-8
 violation missing_sequence_number                 error,warning  events without sequence_number (a warning when no event has one)

@@ -54,6 +54,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Open provider-a.json and provider-b.json with their tools", None, "&File"),
     ActionSpec("reload", "Re&load", "reload", (), "F5",
                "Read both files again from disk", "reload", "&File", 1),
+    ActionSpec("follow", "&Follow Left File", "set_following", (), "",
+               "Show what an agent appends to the left session file (Codex, Claude Code) as it "
+               "writes it", None, "&File", 1, checkable=True),
     ActionSpec("tools", "Load &Tools…", "choose_tools", (), "Ctrl+T",
                "Load tool schemas (a tools array, a request, or a {name: schema} object)",
                "tools", "&File", 1, short="Tools"),

@@ -166,6 +166,15 @@ class WindowHelp:
         dialog.deleteLater()
 
 
+def recent_menu(
+    parent: QWidget, settings: Any, side: Callable[[], str], open_file: Callable[..., Any]
+) -> QMenu:
+    """File → Open Recent, filled each time it opens (the recent files change meanwhile)."""
+    menu = QMenu("Open &Recent", parent)
+    menu.aboutToShow.connect(lambda: settings.fill_recent_menu(menu, side(), open_file))
+    return menu
+
+
 def message(parent: QWidget, title: str, text: str, *, warning: bool = False) -> None:
     """A modal message box with plain text (text may come from a file)."""
     box = QMessageBox(parent)

@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QMainWindow,
-    QMenu,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -23,7 +22,7 @@ from inspector.core.diff import DiffMode
 from inspector.core.gate import GateResult
 from inspector.core.model import LoadError
 from inspector.core.targets import Profile, get_profile
-from inspector.gui import navigation, qt_palette, status
+from inspector.gui import navigation, qt_actions, qt_palette, status
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.alignment import Alignment
 from inspector.gui.json_text import visible
@@ -85,11 +84,8 @@ class MainWindow(QMainWindow):
         self.act["legend"].setChecked(True)
         self.act["sample"].setVisible(self.samples is not None)
         self.act["export"].setEnabled(False)  # until a file is open
-        self.recent_menu = QMenu("Open &Recent", self)
-        self.recent_menu.aboutToShow.connect(
-            lambda: settings.fill_recent_menu(
-                self.recent_menu, pane_side(self.current_side), self.open_file
-            )
+        self.recent_menu = qt_actions.recent_menu(
+            self, settings, lambda: pane_side(self.current_side), self.open_file
         )
         modes = list(self.mode_switch.actions.values())
         columns = self.link.columns_menu(self)
@@ -168,6 +164,7 @@ class MainWindow(QMainWindow):
         pane.sample_requested.connect(self.open_sample_pair)
         pane.files_dropped.connect(lambda paths: self._dropped(side, paths))
         pane.cancel_requested.connect(lambda: self.cancel_load(side))
+        pane.conversation_picked.connect(lambda i: self.session.pick_conversation(side, i))
         pane.current_changed.connect(lambda item, pointer: self._pane_current(side, item, pointer))
         pane.filter_changed.connect(self.refilter)
         pane.columns_menu_requested.connect(self.link.show_columns_menu)
@@ -192,6 +189,7 @@ class MainWindow(QMainWindow):
         session.tools_changed.connect(self._refresh_tools)
         session.tools_checked.connect(self._show_tools)
         session.said.connect(self._say)
+        session.follow_stopped.connect(lambda _side: self.act["follow"].setChecked(False))
         self.mode_switch.changed.connect(self.set_mode)
         self.target_selector.target_changed.connect(self.set_target)
 
@@ -255,6 +253,10 @@ class MainWindow(QMainWindow):
         self.load_tool_file(str(self.samples.tools), regate=False)
         self.open_pair(str(self.samples.left), str(self.samples.right))
 
+    def set_following(self, on: bool) -> None:
+        """Follow the left file as it grows (File → Follow), or stop (a refusal unticks it)."""
+        self.session.follow("left", on)
+
     def reload(self) -> None:
         """Read both files again from disk."""
         self.session.reload()
@@ -277,7 +279,7 @@ class MainWindow(QMainWindow):
         pane = self.panes[side]
         # A reload or re-gate of the same file keeps the item the user was looking at.
         keep = pane.current_item() if pane.path == loaded.path else None
-        pane.show_result(loaded.path, loaded.result, loaded.summary)
+        pane.show_loaded(loaded)
         self._after_results_changed()
         count = len(loaded.result.transcript.items)
         if pane.current_item() is None and count:
@@ -362,7 +364,7 @@ class MainWindow(QMainWindow):
         for side, pane in self.panes.items():
             loaded = self.session.files[side]
             if loaded is not None:
-                pane.show_result(loaded.path, loaded.result, loaded.summary)
+                pane.show_loaded(loaded)
             elif self.session.paths[side] is None:
                 pane.show_empty()
             # else: the session reads that side's unreadable file again and says how it went

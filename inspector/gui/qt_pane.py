@@ -51,8 +51,10 @@ from inspector.core.gate import PASSING, GateResult, Verdict
 from inspector.core.model import LoadError
 from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
+from inspector.gui.conversations import conversation_labels
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
 from inspector.gui.json_text import copy_text, pretty
+from inspector.gui.qt_session import Loaded
 from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
     HEADERS,
@@ -339,6 +341,8 @@ class TranscriptPane(QFrame):
     columns_menu_requested = Signal(QPoint)
     #: The columns were sized to new content (the width the tree needs may have changed).
     columns_fitted = Signal()
+    #: The user picked another conversation of the file (its position in the file).
+    conversation_picked = Signal(int)
 
     def __init__(self, side: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -402,6 +406,15 @@ class TranscriptPane(QFrame):
             )
         self.verdict_combo.currentIndexChanged.connect(lambda _i: self.filter_changed.emit())
         self.verdict_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # A file of several conversations (a trace, an eval log, a capture) picks one here.
+        self.conversation_combo = QComboBox(box)
+        self.conversation_combo.setObjectName("conversation-picker")
+        self.conversation_combo.setToolTip(tooltip("The conversation of the file shown here"))
+        self.conversation_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.conversation_combo.setMaximumWidth(320)
+        self.conversation_combo.activated.connect(self.conversation_picked.emit)
+        self.conversation_combo.hide()
+        row.addWidget(self.conversation_combo)
         row.addWidget(self.filter_edit, 1)
         row.addWidget(self.match_label)
         row.addWidget(self.verdict_combo)
@@ -606,6 +619,21 @@ class TranscriptPane(QFrame):
         self.stack.setCurrentIndex(_Page.TREE)
         self.filter_row.setEnabled(True)
         self.fit_columns()
+
+    def show_loaded(self, loaded: Loaded) -> None:
+        """Show a loaded file: its gated transcript, verdict counts and conversations."""
+        self.show_result(loaded.path, loaded.result, loaded.summary)
+        self.set_conversations(conversation_labels(loaded.conversations), loaded.picked)
+
+    def set_conversations(self, labels: Sequence[str], picked: int) -> None:
+        """List the file's conversations in the picker (shown only when there are several)."""
+        combo = self.conversation_combo
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems(list(labels))
+        combo.setCurrentIndex(picked if 0 <= picked < len(labels) else 0)
+        combo.blockSignals(False)
+        combo.setVisible(len(labels) > 1)
 
     def fit_columns(self) -> None:
         """Size the columns to the content again (after a diff arrives or a column is shown)."""

@@ -7,15 +7,17 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.core.decision import Decision, decide_file
 from inspector.core.diff import DiffMode, diff_results
-from inspector.core.formats import load_bytes, load_tools
+from inspector.core.formats import conversations_from_bytes, load_tools
+from inspector.core.formats._follow import FOLLOWED, Follower
 from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
-from inspector.core.model import Cancelled, InspectorError, LoadError, Tool
+from inspector.core.model import Cancelled, InspectorError, LoadError, Tool, Transcript
 from inspector.core.targets import Profile, TargetFinding, with_target_findings
 from inspector.gui import status
 from inspector.gui.alignment import Alignment
@@ -49,6 +51,9 @@ class Loaded:
     size: int = 0
     #: The target profile whose findings `result` carries (None: the gate's findings only).
     target: str | None = None
+    #: Every conversation of the file (a trace, an eval log, a capture), and which is shown.
+    conversations: tuple[Transcript, ...] = ()
+    picked: int = 0
 
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
@@ -106,13 +111,31 @@ def load_and_gate(
     def parsed(done: int, size: int) -> None:
         progress(f"Reading {name}: {_megabytes(done)} of {total}", done / max(size, 1))
 
-    transcript = load_bytes(data, display_name(path), cancel=cancel, progress=parsed)
+    source = None if display_name(path) == "<stdin>" else Path(path)
+    transcripts = conversations_from_bytes(
+        data, display_name(path), source, cancel=cancel, progress=parsed
+    )
+    loaded = gate_conversation(path, tuple(transcripts), 0, tools, progress, cancel)
+    return replace(loaded, size=len(data))
+
+
+def gate_conversation(
+    path: str,
+    conversations: tuple[Transcript, ...],
+    picked: int,
+    tools: dict[str, Tool],
+    progress: Progress,
+    cancel: threading.Event | None = None,
+) -> Loaded:
+    """Gate one conversation of a loaded file (runs in a worker thread)."""
+    transcript = conversations[picked]
+    name = os.path.basename(path)
     result = gate_transcript(transcript, tools, cancel=cancel, progress=_gating(progress, name))
     stream = None
     if transcript.stream is not None:
         # The events decoded by the load, kept on the transcript: the Stream tab never re-reads.
         stream = StreamView(path, transcript.stream, transcript.events)
-    return Loaded.of(path, result, stream, len(data))
+    return replace(Loaded.of(path, result, stream), conversations=conversations, picked=picked)
 
 
 class Session(QObject):
@@ -142,6 +165,8 @@ class Session(QObject):
     tools_checked = Signal()
     #: text, milliseconds — what a job's end has to say in the status bar.
     said = Signal(str, int)
+    #: side — following that side's file stopped (the user, or a file that cannot be followed).
+    follow_stopped = Signal(str)
 
     def __init__(self, parent: QObject | None = None, *, synchronous: bool = False) -> None:
         super().__init__(parent)
@@ -161,6 +186,8 @@ class Session(QObject):
         #: The tools matrix of the known tools and both sides (None while it is worked out).
         self.tool_rows: list[ToolRow] | None = None
         self._tools_key: tuple[object, ...] | None = None
+        #: Sides whose file is followed as it grows, each with its reader and its poll timer.
+        self._following: dict[str, tuple[Follower, QTimer]] = {}
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -192,6 +219,9 @@ class Session(QObject):
     def open(self, side: str, path: str) -> None:
         """Load and gate a file off the GUI thread for one side (a newer load supersedes it)."""
         path = os.path.abspath(path)
+        if side in self._following:
+            self.follow(side, False)  # another file: the one followed is no longer shown
+            self.follow_stopped.emit(side)
         tools = dict(self.extra_tools)
         self.loading.emit(side, path)
         self._start_side(
@@ -216,9 +246,83 @@ class Session(QObject):
                 result = gate_transcript(
                     old.result.transcript, tools, cancel=cancel, progress=gated
                 )
-                return Loaded.of(old.path, result, old.stream, old.size)
+                return replace(
+                    Loaded.of(old.path, result, old.stream, old.size),
+                    conversations=old.conversations,
+                    picked=old.picked,
+                )
 
             self._start_side(side, old.path, work)
+
+    def pick_conversation(self, side: str, picked: int) -> None:
+        """Show another conversation of the side's file: gated off the GUI thread, not re-read."""
+        old = self.files[side]
+        if old is None or not 0 <= picked < len(old.conversations) or picked == old.picked:
+            return
+        tools = dict(self.extra_tools)
+
+        def work(progress: Progress, cancel: threading.Event) -> Loaded:
+            loaded = gate_conversation(old.path, old.conversations, picked, tools, progress, cancel)
+            return replace(loaded, size=old.size)
+
+        self._start_side(side, old.path, work)
+
+    def follow(self, side: str, on: bool, interval_ms: int = 500) -> bool:
+        """Follow (or stop following) a side's session file: what the agent appends is read
+        and parsed once, and the side shows the new items, gated, without reloading the file."""
+        following = self._following.pop(side, None)
+        if following is not None:
+            following[1].stop()
+            following[1].deleteLater()
+        path = self.paths[side]
+        if not on:
+            return False
+        loaded = self.files[side]
+        followed = {m.FORMAT.name for m in FOLLOWED}
+        if not path or loaded is None or loaded.result.transcript.format not in followed:
+            name = os.path.basename(path) if path else "nothing is open"
+            self.said.emit(
+                f"Cannot follow {name}: follow reads Codex and Claude Code sessions (JSON Lines)",
+                8000,
+            )
+            self.follow_stopped.emit(side)
+            return False
+        timer = QTimer(self)
+        timer.setInterval(interval_ms)
+        timer.timeout.connect(lambda: self._poll_followed(side))
+        self._following[side] = (Follower(path), timer)
+        timer.start()
+        return True
+
+    def following(self, side: str) -> bool:
+        """Whether the side's file is followed."""
+        return side in self._following
+
+    def _poll_followed(self, side: str) -> None:
+        if side not in self._following or self.runner.busy(side):
+            return  # the update before this one is still being gated
+        follower = self._following[side][0]
+        try:
+            update = follower.poll()
+        except LoadError as exc:
+            self.follow(side, False)
+            self.follow_stopped.emit(side)
+            self.said.emit(f"Cannot follow {follower.name}: {exc.message}", 8000)
+            return
+        if update is None or not update.transcripts:
+            return
+        if update.restarted:
+            self.said.emit(f"{follower.name}: {update.restarted}; read again from its start", 8000)
+        old = self.files[side]
+        conversations = tuple(update.transcripts)
+        picked = old.picked if old is not None and old.picked < len(conversations) else 0
+        tools = dict(self.extra_tools)
+        path = follower.path
+
+        def work(progress: Progress, cancel: threading.Event) -> Loaded:
+            return gate_conversation(path, conversations, picked, tools, progress, cancel)
+
+        self._start_side(side, path, work)
 
     def cancel(self, side: str) -> None:
         """Drop one side's running load; what the side held stays."""
@@ -226,6 +330,8 @@ class Session(QObject):
 
     def stop(self) -> None:
         """Drop every running load and the diff (the window is closing)."""
+        for side in list(self._following):
+            self.follow(side, False)
         for channel in (*SIDES, DIFF):
             self.runner.cancel(channel, notify=False)
 

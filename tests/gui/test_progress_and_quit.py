@@ -72,7 +72,7 @@ def test_cancel_stops_the_work_itself(make_window, qtbot, tmp_path, monkeypatch)
     # The load pauses at its first progress report until Cancel has been pressed, so that
     # Cancel lands mid-load however fast or busy the machine is.
     pressed = threading.Event()
-    real_load, real_gate = qt_session.load_bytes, qt_session.gate_transcript
+    real_load, real_gate = qt_session.conversations_from_bytes, qt_session.gate_transcript
 
     def watched(real, name, hold=False):
         def run(*args, **kwargs):
@@ -95,7 +95,9 @@ def test_cancel_stops_the_work_itself(make_window, qtbot, tmp_path, monkeypatch)
 
         return run
 
-    monkeypatch.setattr(qt_session, "load_bytes", watched(real_load, "load", hold=True))
+    monkeypatch.setattr(
+        qt_session, "conversations_from_bytes", watched(real_load, "load", hold=True)
+    )
     monkeypatch.setattr(qt_session, "gate_transcript", watched(real_gate, "gate"))
     window = make_window(synchronous=False)
     fractions: list[float] = []

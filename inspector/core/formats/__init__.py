@@ -173,13 +173,16 @@ FORMAT_MODULES = (
     "codex",
     "claude_code",
     "inspect_log",
+    "otel",
+    "har",
 )
 REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
 #: Formats whose files are whole sessions, read by their module's own loader (`MARKERS`,
 #: `matches(data, first)`, `load_file(data, path, source, check) -> list[Transcript]`): a file
 #: may hold several conversations (see `load_conversations`).
 SESSION_FORMATS: tuple[ModuleType, ...] = tuple(
-    importlib.import_module(f"{__name__}.{m}") for m in ("codex", "claude_code", "inspect_log")
+    importlib.import_module(f"{__name__}.{m}")
+    for m in ("codex", "claude_code", "inspect_log", "otel", "har")
 )
 #: The registered formats (see `REGISTRY` for what is derived from them).
 FORMATS = REGISTRY.formats
@@ -891,15 +894,16 @@ def conversations_from_bytes(
     *,
     strict: bool = False,
     cancel: threading.Event | None = None,
+    progress: Progress | None = None,
 ) -> list[Transcript]:
     """Every conversation in a file's bytes (`source`: the file, for a session's sidecars)."""
     body = strip_utf8_bom(data)
     session = _session_format(body)
     if session is None:
-        return [load_bytes(data, name, strict=strict, cancel=cancel)]
+        return [load_bytes(data, name, strict=strict, cancel=cancel, progress=progress)]
     with paused_gc():
         loaded: list[Transcript] = session.load_file(
-            body, name, source, _checkpoint(cancel, None, len(body))
+            body, name, source, _checkpoint(cancel, progress, len(body))
         )
     return loaded
 

@@ -132,14 +132,24 @@ def finish(
     return dataclasses.replace(b.transcript(fmt), conversation=conversation)
 
 
-def finish_lossy(conv: Converter, mark: Derivation, source: tuple[str, str] | None = None) -> None:
+def finish_lossy(
+    conv: Converter,
+    mark: Derivation,
+    source: tuple[str, str] | None = None,
+    *,
+    objects_only: bool = False,
+) -> None:
     """Settle a source's converted items, each call's `arguments` marked with why it is lossy
     (the source kept an object, not the model's text). `source` (format name, label) names
     where the items were converted from when that is not their envelope's format (an Inspect
-    log's items are Open Responses items, converted from Inspect's messages)."""
+    log's items are Open Responses items, converted from Inspect's messages). With
+    `objects_only`, only calls whose arguments were not text are marked (a trace may keep
+    either)."""
     conv.end()
     for pending in conv.pending:
-        if pending.raw.get("type") == "function_call":
+        if pending.raw.get("type") == "function_call" and (
+            not objects_only or any(d.field == "arguments" for d in pending.derived)
+        ):
             pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [mark]
     start = len(conv.b.items)
     conv.finish()
@@ -150,6 +160,21 @@ def finish_lossy(conv: Converter, mark: Derivation, source: tuple[str, str] | No
             if conversion is not None:
                 relabelled = dataclasses.replace(conversion, source=source[0], label=source[1])
                 items[i] = msgspec.structs.replace(items[i], conversion=relabelled)
+
+
+def not_captured(
+    path: str | None, fmt: str, kind: str, conversation: str | None, what: str
+) -> Transcript:
+    """A conversation the source recorded nothing of: no items, a `content_not_captured` finding
+    saying `what` is missing, not an empty success."""
+    b = builder(path)
+    conversation_group(b, kind, None)
+    note = Note(
+        "content_not_captured",
+        Severity.WARNING,
+        f"{path or '<input>'}: {what}: there is nothing to gate",
+    )
+    return finish(b, fmt, conversation, [note])
 
 
 def several_note(path: str | None, ids: Sequence[str]) -> Note:

@@ -26,14 +26,13 @@ from inspector.core.formats._sessions import (
     conversation_group,
     finish,
     finish_lossy,
+    not_captured,
 )
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import (
     Derivation,
     Envelope,
     LoadError,
-    Note,
-    Severity,
     Transcript,
     join_pointer,
 )
@@ -201,15 +200,8 @@ def load_file(
         _sample(b, group, sample, base)
         found.append(finish(b, "inspect", _conversation_id(sample)))
     if not found:
-        b = builder(path)
-        conversation_group(b, "inspect_sample", None)
-        note = Note(
-            "content_not_captured",
-            Severity.WARNING,
-            f"{path or '<input>'}: the log holds no samples (written without them, or still "
-            "running): there is nothing to gate",
-        )
-        return [finish(b, "inspect", None, [note])]
+        what = "the log holds no samples (written without them, or still running)"
+        return [not_captured(path, "inspect", "inspect_sample", None, what)]
     return found
 
 

@@ -1,0 +1,663 @@
+"""OpenTelemetry GenAI traces as files: OTLP JSON spans and logs, one conversation per trace.
+
+Read from an OTLP JSON export (`resourceSpans` / `scopeSpans`, or the older `batches` /
+`instrumentationLibrarySpans` some exporters still write), from the collector's file exporter
+(one export request per line), or from OTLP logs (`resourceLogs` / `scopeLogs`). `kind` may be a
+number or a `SPAN_KIND_*` name; attribute values are OTLP `AnyValue`s or plain JSON.
+
+An inference is a span, a span event or a log record carrying the GenAI conventions' content:
+`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions` and
+`gen_ai.tool.definitions` (structured values or JSON strings), the same on the
+`gen_ai.client.inference.operation.details` event, or the older flattened
+`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes. Inferences group into one
+conversation per `gen_ai.conversation.id`, else per trace, in time order. Each chat span
+repeats the whole history it sent: a message already read at the same position, and a tool call
+or result whose id was already read, is not added again. Tool definitions become the transcript's
+tools. The conventions keep a call's `arguments` as an object: it is serialised and marked so
+(the trace cannot prove the model's exact text). A trace of GenAI spans with no content (capture
+off, the conventions' default) is a `content_not_captured` finding, not an empty success.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.core.formats._convert import ABSENT, Api, Converter, serialise, text_part
+from inspector.core.formats._records import CERTAIN, Builder, Detection, Record
+from inspector.core.formats._sessions import (
+    builder,
+    conversation_group,
+    finish,
+    finish_lossy,
+    several_note,
+)
+from inspector.core.formats.spec import FormatSpec
+from inspector.core.jsonio import load_json
+from inspector.core.model import (
+    Derivation,
+    Envelope,
+    LoadError,
+    Note,
+    Origin,
+    Severity,
+    Transcript,
+    join_pointer,
+)
+
+KINDS = {"otel_export": "otel"}
+LABEL = "OpenTelemetry GenAI trace"
+SLUG = "otel"
+#: Bytes an OTLP JSON export shows at its start.
+MARKERS = (b'"resourceSpans"', b'"resourceLogs"', b'"batches"')
+_HEAD = re.compile(rb'\A\s*\{\s*"(resourceSpans|resourceLogs|batches)"\s*:')
+#: The top-level arrays of an export, and the scope arrays and records each holds
+#: (OTLP's current names first, then those of older exporters).
+_RESOURCES = ("resourceSpans", "batches", "resourceLogs")
+_SCOPES = ("scopeSpans", "instrumentationLibrarySpans", "scopeLogs", "instrumentationLibraryLogs")
+_RECORDS = ("spans", "logRecords")
+#: The GenAI conventions' content attributes.
+INPUT = "gen_ai.input.messages"
+OUTPUT = "gen_ai.output.messages"
+SYSTEM = "gen_ai.system_instructions"
+TOOLS = "gen_ai.tool.definitions"
+CONVERSATION = "gen_ai.conversation.id"
+OPERATION = "gen_ai.operation.name"
+#: The event (and log record) that carries an inference's content off the span.
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+#: `finish_reason` values of the conventions' output messages (gen-ai-output-messages.json,
+#: open-telemetry/semantic-conventions-genai) and of instrumentations that pass the provider's
+#: own through: what each means for the response.
+REASONS = {
+    "stop": "completed",
+    "tool_call": "completed",
+    "tool_calls": "completed",
+    "end_turn": "completed",
+    "length": "incomplete",
+    "max_tokens": "incomplete",
+    "content_filter": "incomplete",
+    "error": "incomplete",
+}
+API = Api(Envelope.OPEN_RESPONSES, SLUG, REASONS, "finish_reason")
+LOSSY = Derivation(
+    "arguments",
+    "serialised",
+    "the trace keeps a tool call's arguments as an object; the model's exact argument text is "
+    "not in the file, so this is a serialisation of it",
+)
+_PLAIN_TEXT = Derivation(
+    "content", "converted", "the attribute held plain text, not the conventions' message JSON"
+)
+_OUTPUT_OBJECT = Derivation(
+    "output", "serialised", "the trace keeps the tool's result as an object; written as JSON"
+)
+#: Part types that go into a message's content as Open Responses parts.
+_MEDIA = frozenset({"blob", "uri", "file"})
+_FLAT = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
+_FLAT_CALL = re.compile(r"tool_calls\.(\d+)\.(id|name|arguments)")
+_FLAT_TOOL = re.compile(r"llm\.request\.functions\.(\d+)\.(name|description|parameters)")
+
+
+def detect(obj: Any) -> Detection | None:
+    """Score a parsed value as one OTLP JSON export request, or None."""
+    if isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _RESOURCES):
+        return CERTAIN, "otel_export"
+    return None
+
+
+def matches(data: bytes, first: Any) -> bool:
+    """Whether a file is an OTLP JSON export (a document, or the file exporter's lines)."""
+    return detect(first) is not None or _HEAD.match(data[:512]) is not None
+
+
+# --------------------------------------------------------------------------------------------
+# OTLP values
+
+
+def value(any_value: Any) -> Any:
+    """The plain value of an OTLP `AnyValue` (`{"stringValue": …}`, arrays, key-value lists)."""
+    if not isinstance(any_value, dict) or len(any_value) != 1:
+        return any_value
+    ((kind, inner),) = any_value.items()
+    if kind == "stringValue" or kind == "boolValue" or kind == "doubleValue":
+        return inner
+    if kind == "intValue":
+        # OTLP JSON writes 64-bit integers as strings.
+        try:
+            return int(inner)
+        except (TypeError, ValueError):
+            return inner
+    if kind == "arrayValue":
+        values = inner.get("values") if isinstance(inner, dict) else None
+        return [value(v) for v in values or ()]
+    if kind == "kvlistValue":
+        values = inner.get("values") if isinstance(inner, dict) else None
+        return attributes(values)
+    if kind == "bytesValue":
+        return inner
+    return any_value
+
+
+def attributes(listed: Any) -> dict[str, Any]:
+    """OTLP attributes (`[{key, value}]`, or a plain object some exporters write) as a dict."""
+    if isinstance(listed, dict):
+        return {str(k): value(v) for k, v in listed.items()}
+    found: dict[str, Any] = {}
+    for entry in listed if isinstance(listed, list) else ():
+        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+            found[entry["key"]] = value(entry.get("value"))
+    return found
+
+
+def _value_pointers(at: str, listed: Any, found: dict[str, Any]) -> dict[str, str]:
+    """The JSON Pointer of each content attribute's value (of its elements, `/N` added, when
+    they are JSON values; a JSON string is pointed at whole)."""
+    where: dict[str, str] = {}
+    if isinstance(listed, dict):
+        for key in (INPUT, OUTPUT, SYSTEM, TOOLS):
+            where[key] = join_pointer(at, "attributes", key)
+        return where
+    for i, entry in enumerate(listed if isinstance(listed, list) else ()):
+        name = entry.get("key") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name in (INPUT, OUTPUT, SYSTEM, TOOLS):
+            key = name
+            raw = entry.get("value")
+            kind = next(iter(raw), "") if isinstance(raw, dict) and len(raw) == 1 else ""
+            inner = ("value", kind, "values") if kind == "arrayValue" else ("value", kind)
+            where[key] = join_pointer(at, "attributes", i, *(inner if kind else ("value",)))
+    return where
+
+
+def _element(where: str, raw: Any, index: int) -> str:
+    """The pointer of one message of a content attribute: its own in a JSON value, the whole
+    attribute's in a JSON string (a pointer cannot go into a string)."""
+    return where if isinstance(raw, str) else join_pointer(where, index)
+
+
+# --------------------------------------------------------------------------------------------
+# Inferences: a span, span event or log record with GenAI content
+
+
+@dataclass(slots=True)
+class Inference:
+    """One model call read from the trace: what it sent and got, and where it is in the file."""
+
+    conversation: str
+    time: int
+    order: int
+    kind: str
+    line: int | None
+    pointer: str
+    attrs: dict[str, Any]
+    #: Content attribute → its JSON Pointer.
+    where: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def has_content(self) -> bool:
+        """Whether the inference recorded any messages (capture was on)."""
+        return any(k in self.attrs for k in (INPUT, OUTPUT, SYSTEM)) or any(
+            _FLAT.match(k) for k in self.attrs
+        )
+
+
+def _time(value_: Any) -> int:
+    try:
+        return int(value_)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _is_genai(attrs: dict[str, Any]) -> bool:
+    return any(k.startswith("gen_ai.") for k in attrs)
+
+
+def _inferences(
+    export: dict[str, Any], line: int | None, base: str, order: list[int]
+) -> Iterator[Inference]:
+    """The GenAI records of one export request, each with the attributes it inherits."""
+    for resource_key in _RESOURCES:
+        resources = export.get(resource_key)
+        for r, resource in enumerate(resources if isinstance(resources, list) else ()):
+            if not isinstance(resource, dict):
+                continue
+            for scope_key in _SCOPES:
+                scopes = resource.get(scope_key)
+                for s, scope in enumerate(scopes if isinstance(scopes, list) else ()):
+                    if not isinstance(scope, dict):
+                        continue
+                    for record_key in _RECORDS:
+                        records = scope.get(record_key)
+                        for n, record in enumerate(records if isinstance(records, list) else ()):
+                            if isinstance(record, dict):
+                                pointer = join_pointer(
+                                    base, resource_key, r, scope_key, s, record_key, n
+                                )
+                                yield from _from_record(record, record_key, line, pointer, order)
+
+
+def _from_record(
+    record: dict[str, Any], record_key: str, line: int | None, pointer: str, order: list[int]
+) -> Iterator[Inference]:
+    attrs = attributes(record.get("attributes"))
+    trace = record.get("traceId") or ""
+    own = attrs.get(CONVERSATION)
+    kind = "otel_span" if record_key == "spans" else "otel_log"
+    time = _time(record.get("startTimeUnixNano") or record.get("timeUnixNano"))
+
+    def made(at: str, found: dict[str, Any], listed: Any, when: int) -> Inference:
+        order[0] += 1
+        conversation = found.get(CONVERSATION, own) or trace or "trace"
+        where = _value_pointers(at, listed, found)
+        return Inference(str(conversation), when, order[0], kind, line, at, found, where)
+
+    if _is_genai(attrs):
+        yield made(pointer, attrs, record.get("attributes"), time)
+    events = record.get("events")
+    for e, event in enumerate(events if isinstance(events, list) else ()):
+        if not (isinstance(event, dict) and event.get("name") == DETAILS_EVENT):
+            continue
+        found = attributes(event.get("attributes"))
+        at = join_pointer(pointer, "events", e)
+        yield made(at, found, event.get("attributes"), _time(event.get("timeUnixNano")) or time)
+
+
+# --------------------------------------------------------------------------------------------
+# Messages: the conventions' JSON, or the older flattened attributes
+
+
+def _decoded(raw: Any, role: str) -> tuple[list[Any], bool]:
+    """A content attribute as a list (JSON text parsed), and whether it was plain text."""
+    if isinstance(raw, str):
+        try:
+            raw = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return [{"role": role, "parts": [{"type": "text", "content": raw}]}], True
+    if isinstance(raw, dict):
+        raw = [raw]
+    return (raw if isinstance(raw, list) else []), False
+
+
+def _flattened(attrs: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """Messages from the older `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes."""
+    sides: dict[str, dict[int, dict[str, Any]]] = {"prompt": {}, "completion": {}}
+    for key, val in attrs.items():
+        found = _FLAT.fullmatch(key)
+        if found is None:
+            continue
+        side, index, rest = found.group(1), int(found.group(2)), found.group(3)
+        entry = sides[side].setdefault(index, {"calls": {}})
+        call = _FLAT_CALL.fullmatch(rest)
+        if call is not None:
+            entry["calls"].setdefault(int(call.group(1)), {})[call.group(2)] = val
+        else:
+            entry[rest] = val
+
+    def message(entry: dict[str, Any], default_role: str) -> dict[str, Any]:
+        role = entry.get("role") or default_role
+        parts: list[Any] = []
+        content = entry.get("content")
+        if role == "tool":
+            parts.append(
+                {"type": "tool_call_response", "id": entry.get("tool_call_id"), "response": content}
+            )
+        elif content not in (None, ""):
+            parts.append({"type": "text", "content": content})
+        for _, call in sorted(entry["calls"].items()):
+            parts.append({"type": "tool_call", **call})
+        fields: dict[str, Any] = {"role": role, "parts": parts}
+        if "finish_reason" in entry:
+            fields["finish_reason"] = entry["finish_reason"]
+        return fields
+
+    return (
+        [message(e, "user") for _, e in sorted(sides["prompt"].items())],
+        [message(e, "assistant") for _, e in sorted(sides["completion"].items())],
+    )
+
+
+def _tool_definitions(b: Builder, inference: Inference) -> None:
+    """The tools the model was offered: the conventions' definitions, or the flattened ones."""
+    raw = inference.attrs.get(TOOLS)
+    pointer = inference.where.get(TOOLS, inference.pointer)
+    if isinstance(raw, str):
+        try:
+            raw = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            raw = None
+    if isinstance(raw, list):
+        b.add_tools(raw, pointer, inference.line)
+    flat: dict[int, dict[str, Any]] = {}
+    for key, val in inference.attrs.items():
+        found = _FLAT_TOOL.fullmatch(key)
+        if found is not None:
+            flat.setdefault(int(found.group(1)), {})[found.group(2)] = val
+    for _, tool in sorted(flat.items()):
+        if isinstance(tool.get("name"), str):
+            parameters = tool.get("parameters")
+            if isinstance(parameters, str):
+                try:
+                    parameters = orjson.loads(parameters)
+                except orjson.JSONDecodeError:
+                    parameters = None
+            b.add_tool(tool["name"], parameters, inference.pointer, inference.line)
+
+
+def _media_part(role: Any, part: dict[str, Any]) -> dict[str, Any] | None:
+    """An Open Responses content part for a blob, uri or file part of a user's message."""
+    if role == "assistant":
+        return None
+    kind, modality, mime = part.get("type"), part.get("modality"), part.get("mime_type")
+    image = modality == "image" or (isinstance(mime, str) and mime.startswith("image/"))
+    if kind == "blob" and isinstance(part.get("content"), str):
+        url = f"data:{mime or 'application/octet-stream'};base64,{part['content']}"
+        if image:
+            return {"type": "input_image", "image_url": url}
+        return {"type": "input_file", "file_data": url}
+    if kind == "uri" and isinstance(part.get("uri"), str):
+        if image:
+            return {"type": "input_image", "image_url": part["uri"]}
+        return {"type": "input_file", "file_url": part["uri"]}
+    if kind == "file" and isinstance(part.get("file_id"), str):
+        return {"type": "input_image" if image else "input_file", "file_id": part["file_id"]}
+    return None
+
+
+_MEDIA_MARK = Derivation(
+    "content", "converted", "the trace's blob, uri and file parts written as Open Responses parts"
+)
+
+
+@dataclass(slots=True)
+class _Seen:
+    """What a conversation has read so far: message keys by position, call and result ids."""
+
+    history: list[bytes] = field(default_factory=list)
+    keys: set[bytes] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)
+    results: set[str] = field(default_factory=set)
+    repeated: int = 0
+
+
+def _key(message: Any) -> bytes:
+    try:
+        return orjson.dumps(message, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return repr(message).encode()
+
+
+def _fresh(seen: _Seen, messages: list[Any]) -> list[bool]:
+    """Which of an inference's messages are new to the conversation.
+
+    A chat span resends its history: a message read before at the same position is a repeat.
+    Once the positions disagree (the history was cut to a window, compacted or rewritten), a
+    message read anywhere before is a repeat; before that, an equal message at a new position
+    is new (a user may say the same thing twice).
+    """
+    flags: list[bool] = []
+    history = seen.history
+    diverged = False
+    for position, message in enumerate(messages):
+        key = _key(message)
+        if not diverged and position < len(history):
+            if history[position] == key:
+                flags.append(False)
+                continue
+            diverged = True
+            del history[position:]
+        flags.append(not (diverged and key in seen.keys))
+        history.append(key)
+        seen.keys.add(key)
+    seen.repeated += flags.count(False)
+    return flags
+
+
+def _read_before(ids: set[str], part: dict[str, Any]) -> bool:
+    """Whether a call or result part's id was read already (then and only then it is skipped);
+    a part without an id is always read."""
+    call_id = part.get("id")
+    if not isinstance(call_id, str):
+        return False
+    if call_id in ids:
+        return True
+    ids.add(call_id)
+    return False
+
+
+def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bool) -> None:
+    if not isinstance(message, dict):
+        conv.extra("message", {"value": message}, pointer, message)
+        return
+    role = message.get("role")
+    parts = message.get("parts")
+    if not isinstance(parts, list):
+        # A message in a provider's own shape (`content`, as some instrumentations write).
+        parts = [{"type": "text", "content": message.get("content")}]
+    known = ("role", "parts", "finish_reason")
+    fields = {f"{SLUG}:{k}": v for k, v in message.items() if k not in known}
+    conv.begin(role, pointer, message, None, fields)
+    if plain:
+        conv.note(_PLAIN_TEXT)
+    for part in parts:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if not isinstance(part, dict):
+            conv.part({"type": SLUG, "value": part})
+        elif kind == "text":
+            conv.part(text_part(role, part.get("content")))
+        elif kind == "tool_call":
+            if _read_before(seen.calls, part):
+                continue
+            conv.call(
+                name=part.get("name"),
+                call_id=part.get("id"),
+                arguments=part.get("arguments", ABSENT),
+                pointer=pointer,
+                native=part,
+            )
+        elif kind == "tool_call_response":
+            if _read_before(seen.results, part):
+                continue
+            output = part.get("response")
+            marks = []
+            if not isinstance(output, str):
+                output = serialise(output) or ""
+                marks.append(_OUTPUT_OBJECT)
+            conv.output(
+                call_id=part.get("id"),
+                name=None,
+                output=output,
+                pointer=pointer,
+                native=part,
+                derived=marks,
+            )
+        elif kind in _MEDIA and (media := _media_part(role, part)) is not None:
+            conv.part(media, _MEDIA_MARK)
+        elif kind in ("reasoning", "server_tool_call", "server_tool_call_response", "compaction"):
+            # A server tool's call and its response share the call's id: it is their
+            # `call_id`, not an item id (two items may not share one).
+            extra = {("call_id" if k == "id" else k): v for k, v in part.items() if k != "type"}
+            conv.extra(str(kind), extra, pointer, part)
+        else:
+            # A part with no Open Responses equivalent stays in the message, prefixed.
+            conv.part({**part, "type": f"{SLUG}:{kind}" if isinstance(kind, str) else SLUG})
+    conv.end()
+
+
+def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
+    """Add what one inference adds to its conversation: new history, then its response."""
+    attrs = inference.attrs
+    _tool_definitions(b, inference)
+    sent: list[tuple[Any, str, bool]] = []
+    got: list[tuple[Any, str, bool]] = []
+    system = attrs.get(SYSTEM)
+    if system is not None:
+        parts, plain = _decoded(system, "system")
+        if plain:
+            parts = parts[0]["parts"]
+        at = inference.where.get(SYSTEM, inference.pointer)
+        sent.append(({"role": "system", "parts": parts}, at, plain))
+    for key, role, into in ((INPUT, "user", sent), (OUTPUT, "assistant", got)):
+        if key in attrs:
+            messages, plain = _decoded(attrs[key], role)
+            at, raw = inference.where.get(key, inference.pointer), attrs[key]
+            into += [(m, _element(at, raw, i), plain) for i, m in enumerate(messages)]
+    if not sent and not got:
+        prompts, completions = _flattened(attrs)
+        sent = [(m, inference.pointer, False) for m in prompts]
+        got = [(m, inference.pointer, False) for m in completions]
+    reasons = attrs.get("gen_ai.response.finish_reasons")
+    reason = None
+    if got and isinstance(got[0][0], dict) and "finish_reason" in got[0][0]:
+        reason = got[0][0]["finish_reason"]
+    elif isinstance(reasons, list) and reasons:
+        reason = reasons[0]
+    status = "completed" if isinstance(reason, str) and REASONS.get(reason) == "completed" else None
+    response_id = attrs.get("gen_ai.response.id")
+    group = b.group(
+        inference.kind,
+        Origin(b.path, inference.line, inference.pointer),
+        status=status if got else None,
+        response_id=response_id if isinstance(response_id, str) and got else None,
+    )
+    record = Record(inference.attrs, inference.line, inference.pointer)
+    # Only the first output message continues the conversation (the others are choices).
+    fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]])
+    history = Converter(b, record, group, API, ABSENT)
+    for (message, pointer, plain), new in zip(sent, fresh, strict=False):
+        if new:
+            _message(history, seen, message, pointer, plain)
+    finish_lossy(history, LOSSY, (FORMAT.name, LABEL), objects_only=True)
+    if got:
+        response = Converter(b, record, group, API, reason)
+        response.alternatives(len(got), "choices")
+        message, pointer, plain = got[0]
+        if fresh[-1]:
+            _message(response, seen, message, pointer, plain)
+        finish_lossy(response, LOSSY, (FORMAT.name, LABEL), objects_only=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+
+
+def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, dict[str, Any]]]:
+    """Each export request of the file: the one document, or one per line of the file exporter."""
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        document = None
+    if isinstance(document, dict):
+        yield None, "", document
+        return
+    if document is not None:
+        raise LoadError("an OTLP JSON export must be an object", path=path)
+    first = data.lstrip().split(b"\n", 1)[0]
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        # Not the file exporter's lines: one document that does not parse; say where.
+        load_json(data.decode("utf-8", "replace"), path)
+        raise LoadError("the OTLP JSON export does not parse", path=path) from None
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise LoadError(f"not a JSON export request: {exc}", path=path, line=number) from None
+        if not isinstance(line, dict) or detect(line) is None:
+            raise LoadError(
+                "not an OTLP export request (no resourceSpans or resourceLogs)",
+                path=path,
+                line=number,
+            )
+        yield number, "", line
+
+
+def _conversations(inferences: list[Inference]) -> dict[str, list[Inference]]:
+    grouped: dict[str, list[Inference]] = {}
+    for inference in inferences:
+        grouped.setdefault(inference.conversation, []).append(inference)
+    for listed in grouped.values():
+        listed.sort(key=lambda i: (i.time, i.order))
+    return grouped
+
+
+def _gather(data: bytes, path: str | None, check: Callable[[int], None] | None) -> list[Inference]:
+    order = [0]
+    found: list[Inference] = []
+    for line, base, export in _exports(data, path):
+        if check is not None:
+            check(0)
+        found += _inferences(export, line, base, order)
+    return found
+
+
+def _build(
+    path: str | None, conversation: str, inferences: list[Inference], notes: list[Note]
+) -> Transcript:
+    b = builder(path)
+    seen = _Seen()
+    captured = [i for i in inferences if i.has_content]
+    for inference in captured:
+        _add_inference(b, seen, inference)
+    for inference in inferences:
+        if not inference.has_content:
+            _tool_definitions(b, inference)
+    if not b.groups:
+        conversation_group(b, "otel_trace", None)
+    if not captured:
+        notes = [
+            *notes,
+            Note(
+                "content_not_captured",
+                Severity.WARNING,
+                f"{path or '<input>'}: {len(inferences)} GenAI operation(s) of {conversation} "
+                "recorded no messages (content capture was off): there is nothing to gate",
+            ),
+        ]
+    return finish(b, "otel", conversation, notes)
+
+
+def load_file(
+    data: bytes,
+    path: str | None,
+    source: Path | None = None,
+    check: Callable[[int], None] | None = None,
+) -> list[Transcript]:
+    """One transcript per conversation of the trace (its `gen_ai.conversation.id`, else trace)."""
+    inferences = _gather(data, path, check)
+    if not inferences:
+        raise LoadError(
+            "the trace holds no GenAI spans or log records (no gen_ai.* attributes)", path=path
+        )
+    grouped = _conversations(inferences)
+    ids = list(grouped)
+    first = [several_note(path, ids)] if len(ids) > 1 else []
+    return [_build(path, cid, grouped[cid], first if i == 0 else []) for i, cid in enumerate(ids)]
+
+
+def load(b: Builder, record: Record, kind: str) -> None:
+    """Add one export request met among other records (a line of a mixed log), as one trace."""
+    order = [0]
+    inferences = list(_inferences(record.obj, record.line, record.base, order))
+    seen = _Seen()
+    for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
+        if inference.has_content:
+            _add_inference(b, seen, inference)
+    if not inferences:
+        raise b.fail("an OTLP export with no GenAI spans or log records", record)
+
+
+FORMAT = FormatSpec(
+    name="otel",
+    label=LABEL,
+    kinds=KINDS,
+    detect=detect,
+    load=load,
+    accepts="an OpenTelemetry GenAI trace (OTLP JSON spans or logs)",
+)

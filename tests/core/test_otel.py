@@ -1,0 +1,297 @@
+"""OpenTelemetry GenAI traces: OTLP JSON spans, the collector's file exporter, OTLP logs.
+
+Counts are made here from the raw files with plain `json`, not by the loader: a call is a
+`tool_call` part, a result a `tool_call_response` part, of the content attributes of any span,
+span event or log record, each counted once by its id (chat spans resend their history).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.core.formats import load_conversations
+from inspector.core.gate import gate_transcript
+from inspector.core.model import LoadError
+from tests.conftest import REPO, SAMPLES
+from tests.core.test_cli_gate import gate
+
+OTEL = SAMPLES / "sessions" / "otel"
+SPANS = OTEL / "tool-calls-spans.json"
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+CONTENT = ("gen_ai.input.messages", "gen_ai.output.messages")
+
+
+def plain(any_value: Any) -> Any:
+    """An OTLP AnyValue as a plain value (only what the samples use)."""
+    if "arrayValue" in any_value:
+        return [plain(v) for v in any_value["arrayValue"].get("values", [])]
+    if "kvlistValue" in any_value:
+        return {e["key"]: plain(e["value"]) for e in any_value["kvlistValue"]["values"]}
+    (inner,) = any_value.values()
+    return inner
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    """Every span, span event and log record of an export file, read with json."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        exports = [json.loads(text)]
+    else:
+        exports = [json.loads(line) for line in text.splitlines() if line.strip()]
+    found = []
+    for export in exports:
+        for resource in export.get("resourceSpans", []) + export.get("batches", []):
+            for scope in resource.get("scopeSpans", []) + resource.get(
+                "instrumentationLibrarySpans", []
+            ):
+                for span in scope["spans"]:
+                    found.append(span)
+                    found += span.get("events", [])
+        for resource in export.get("resourceLogs", []):
+            for scope in resource["scopeLogs"]:
+                found += scope["logRecords"]
+    return found
+
+
+def raw_counts(path: Path) -> tuple[int, int]:
+    """Distinct tool_call ids and tool_call_response ids of the file's content attributes."""
+    calls: set[str] = set()
+    results: set[str] = set()
+    for record in records(path):
+        for attribute in record.get("attributes", []):
+            if attribute["key"] not in CONTENT:
+                continue
+            messages = plain(attribute["value"])
+            if isinstance(messages, str):
+                messages = json.loads(messages)
+            for message in messages:
+                for part in message["parts"]:
+                    if part["type"] == "tool_call":
+                        calls.add(part["id"])
+                    elif part["type"] == "tool_call_response":
+                        results.add(part["id"])
+    return len(calls), len(results)
+
+
+def loaded_counts(path: Path) -> tuple[int, int]:
+    items = [i for t in load_conversations(path) for i in t.items]
+    return (
+        sum(i.type == "function_call" for i in items),
+        sum(i.type == "function_call_output" for i in items),
+    )
+
+
+@pytest.mark.parametrize("path", sorted(OTEL.iterdir()), ids=lambda p: p.name)
+def test_calls_and_results_match_the_raw_parts(path):
+    assert loaded_counts(path) == raw_counts(path)
+
+
+def test_a_chat_span_repeating_its_history_is_read_once():
+    first, _ = load_conversations(SPANS)
+    # Span 1 sends the user's message and gets the call; span 2 resends both with the result.
+    assert [(i.type, i.raw.get("role")) for i in first.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("message", "assistant"),
+    ]
+    spans = {g.origin.pointer for g in first.groups}
+    assert len(spans) == 2
+    # The final answer comes from the second chat span, the call from the first.
+    assert first.items[1].origin.pointer.startswith("/resourceSpans/0/scopeSpans/0/spans/0/")
+    assert first.items[3].origin.pointer.startswith("/resourceSpans/0/scopeSpans/0/spans/2/")
+
+
+def test_one_conversation_per_trace_each_with_its_id():
+    transcripts = load_conversations(SPANS)
+    assert [t.conversation for t in transcripts] == [TRACE, "5c0a3e1d9b7f4a2c8e6d4b2a0f9e8d7c"]
+    codes = [f.code for f in gate_transcript(transcripts[0], {}).findings]
+    assert "several_conversations" in codes
+
+
+def test_tool_definitions_become_the_transcripts_tools():
+    first, _ = load_conversations(SPANS)
+    tool = first.tools["get_current_weather"]
+    assert tool.parameters["required"] == ["location", "unit"]
+    # The conventions' own example calls a tool it did not define: the gate says so.
+    result = gate_transcript(first, {})
+    assert [v.verdict for v in result.verdicts][1] == "unknown_tool"
+
+
+def test_arguments_objects_are_serialised_and_marked_lossy():
+    first, _ = load_conversations(SPANS)
+    call = first.items[1]
+    assert call.raw["arguments"] == '{"location":"Paris"}'
+    (mark,) = [d for d in call.conversion.derived if d.field == "arguments"]
+    assert "exact argument text" in mark.detail
+    assert call.conversion.source == "otel"
+
+
+def test_structured_attributes_and_a_kind_name_are_read():
+    _, second = load_conversations(SPANS)
+    types = [i.type for i in second.items]
+    assert types == [
+        "message",
+        "message",
+        "otel:server_tool_call",
+        "otel:server_tool_call_response",
+        "message",
+    ]
+    assert second.items[2].raw["call_id"] == second.items[3].raw["call_id"]
+
+
+def test_the_file_exporter_lines_and_the_older_names_are_read():
+    path = OTEL / "collector-file-exporter.jsonl"
+    first, second = load_conversations(path)
+    # The first line's content is on the operation-details event, not the span.
+    assert "/events/0" in first.items[0].origin.pointer and first.items[0].origin.line == 1
+    assert [i.type for i in second.items][2] == "otel:reasoning"
+    assert second.items[0].origin.pointer.startswith("/batches/0/instrumentationLibrarySpans/0")
+    assert second.items[0].origin.line == 2
+
+
+def test_log_records_are_inferences():
+    (t,) = load_conversations(OTEL / "inference-logs.json")
+    assert [i.type for i in t.items] == [
+        "message",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert t.groups[0].kind == "otel_log"
+
+
+def test_capture_off_is_a_finding_not_an_empty_success():
+    (t,) = load_conversations(OTEL / "capture-off-spans.json")
+    assert t.items == ()
+    (finding,) = [f for f in gate_transcript(t, {}).findings if f.code == "content_not_captured"]
+    assert "capture was off" in finding.message
+    # The definitions are still there to read, even with no content.
+    assert not t.tools
+
+
+def span(trace: str, span_id: str, start: int, attributes: dict[str, str]) -> dict[str, Any]:
+    return {
+        "traceId": trace,
+        "spanId": span_id,
+        "name": "chat",
+        "kind": "SPAN_KIND_CLIENT",
+        "startTimeUnixNano": str(start),
+        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()],
+    }
+
+
+def export(*spans: dict[str, Any]) -> str:
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]})
+
+
+def test_the_older_flattened_attributes_are_read(tmp_path):
+    path = tmp_path / "traceloop.json"
+    attributes = {
+        "gen_ai.system": "openai",
+        "gen_ai.prompt.0.role": "user",
+        "gen_ai.prompt.0.content": "Weather in Paris?",
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.finish_reason": "tool_calls",
+        "gen_ai.completion.0.tool_calls.0.id": "call_1",
+        "gen_ai.completion.0.tool_calls.0.name": "get_weather",
+        "gen_ai.completion.0.tool_calls.0.arguments": '{"location": "Paris"}',
+        "llm.request.functions.0.name": "get_weather",
+        "llm.request.functions.0.parameters": '{"type": "object"}',
+    }
+    path.write_text(export(span("t1", "s1", 1, attributes)))
+    (t,) = load_conversations(path)
+    call = t.items[1]
+    # Arguments recorded as text are the model's text: kept as they are, not marked.
+    assert call.raw["arguments"] == '{"location": "Paris"}' and call.raw["status"] == "completed"
+    assert not [d for d in call.conversion.derived if d.field == "arguments"]
+    assert t.tools["get_weather"].parameters == {"type": "object"}
+    assert gate_transcript(t, {}).verdicts[1].verdict == "ok"
+
+
+def test_a_conversation_id_joins_traces_and_outranks_them(tmp_path):
+    path = tmp_path / "two-traces.json"
+    ask = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "hi"}]}])
+    answer = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "hello"}]}])
+    both = {"gen_ai.conversation.id": "conv-1", "gen_ai.input.messages": ask}
+    path.write_text(
+        export(
+            span("t2", "b", 20, {**both, "gen_ai.output.messages": answer}),
+            span("t1", "a", 10, both),
+        )
+    )
+    (t,) = load_conversations(path)
+    assert t.conversation == "conv-1"
+    assert [i.raw.get("role") for i in t.items] == ["user", "assistant"]
+
+
+def test_the_same_words_twice_are_two_messages(tmp_path):
+    path = tmp_path / "again.json"
+    said = {"role": "user", "parts": [{"type": "text", "content": "continue"}]}
+    reply = {"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}
+    path.write_text(
+        export(
+            span("t", "a", 1, {"gen_ai.input.messages": json.dumps([said])}),
+            span("t", "b", 2, {"gen_ai.input.messages": json.dumps([said, reply, said])}),
+        )
+    )
+    (t,) = load_conversations(path)
+    assert [i.raw.get("role") for i in t.items] == ["user", "assistant", "user"]
+
+
+def test_a_line_that_is_not_an_export_is_named(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    good = (OTEL / "collector-file-exporter.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    path.write_text(good + "\n" + '{"spans": []}\n')
+    with pytest.raises(LoadError, match="not an OTLP export request") as caught:
+        load_conversations(path)
+    assert caught.value.line == 2
+
+
+def test_a_cut_document_names_its_line_and_column(tmp_path):
+    path = tmp_path / "cut.json"
+    path.write_text(SPANS.read_text(encoding="utf-8")[:5000])
+    status, _, err = gate(str(path))
+    assert status == 2 and "Traceback" not in err
+    assert f"{path}:" in err and err.count("\n") == 1
+
+
+def test_a_trace_with_no_genai_spans_is_a_load_error(tmp_path):
+    path = tmp_path / "http.json"
+    path.write_text(export(span("t", "a", 1, {"http.method": "GET"})))
+    status, _, err = gate(str(path))
+    assert status == 2
+    assert "no GenAI spans" in err and "Traceback" not in err
+
+
+def test_gate_conversation_picks_one_trace():
+    _, out, _ = gate(str(SPANS.relative_to(REPO)), "--conversation", TRACE, "--format", "json")
+    (entry,) = json.loads(out)["files"]
+    assert entry["conversation"] == TRACE and len(entry["items"]) == 4
+
+
+GOLDEN = [
+    ("sessions-otel-spans", SPANS),
+    ("sessions-otel-file-exporter", OTEL / "collector-file-exporter.jsonl"),
+    ("sessions-otel-logs", OTEL / "inference-logs.json"),
+    ("sessions-otel-capture-off", OTEL / "capture-off-spans.json"),
+]
+
+
+def check_gate_golden(name: str, path: Path, golden: Callable[[Path, str], None]) -> None:
+    """Check `gate --format json` of a sample (with its exit status) against its golden."""
+    status, out, _ = gate(str(path.relative_to(REPO)), "--format", "json")
+    document = json.loads(out)
+    document["exit_status"] = status
+    rendered = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    golden(SAMPLES / "expected" / f"{name}.gate.json", rendered)
+
+
+@pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden_outputs(name, path, golden):
+    check_gate_golden(name, path, golden)
