@@ -15,10 +15,10 @@ from inspector.commands.common import (
     write_json,
 )
 from inspector.commands.tools import target_profile
-from inspector.core.formats import load_path, load_tools
+from inspector.core.formats import load_conversations, load_tools
 from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
 from inspector.core.jsonio import display_name
-from inspector.core.model import LoadError, Severity, Tool
+from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.core.targets import with_target_findings
@@ -85,6 +85,25 @@ def add_parser(sub: Any) -> None:
         metavar="SECONDS",
         help=f"time one item's schema validation may take (default {DEFAULT_BUDGET:g})",
     )
+    parser.add_argument(
+        "--conversation",
+        metavar="ID",
+        help="gate only this conversation of a file that holds several (a session with "
+        "subagents, a trace, an eval log, a capture)",
+    )
+    parser.add_argument(
+        "--follow",
+        action="store_true",
+        help="keep reading a growing JSONL session file and gate new items as they arrive "
+        "(stop with Ctrl-C)",
+    )
+    parser.add_argument(
+        "--interval",
+        type=_seconds,
+        default=0.5,
+        metavar="SECONDS",
+        help=argparse.SUPPRESS,  # how often --follow looks at the file (tests look often)
+    )
     parser.set_defaults(run=run)
 
 
@@ -150,6 +169,37 @@ def render_text(path: str, result: GateResult, style: Style) -> list[str]:
     return lines
 
 
+def pick_conversation(
+    transcripts: list[Transcript], wanted: str | None, path: str
+) -> list[Transcript]:
+    """The conversations to report: all, or the one `--conversation` names (else a LoadError)."""
+    if wanted is None:
+        return transcripts
+    chosen = [t for t in transcripts if t.conversation == wanted]
+    if not chosen:
+        ids = [t.conversation for t in transcripts if t.conversation is not None]
+        listed = ", ".join(ids[:20]) + (" …" if len(ids) > 20 else "") if ids else "none"
+        raise LoadError(
+            f"no conversation {wanted!r} in the file; its conversations: {listed}", path=path
+        )
+    return chosen
+
+
+def heading(path: str, transcript: Transcript) -> str:
+    """A report's title: the file, and the conversation within it when it has an id."""
+    if transcript.conversation is None:
+        return path
+    return f"{path} [{transcript.conversation}]"
+
+
+def file_document(path: str, result: GateResult) -> dict[str, Any]:
+    """The JSON object for one gated transcript, with its conversation id when it has one."""
+    document = gate_document(path, result)
+    if result.transcript.conversation is not None:
+        document["conversation"] = result.transcript.conversation
+    return document
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Gate each file and print the report; return the exit status."""
     tools = load_tool_option(args.tools, err)
@@ -158,27 +208,39 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     style = Style.for_stream(out)
     state = {"unreadable": False, "blocking": False}
 
+    if args.follow:
+        from inspector.commands.follow import follow  # only a followed run needs it
+
+        return follow(args, tools, out, err, style)
+
+    def gated(transcript: Transcript) -> GateResult:
+        result = gate_transcript(transcript, tools, budget=args.item_budget)
+        if args.target is not None:
+            result = with_target_findings(result, args.target)
+        if decide(result, fail_on=args.fail_on, strict=args.strict).blocks:
+            state["blocking"] = True
+        return result
+
     def reports() -> Iterator[tuple[str, GateResult | LoadError]]:
-        # One file at a time: its report is written before the next is read.
+        # One file at a time: its report is written before the next is read; a file of
+        # several conversations gives one report for each.
         for arg in args.files:
             path = display_name(arg)  # `-` is shown as <stdin>
             try:
-                transcript = load_path(arg, strict=args.strict)
+                transcripts = pick_conversation(
+                    load_conversations(arg, strict=args.strict), args.conversation, path
+                )
             except LoadError as exc:
                 state["unreadable"] = True
                 yield path, exc
                 continue
-            result = gate_transcript(transcript, tools, budget=args.item_budget)
-            if args.target is not None:
-                result = with_target_findings(result, args.target)
-            if decide(result, fail_on=args.fail_on, strict=args.strict).blocks:
-                state["blocking"] = True
-            yield path, result
+            for transcript in transcripts:
+                yield path, gated(transcript)
 
     if args.format == "json":
         # Streamed: each file's rows are written as they are made, never held whole.
         documents = (
-            error_document(path, r) if isinstance(r, LoadError) else gate_document(path, r)
+            error_document(path, r) if isinstance(r, LoadError) else file_document(path, r)
             for path, r in reports()
         )
         write_json({"files": Streamed(documents, nested=True)}, out)
@@ -189,7 +251,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 continue
             if number:
                 out.write("\n")
-            out.write("\n".join(render_text(path, r, style)) + "\n")
+            out.write("\n".join(render_text(heading(path, r.transcript), r, style)) + "\n")
     if state["unreadable"]:
         return EXIT_UNREADABLE
     return EXIT_FINDINGS if state["blocking"] else EXIT_CLEAN

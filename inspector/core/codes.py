@@ -92,6 +92,11 @@ finding   response_incomplete                     warning        the response's 
 finding   response_status_unknown                 error          a response status outside the specification's five
 finding   non_portable_type                       warning        an unprefixed type outside the Open Responses core: vendor-specific
 finding   tool_override                           info           a tool from --tools replaces the transcript's own definition
+finding   corrupt_line                            warning        a session-file line that is not a JSON record: skipped, the rest loads
+finding   several_conversations                   info           the file holds several conversations, each gated on its own
+finding   subagent_conversation                   info           a subagent's conversation, and the call that spawned it
+finding   content_not_captured                    warning        the source recorded no content (capture off, or a log without samples)
+finding   compacted_history                       info           Codex compacted the history: its replacement history is not counted again
 violation malformed_event                         error          an event that is not a JSON object with a type
 violation invalid_utf8                            error          an event's data is not valid UTF-8
 violation missing_sequence_number                 error,warning  events without sequence_number (a warning when no event has one)

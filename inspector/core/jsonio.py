@@ -236,6 +236,8 @@ def _refuse_binary(chunk: bytes, name: str, gzipped: bool) -> None:
     """Refuse a first chunk that holds a NUL byte or invalid UTF-8 (and no UTF-16/32 BOM)."""
     if is_wide(chunk):
         return  # UTF-16 and UTF-32 text is full of NUL bytes; decoding it checks it
+    if chunk.startswith(b"PK\x03\x04") and not gzipped:
+        return  # a zip archive (an Inspect .eval log): its format's reader checks it
     where = " of the decompressed data" if gzipped else ""
     nul = chunk.find(b"\0")
     if nul >= 0:

@@ -125,7 +125,13 @@ def escape_pointer_token(token: str | int) -> str:
 
 def join_pointer(base: str, *tokens: str | int) -> str:
     """Append reference tokens to a JSON Pointer."""
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+    # Called for every converted block of a large session: most tokens need no escaping.
+    for token in tokens:
+        text = str(token)
+        if "~" in text or "/" in text:
+            text = escape_pointer_token(text)
+        base += "/" + text
+    return base
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,3 +494,6 @@ class Transcript:
     #: For a recorded stream: the reduced result (a `StreamResult`) and its decoded events.
     stream: Any = None
     events: tuple[Any, ...] = ()
+    #: For a file that holds several conversations (a session with subagents, a trace, an eval
+    #: log, a capture): this conversation's id within it; None for a file of one conversation.
+    conversation: str | None = None

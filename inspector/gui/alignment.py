@@ -8,8 +8,49 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 from inspector.core.diff import DiffResult, Pair
+
+
+def field_keys(value: Any) -> list[Any]:
+    """The keys of a JSON container (object keys, or list positions); none for a scalar."""
+    if isinstance(value, dict):
+        return list(value)
+    if isinstance(value, list):
+        return list(range(len(value)))
+    return []
+
+
+def padded_keys(left: Any, right: Any) -> list[Any]:
+    """The field rows both sides of an aligned pair show under one node: the left's keys in its
+    order, then the keys only the right has.
+
+    Both panes list the same keys, each showing a gap row where its own value has none, so
+    the lines of an expanded pair stay level however many fields either side has.
+    """
+    keys = field_keys(left)
+    extra = field_keys(right)
+    if not keys or not extra:
+        return keys or extra
+    seen = set(keys)
+    return keys + [k for k in extra if k not in seen]
+
+
+def wrapped(current: int | None, position: int, forward: bool) -> bool:
+    """Whether stepping from `current` to `position` went past the last (first) difference."""
+    if current is None:
+        return False
+    return position <= current if forward else position >= current
+
+
+def wrap_words(forward: bool, count: int) -> str:
+    """What the status line says when F8 (Shift+F8) wraps around."""
+    if count == 1:
+        return "This is the only difference"
+    if forward:
+        return f"Wrapped past the last difference: back at the first of {count:,}"
+    return f"Wrapped past the first difference: back at the last of {count:,}"
 
 
 @dataclass(frozen=True)

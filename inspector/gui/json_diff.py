@@ -88,7 +88,9 @@ def locate_nearest(text: str, pointer: str | None) -> tuple[int, int] | None:
 
 def differences(left: Any, right: Any) -> list[Change]:
     """Every pointer whose value differs between two items, in document order, `id` left out."""
-    found = json_changes("", "", left, right, "warning")
+    # Only the pointers and values count here: each mark takes its code from the core's change
+    # that covers it, so these carry the registry's generic field change.
+    found = json_changes("field_changed", "", left, right, "info")
     return [c for c in found if not _volatile(c.pointer)]
 
 
@@ -202,3 +204,48 @@ def compare_pair(
         tuple(c.pointer for c in found),
         unmarked,
     )
+
+
+def _line_key(line: str) -> str:
+    # The last member of an object has no comma: `"a": 1` and `"a": 1,` are the same line.
+    return line.strip().removesuffix(",")
+
+
+@dataclass(frozen=True, slots=True)
+class LineMap:
+    """Which line of the right text stands beside each line of the left (and back), for
+    scrolling the two texts of a pair together as a diff tool does.
+
+    Equal runs map line for line; a changed run maps in proportion, so a side with more lines
+    there moves the other through its shorter run evenly.
+    """
+
+    #: Matching runs of lines, in order: (left start, left end, right start, right end).
+    blocks: tuple[tuple[int, int, int, int], ...]
+
+    @classmethod
+    def of(cls, left: str, right: str) -> LineMap:
+        """Match the lines of two texts (trailing commas and indentation aside)."""
+        lkeys = [_line_key(line) for line in left.split("\n")]
+        rkeys = [_line_key(line) for line in right.split("\n")]
+        matcher = difflib.SequenceMatcher(None, lkeys, rkeys, autojunk=False)
+        return cls(tuple((i1, i2, j1, j2) for _tag, i1, i2, j1, j2 in matcher.get_opcodes()))
+
+    def to_right(self, line: int) -> int:
+        """The right line beside a left line."""
+        return self._map(line, [(a, b, c, d) for a, b, c, d in self.blocks])
+
+    def to_left(self, line: int) -> int:
+        """The left line beside a right line."""
+        return self._map(line, [(c, d, a, b) for a, b, c, d in self.blocks])
+
+    @staticmethod
+    def _map(line: int, blocks: list[tuple[int, int, int, int]]) -> int:
+        if not blocks:
+            return line
+        for start, end, other_start, other_end in blocks:
+            if start <= line < end:
+                span = max(other_end - other_start - 1, 0)
+                return other_start + min((line - start) * (span + 1) // max(end - start, 1), span)
+        _start, end, _other_start, other_end = blocks[-1]
+        return max(other_end - 1, 0) + max(line - end + 1, 0)

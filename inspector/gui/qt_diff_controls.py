@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtWidgets import QComboBox, QProgressBar, QToolBar, QWidget
 
 from inspector.core.diff import DiffMode
 from inspector.core.targets import Profile, load_profiles
+from inspector.gui.qt_session import DIFF, Session
 from inspector.gui.qt_text import tooltip
 
 _MODE_WORDS = {DiffMode.REPLAY: "&Replay", DiffMode.COMPARE: "&Compare"}
@@ -86,3 +87,73 @@ class TargetSelector(QComboBox):
         """Choose a profile by name (None or unknown: no target)."""
         at = self.findData(name) if name is not None else 0
         self.setCurrentIndex(max(at, 0))
+
+
+class ToolbarFit(QObject):
+    """Shows a toolbar's buttons as icons alone when their words do not fit its width, so every
+    action stays on the bar rather than behind the overflow arrow (the tooltips keep the words);
+    buttons without an icon keep their text."""
+
+    def __init__(self, bar: QToolBar) -> None:
+        super().__init__(bar)
+        self.bar = bar
+        #: The width the bar takes with words beside the icons (measured in that style).
+        self._full: int | None = None
+        bar.installEventFilter(self)
+
+    @property
+    def compact(self) -> bool:
+        """Whether the buttons show their icons alone."""
+        return self.bar.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Pick the style again when the bar is resized or its actions change."""
+        kind = event.type()
+        if watched is self.bar and kind in (QEvent.Type.ActionAdded, QEvent.Type.ActionRemoved):
+            self._full = None
+        elif watched is self.bar and kind in (QEvent.Type.Resize, QEvent.Type.Show):
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        """Words beside the icons when they fit the bar's width, icons alone otherwise."""
+        bar = self.bar
+        if self._full is None:
+            bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            self._full = bar.sizeHint().width()
+        style = (
+            Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+            if self._full <= bar.width()
+            else Qt.ToolButtonStyle.ToolButtonIconOnly
+        )
+        if bar.toolButtonStyle() != style:
+            bar.setToolButtonStyle(style)
+
+
+class DiffProgressBar(QProgressBar):
+    """How far the diff of the two sides has got, in the status bar while it runs (a large
+    pair takes seconds); hidden otherwise."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("diff-progress")
+        self.setRange(0, 1000)
+        self.setFormat("Comparing %p%")
+        self.setMaximumWidth(200)
+        self.hide()
+        session.diff_progress.connect(self.set_stage)
+        session.busy.connect(self._busy)
+
+    def set_stage(self, stage: str, fraction: float) -> None:
+        """Show the diff's stage (as the tooltip) and how far it has got."""
+        self.setToolTip(tooltip(stage))
+        if fraction < 0:
+            self.setRange(0, 0)  # how far is unknown: a busy bar
+            return
+        self.setRange(0, 1000)
+        self.setValue(round(min(max(fraction, 0.0), 1.0) * 1000))
+
+    def _busy(self, channel: str, running: bool) -> None:
+        if channel == DIFF:
+            self.setValue(0)
+            self.setVisible(running)

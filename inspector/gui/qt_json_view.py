@@ -40,8 +40,15 @@ class JsonView(QPlainTextEdit):
         self._marks.pop(group, None)
         self._apply()
 
-    def mark_spans(self, group: str, spans: Iterable[tuple[int, int]], brush: QBrush) -> None:
-        """Give character spans a background (replacing the group's earlier marks)."""
+    def mark_spans(
+        self,
+        group: str,
+        spans: Iterable[tuple[int, int]],
+        brush: QBrush,
+        foreground: QBrush | None = None,
+    ) -> None:
+        """Give character spans a background, and a text colour if given (replacing the
+        group's earlier marks)."""
         marks = []
         for start, end in spans:
             selection = QTextEdit.ExtraSelection()
@@ -50,6 +57,8 @@ class JsonView(QPlainTextEdit):
             cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
             fmt = QTextCharFormat()
             fmt.setBackground(brush)
+            if foreground is not None:
+                fmt.setForeground(foreground)
             selection.cursor = cursor  # type: ignore[attr-defined]
             selection.format = fmt  # type: ignore[attr-defined]
             marks.append(selection)

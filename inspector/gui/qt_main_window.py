@@ -36,19 +36,19 @@ from inspector.core.gate import Decision, GateResult, make_toolset
 from inspector.core.model import LoadError
 from inspector.core.targets import Profile, get_profile
 from inspector.gui import qt_palette
-from inspector.gui.alignment import Alignment
+from inspector.gui.alignment import Alignment, wrap_words, wrapped
 from inspector.gui.export import Rendered, clashing_input, render_report, report_input
 from inspector.gui.json_text import visible
 from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_changes import ChangesPanel, ClickOpens
 from inspector.gui.qt_diff import DiffPanel
-from inspector.gui.qt_diff_controls import ModeSwitch, TargetSelector
+from inspector.gui.qt_diff_controls import DiffProgressBar, ModeSwitch, TargetSelector, ToolbarFit
 from inspector.gui.qt_export import ExportDialog, write_file
 from inspector.gui.qt_find import FindPanel
 from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_legend import Legend
-from inspector.gui.qt_pane import TranscriptPane, fill_column_menu
+from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, left_share, twin_index
 from inspector.gui.qt_schema_panel import ArgumentsPanel
 from inspector.gui.qt_scratch import ScratchPanel
 from inspector.gui.qt_session import DIFF, SIDES, Session
@@ -389,6 +389,8 @@ class MainWindow(QMainWindow):
         status.addWidget(self.decision_label, 1)
         self.tools_label = plain_label("", status)
         status.addPermanentWidget(self.tools_label)
+        self.diff_progress = DiffProgressBar(self.session, status)
+        status.addPermanentWidget(self.diff_progress)
         for action in (self.prev_diff_action, self.next_diff_action):
             button = QToolButton(status)
             button.setDefaultAction(action)
@@ -653,8 +655,7 @@ class MainWindow(QMainWindow):
         total = sum(self.pane_split.sizes())
         if self.panes_user_sized or not all(needs) or total <= 0:
             return
-        spare = total - sum(needs)
-        first = needs[0] + spare // 2 if spare >= 0 else total * needs[0] // sum(needs)
+        first = left_share(total, self.left.fitter, self.right.fitter)
         # Neither side drops below a share that keeps a comparison in view.
         low = int(total * PANE_SHARE_FLOOR)
         first = min(max(first, low), total - low)
@@ -783,6 +784,8 @@ class MainWindow(QMainWindow):
                 assert item is not None
                 self.panes[side].select_item(item)
                 self.tabs.setCurrentIndex(Tab.DIFF)
+                if wrapped(current, position, forward):
+                    self._say(wrap_words(forward, len(alignment.changed)), 6000)
                 return
             position = step(position)
         if any(pane.model.filtered for pane in self.panes.values()):
@@ -928,10 +931,9 @@ class MainWindow(QMainWindow):
     def _sync_expand(self, side: str, index: Any, expanded: bool) -> None:
         if not self.aligned or self.alignment is None or self._syncing_scroll:
             return
-        if index.parent().isValid():
-            return  # only item rows line up across the panes
+        # Aligned rows are padded at every level, so the twin is at the same rows in the other.
         other = self.panes["right" if side == "left" else "left"]
-        twin = other.tree.model().index(index.row(), 0)
+        twin = twin_index(other.model, index)
         self._syncing_scroll = True
         try:
             other.tree.setExpanded(twin, expanded)
@@ -1166,6 +1168,7 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         bar.addWidget(plain_label(" Target: ", bar))
         bar.addWidget(self.target_selector)
+        self.toolbar_fit = ToolbarFit(bar)
         modes = QMenu("Diff &Mode", self)
         for action in self.mode_switch.actions.values():
             modes.addAction(action)

@@ -152,6 +152,40 @@ def severity_swatch(severity: str) -> Swatch:
     return _swatch("severities", key, theme())
 
 
+def target_swatch(severity: str) -> Swatch:
+    """Return the marker of an item a target provider rejects (error) or changes (warning)."""
+    key = "error" if str(severity) == "error" else "warning"
+    return _swatch("targets", key, theme())
+
+
+def short_verdict(verdict: Verdict | str) -> str:
+    """Return a verdict's word for a narrow column (e.g. "schema" for arguments_schema)."""
+    return str(palette_data()["verdicts"][str(verdict)].get("short", verdict))
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The Diff tab's mark on a changed value or word: a fill that stands out from the view's
+    base colour, and the text colour drawn on it."""
+
+    foreground: QBrush
+    background: QBrush
+
+
+@cache
+def _mark(level: ChangeLevel, which: Theme) -> Mark | None:
+    entry = palette_data()["marks"].get(str(level))
+    if entry is None:
+        return None
+    colours = entry[str(which)]
+    return Mark(QBrush(QColor(colours["fg"])), QBrush(QColor(colours["bg"])))
+
+
+def mark(level: ChangeLevel) -> Mark | None:
+    """Return the Diff tab's mark for a change level (None: not painted, e.g. info)."""
+    return _mark(level, theme())
+
+
 def gap_swatch() -> Swatch:
     """Return the look of an empty row standing in for an item the other side lacks."""
     return _swatch("gap", "", theme())

@@ -11,6 +11,7 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QObject,
+    QPersistentModelIndex,
     QPoint,
     QSize,
     Qt,
@@ -38,6 +39,9 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QStackedWidget,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -45,6 +49,7 @@ from PySide6.QtWidgets import (
 
 from inspector.core.gate import PASSING, GateResult, Verdict
 from inspector.core.model import LoadError
+from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
 from inspector.gui.json_text import copy_text, pretty
@@ -52,11 +57,13 @@ from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
     HEADERS,
     Column,
+    CompactRole,
     IndexRole,
     ItemRole,
     PointerRole,
     TranscriptModel,
     ValueRole,
+    VerdictRole,
 )
 from inspector.gui.qt_workers import debounce
 
@@ -69,14 +76,28 @@ _FIT_ITEMS = 1000
 _FIT_CAP = 480
 #: Room around a cell's text (the delegate's margins and focus frame, with a little air), and
 #: for an icon drawn beside it.
-_CELL_PADDING = 12
+_CELL_PADDING = 10
 _ICON_ROOM = 22
-#: The item number fits this many digits.
-_INDEX_DIGITS = "000000"
-#: The narrowest Name and call_id are squeezed to before the other columns give way, and the
-#: narrowest any column is made when even that is not enough.
+#: The width of a column that shows its icon alone.
+_ICON_ONLY_WIDTH = _ICON_ROOM + 4
+#: The narrowest the identifiers (type, name, call_id) are squeezed to once every other column
+#: has given way, and the narrowest any column is made when even that is not enough.
 _FLEX_FLOOR = 90
 _LAST_FLOOR = 40
+#: Columns that never lose a character while another column has room to give: what a person
+#: matches across the panes.
+_IDENTIFIERS = (Column.NAME, Column.CALL_ID)
+#: Columns that give way first, down to their short form (the verdict's short word beside its
+#: icon, the change's short label, "call" for function_call), and then to their icon alone
+#: (the tooltip keeps the words).
+_YIELDING = (Column.STATUS, Column.ID, Column.TYPE, Column.VERDICT, Column.CHANGE)
+_ICON_ONLY = (Column.VERDICT, Column.CHANGE)
+#: Where a cut text keeps its characters: ids differ at their end (call_198 / call_199), so
+#: they lose their start; other texts lose their middle, keeping the `.delta` / `.done` end.
+_ELIDE: dict[int, Qt.TextElideMode] = {
+    Column.CALL_ID: Qt.TextElideMode.ElideLeft,
+    Column.ID: Qt.TextElideMode.ElideLeft,
+}
 #: Hidden until the user shows them from the header menu (they rarely decide a replay). A
 #: pair's changes are the same seen from either side, so they are marked on the right only,
 #: as in the window sketch; the left pane's changed cells are still coloured.
@@ -107,30 +128,48 @@ class VerdictCounts(QWidget):
         self._groups: dict[CountsMode, QWidget] = {}
         self.summary: dict[str, int] = {}
 
-    def set_counts(self, summary: dict[str, int] | None) -> None:
-        """Show these verdict counts (None: none)."""
+    def set_counts(
+        self, summary: dict[str, int] | None, target: tuple[str, int] | None = None
+    ) -> None:
+        """Show these verdict counts (None: none), and a target's error count when it has any
+        (the gate may pass items the target rejects)."""
         for group in self._groups.values():
             group.hide()  # deleteLater waits for the event loop; a screenshot may not
             group.deleteLater()
         self._groups = {}
         self.summary = dict(summary or {})
+        #: The target's name and how many of its findings are errors (None: none).
+        self.target = target if target is not None and target[1] > 0 else None
         if not self.summary:
             self.setToolTip("")
             self.updateGeometry()
             return
         chips = [(Verdict(v), n) for v, n in self.summary.items()]
+        extra: list[tuple[object, str, str]] = []
+        compact_extra: list[tuple[object, str, str]] = []
+        lines = [f"{v} {n:,} — {qt_palette.verdict_swatch(v).meaning}" for v, n in chips]
+        if self.target is not None:
+            name, errors = self.target
+            icon = qt_palette.target_swatch("error").icon
+            words = f"{name}: {errors:,} error{'s' if errors != 1 else ''}"
+            extra = [(icon, words, "count-target")]
+            compact_extra = [(icon, f"{errors:,}", "count-target")]
+            lines.append(f"{words} — the target provider rejects items the gate passes")
         self._groups[CountsMode.FULL] = self._group(
             [(qt_palette.verdict_swatch(v).icon, f"{v} {n}", f"count-{v}") for v, n in chips]
+            + extra
         )
         self._groups[CountsMode.COMPACT] = self._group(
             [(qt_palette.verdict_swatch(v).icon, f"{n:,}", f"count-{v}") for v, n in chips]
+            + compact_extra
         )
         total = sum(self.summary.values())
         blocked = sum(n for v, n in chips if v not in PASSING)
         swatch = qt_palette.severity_swatch("error") if blocked else qt_palette.verdict_swatch("ok")
         words = f"{total:,} items, {blocked:,} blocked"
-        self._groups[CountsMode.SUMMARY] = self._group([(swatch.icon, words, "count-summary")])
-        lines = [f"{v} {n:,} — {qt_palette.verdict_swatch(v).meaning}" for v, n in chips]
+        self._groups[CountsMode.SUMMARY] = self._group(
+            [(swatch.icon, words, "count-summary"), *compact_extra]
+        )
         self.setToolTip(tooltip("\n".join(lines)))
         self.set_mode(self.mode)
 
@@ -214,12 +253,19 @@ class PaneHeader(QWidget):
         dim(self.format_label)
         self.counts = VerdictCounts(self)
 
-    def set_content(self, name: str, path: str, fmt: str, summary: dict[str, int] | None) -> None:
-        """Show a file's name (path in the tooltip), format and verdict counts."""
+    def set_content(
+        self,
+        name: str,
+        path: str,
+        fmt: str,
+        summary: dict[str, int] | None,
+        target: tuple[str, int] | None = None,
+    ) -> None:
+        """Show a file's name (path in the tooltip), format, verdict counts and target errors."""
         self.name_label.setText(name)
         self.name_label.setToolTip(tooltip(path))
         self.format_label.setText(fmt)
-        self.counts.set_counts(summary)
+        self.counts.set_counts(summary, target)
         self.arrange()
 
     def sizeHint(self) -> QSize:
@@ -412,7 +458,7 @@ class TranscriptPane(QFrame):
         return page
 
     def _build_tree(self) -> QTreeView:
-        tree = QTreeView(self)
+        tree = TranscriptTree(self)
         tree.setObjectName(f"tree-{self.side}")
         tree.setUniformRowHeights(True)  # lets Qt lay out 200,000 rows without asking each one
         tree.setAlternatingRowColors(True)
@@ -422,6 +468,7 @@ class TranscriptPane(QFrame):
         tree.setAllColumnsShowFocus(True)
         tree.setExpandsOnDoubleClick(True)
         tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        tree.setItemDelegate(CellDelegate(tree))
         tree.setModel(self.model)
         header = tree.header()
         header.setStretchLastSection(False)
@@ -588,7 +635,12 @@ class TranscriptPane(QFrame):
         return self.stack.currentIndex() == _Page.ERROR
 
     def _set_header(self, name: str, fmt: str, summary: dict[str, int] | None) -> None:
-        self.header.set_content(name, self.path or "", fmt, summary)
+        target = None
+        if summary is not None and self.model.result is not None:
+            names = {f.target for f in self.model.result.findings if isinstance(f, TargetFinding)}
+            if names:
+                target = (", ".join(sorted(names)), self.model.target_errors())
+        self.header.set_content(name, self.path or "", fmt, summary, target)
 
     # ---- filter ---------------------------------------------------------------------------
 
@@ -801,10 +853,102 @@ def span_field_rows(tree: QTreeView) -> None:
     tree.expanded.connect(expanded)
 
 
-def _give_way(widths: dict[int, int], columns: list[int], floor: int, spare: int) -> int:
-    """Narrow `columns` (not below `floor`) by up to -`spare`, each in proportion to what it
+class CellDelegate(QStyledItemDelegate):
+    """Draws an item row's cells: ids cut at their start, and a column too narrow for a full
+    verdict or change shows its short form (the verdict beside its icon)."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        """Pick the elision side and, when the full text does not fit, the short text."""
+        super().initStyleOption(option, index)
+        if index.internalId() != 0:
+            return  # a field row spans the row: its key and value read whole
+        column = index.column()
+        option.textElideMode = _ELIDE.get(column, Qt.TextElideMode.ElideMiddle)
+        compact = index.data(CompactRole)
+        if not compact or compact == option.text or self._fits(option, option.text):
+            return
+        decorated = QStyleOptionViewItem.ViewItemFeature.HasDecoration
+        if column == Column.VERDICT and not option.features & decorated:
+            verdict = index.data(VerdictRole)
+            option.icon = qt_palette.verdict_swatch(verdict).icon
+            option.features |= decorated
+            option.decorationSize = QSize(16, 16)
+        # Narrower still, the icon alone speaks (the tooltip has the words).
+        fits = self._fits(option, compact) or column not in _ICON_ONLY
+        option.text = compact if fits else ""
+
+    @staticmethod
+    def _fits(option: QStyleOptionViewItem, text: str) -> bool:
+        widget = option.widget
+        style = widget.style() if widget is not None else None
+        margin = (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) if style else 2) + 1
+        # Two pixels more: Qt elides a text whose fractional width rounds to the room exactly.
+        room = option.rect.width() - 2 * margin - 2
+        if option.features & QStyleOptionViewItem.ViewItemFeature.HasDecoration:
+            room -= option.decorationSize.width() + 2 * margin
+        return option.fontMetrics.horizontalAdvance(text) <= room
+
+
+class TranscriptTree(QTreeView):
+    """The transcript tree; keyboard moves reach rows the model has not exposed yet."""
+
+    def moveCursor(
+        self, cursorAction: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
+    ) -> QModelIndex:
+        """Expose the rows a move needs first: all of them for Ctrl+End, a page more for Down."""
+        model = self.model()
+        if isinstance(model, TranscriptModel):
+            action = QAbstractItemView.CursorAction
+            if cursorAction == action.MoveEnd:
+                model.ensure_row(model.display_rows - 1)
+            elif cursorAction in (action.MoveDown, action.MovePageDown, action.MoveNext):
+                current = self.currentIndex()
+                while current.parent().isValid():
+                    current = current.parent()
+                page = max(self.viewport().height() // max(self.sizeHintForRow(0), 1), 1)
+                if current.row() + page >= model.fetched_rows:
+                    model.ensure_row(min(current.row() + page, model.display_rows - 1))
+        return super().moveCursor(cursorAction, modifiers)
+
+
+def twin_index(model: TranscriptModel, index: QModelIndex) -> QModelIndex:
+    """The index at the same place (the same rows from the top) in another pane's model: in
+    aligned mode both panes have the same rows at every level."""
+    rows = []
+    while index.isValid():
+        rows.append(index.row())
+        index = index.parent()
+    twin = QModelIndex()
+    for row in reversed(rows):
+        twin = model.index(row, 0, twin)
+        if not twin.isValid():
+            return QModelIndex()
+    return twin
+
+
+def left_share(total: int, left: ColumnFitter, right: ColumnFitter) -> int:
+    """How much of `total` the left pane gets: each its whole columns and half the rest when
+    both fit; else each the width that keeps its names and call_ids whole, and the rest in
+    proportion to what each still lacks; else in proportion to those widths."""
+    full = [left.needed(), right.needed()]
+    if sum(full) <= total:
+        return full[0] + (total - sum(full)) // 2
+    least = [left.needed(identifiers_only=True), right.needed(identifiers_only=True)]
+    if sum(least) <= total:
+        lack = [max(f - n, 0) for f, n in zip(full, least, strict=True)]
+        return least[0] + (total - sum(least)) * lack[0] // max(sum(lack), 1)
+    return total * least[0] // max(sum(least), 1)
+
+
+def _give_way(
+    widths: dict[int, int], columns: list[int], floor: int | dict[int, int], spare: int
+) -> int:
+    """Narrow `columns` (not below their floor) by up to -`spare`, each in proportion to what it
     has above the floor; return what is still missing (0 when nothing is)."""
-    room = {c: max(widths[c] - floor, 0) for c in columns}
+    floors = floor if isinstance(floor, dict) else dict.fromkeys(columns, floor)
+    room = {c: max(widths[c] - floors.get(c, _LAST_FLOOR), 0) for c in columns}
     total = sum(room.values())
     given = min(-spare, total)
     if given <= 0:
@@ -820,10 +964,11 @@ def _give_way(widths: dict[int, int], columns: list[int], floor: int, spare: int
 class ColumnFitter(QObject):
     """Sizes a transcript tree's columns to their content, within the width the tree has.
 
-    Each column wants the width of its widest text among the first items (capped); `#` fits six
-    digits. When they fit, Name and call_id share the spare width; when they do not, Name and
-    call_id give way first (in proportion, down to a floor), then the widest of the others. A
-    column the user resizes by hand keeps the width given.
+    Each column wants the width of its widest text among the first items (capped); `#` fits the
+    digits of the last item number. When they fit, Name and call_id share the spare width; when
+    they do not, the status, id, verdict and change columns give way first, down to their
+    short forms; only then the identifiers (type, name, call_id), down to a floor; then every
+    column. A column the user resizes by hand keeps the width given.
     """
 
     def __init__(self, tree: QTreeView, model: TranscriptModel) -> None:
@@ -831,6 +976,7 @@ class ColumnFitter(QObject):
         self.tree = tree
         self.model = model
         self._wanted: dict[int, int] = {}
+        self._least: dict[int, int] = {}
         #: What the measured widths are of: the transcript, its diff and the shown columns.
         self._measured: tuple[object, ...] | None = None
         self._fitting = False
@@ -851,20 +997,28 @@ class ColumnFitter(QObject):
         # Measuring reads a thousand items: only when the transcript, its diff (the objects
         # themselves, not their equality) or the shown columns change.
         if old is None or old[0] is not key[0] or old[1] is not key[1] or old[2] != hidden:
-            self._wanted, self._measured = self._measure(), key
+            (self._wanted, self._least), self._measured = self._measure(), key
         return self._wanted
 
-    def needed(self) -> int:
-        """The width the tree needs to show every shown column whole (0 with nothing shown)."""
+    def needed(self, *, identifiers_only: bool = False) -> int:
+        """The width the tree needs to show every shown column whole (0 with nothing shown);
+        `identifiers_only`: to show names and call_ids whole, the other columns given way."""
         if self.model.result is None:
             return 0
         wanted = self._wanted_widths()
         header = self.tree.header()
-        columns = sum(
-            header.sectionSize(c) if c in self.user_sized else w
-            for c, w in wanted.items()
-            if not header.isSectionHidden(c)
-        )
+
+        def width(column: int, full: int) -> int:
+            if column in self.user_sized:
+                return header.sectionSize(column)
+            if not identifiers_only or column in _IDENTIFIERS or column == Column.INDEX:
+                return full
+            if column in _ICON_ONLY:
+                return min(full, _ICON_ONLY_WIDTH)
+            least = self._least.get(column, full)
+            return min(least, _FLEX_FLOOR) if column == Column.TYPE else least
+
+        columns = sum(width(c, w) for c, w in wanted.items() if not header.isSectionHidden(c))
         scrollbar = self.tree.verticalScrollBar()
         bar = scrollbar.sizeHint().width() if scrollbar.isVisible() else 0
         return columns + bar + 2 * self.tree.frameWidth()
@@ -881,26 +1035,37 @@ class ColumnFitter(QObject):
         if not self._fitting and new > 0 and not self.tree.header().isSectionHidden(column):
             self.user_sized.add(column)
 
-    def _measure(self) -> dict[int, int]:
+    def _measure(self) -> tuple[dict[int, int], dict[int, int]]:
+        """Each shown column's full width, and the least it may give way to first."""
         bold = QFont(self.tree.font())
         bold.setBold(True)  # provider-prefixed items and major changes are drawn bold
         metrics = {False: self.tree.fontMetrics(), True: QFontMetrics(bold)}
         header = self.tree.header()
         wanted: dict[int, int] = {}
+        least: dict[int, int] = {}
+
+        def widest(column: int, compact: bool = False) -> int:
+            texts = self.model.cell_texts(column, _FIT_ITEMS, compact=compact)
+            return max((metrics[b].horizontalAdvance(t[:200]) for t, b in texts), default=0)
+
         for column in Column:
             if header.isSectionHidden(column):
                 continue
             title = header.fontMetrics().horizontalAdvance(HEADERS[column]) + _CELL_PADDING
             if column == Column.INDEX:
-                text = metrics[False].horizontalAdvance(_INDEX_DIGITS)
+                digits = len(str(max(self.model.item_count() - 1, 0)))
+                text = metrics[False].horizontalAdvance("0" * max(digits, 2))
                 # The branch arrow and the verdict icon sit in this column too.
                 wanted[column] = self.tree.indentation() + _ICON_ROOM + text + _CELL_PADDING
                 continue
-            texts = self.model.cell_texts(column, _FIT_ITEMS)
-            widest = max((metrics[b].horizontalAdvance(t[:200]) for t, b in texts), default=0)
-            room = _ICON_ROOM if column == Column.CHANGE and widest else 0
-            wanted[column] = min(max(widest + room + _CELL_PADDING, title), _FIT_CAP)
-        return wanted
+            full = widest(column)
+            room = _ICON_ROOM if column == Column.CHANGE and full else 0
+            wanted[column] = min(max(full + room + _CELL_PADDING, title), _FIT_CAP)
+            if column in _YIELDING:
+                # The short form, with the icon drawn beside it.
+                icon = _ICON_ROOM if column in _ICON_ONLY else 0
+                least[column] = min(widest(column, True) + icon + _CELL_PADDING, wanted[column])
+        return wanted, least
 
     def fit(self) -> None:
         """Give each shown column its width for the tree's current width."""
@@ -913,7 +1078,8 @@ class ColumnFitter(QObject):
             for c, w in wanted.items()
             if not header.isSectionHidden(c)
         }
-        flexible = [c for c in _FLEXIBLE if c in widths and c not in self.user_sized]
+        free = [c for c in widths if c not in self.user_sized]
+        flexible = [c for c in _FLEXIBLE if c in free]
         # A tree not shown yet has no real width: it gets what its content wants, and is fitted
         # to its width when it is shown.
         visible = self.tree.isVisible()
@@ -923,15 +1089,30 @@ class ColumnFitter(QObject):
             for column in flexible:
                 widths[column] += spare * _FLEXIBLE[column] // shares
         else:
-            # Name and call_id give way first, down to a floor; then every column but `#`,
-            # so that the columns never need more than the tree's width (no sideways scroll).
-            spare = _give_way(widths, flexible, _FLEX_FLOOR, spare)
-            others = [c for c in widths if c != Column.INDEX and c not in self.user_sized]
-            _give_way(widths, others, _LAST_FLOOR, spare)
+            # The yielding columns go to their short forms first; the identifiers are cut only
+            # when nothing else can give, and then every column but `#`, so that the columns
+            # never need more than the tree's width (no sideways scroll).
+            def give(columns: Sequence[int], floor: int | dict[int, int]) -> int:
+                return _give_way(widths, [c for c in columns if c in free], floor, spare)
+
+            spare = give(_YIELDING, self._least)
+            spare = give(_ICON_ONLY, _ICON_ONLY_WIDTH)
+            spare = give((Column.TYPE,), _FLEX_FLOOR)
+            spare = give(_IDENTIFIERS, _FLEX_FLOOR)
+            give([c for c in free if c != Column.INDEX], _LAST_FLOOR)
         self._fitting = True
         try:
-            for column, width in widths.items():
-                if header.sectionSize(column) != width:
-                    header.resizeSection(column, width)
+            for section, width in widths.items():
+                if header.sectionSize(section) != width:
+                    header.resizeSection(section, width)
         finally:
             self._fitting = False
+        metrics = header.fontMetrics()
+        self.model.set_icon_headers(
+            [
+                c
+                for c in _ICON_ONLY
+                if c in widths
+                and widths[c] < metrics.horizontalAdvance(HEADERS[Column(c)]) + _CELL_PADDING
+            ]
+        )

@@ -118,6 +118,8 @@ class Session(QObject):
     swapped = Signal()
     #: a new diff of the two sides is ready (`alignment`).
     diffed = Signal()
+    #: stage, fraction (0..1; negative when unknown) — how far the running diff has got.
+    diff_progress = Signal(str, float)
     #: InspectorError — the diff could not be computed.
     diff_failed = Signal(object)
     #: channel, running — a side's load or the diff started (True) or ended (False).
@@ -305,12 +307,12 @@ class Session(QObject):
         if left is None or right is None:
             return
         mode = self.mode
-        self.runner.start(
-            DIFF,
-            lambda _progress: Alignment(diff_results(left.result, right.result, mode=mode)),
-            self._diffed,
-            self.diff_failed.emit,
-        )
+
+        def work(progress: Progress) -> Alignment:
+            # The core says how far it has got: matching the items, then comparing the pairs.
+            return Alignment(diff_results(left.result, right.result, mode=mode, progress=progress))
+
+        self.runner.start(DIFF, work, self._diffed, self.diff_failed.emit)
         self._announce(DIFF)
 
     def _diffed(self, alignment: Alignment) -> None:
@@ -327,6 +329,8 @@ class Session(QObject):
     def _progress(self, channel: str, stage: str, fraction: float) -> None:
         if channel in SIDES:
             self.progress.emit(channel, stage, fraction)
+        elif channel == DIFF:
+            self.diff_progress.emit(stage, fraction)
 
     def _idle(self, channel: str) -> None:
         if channel in (*SIDES, DIFF):

@@ -20,9 +20,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont
 
-from inspector.core.gate import GateResult, Verdict
+from inspector.core.gate import GateResult, Severity, Verdict
 from inspector.core.model import Item, join_pointer
+from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
+from inspector.gui.alignment import padded_keys
 from inspector.gui.json_text import CELL_LIMIT, elide, label, preview, visible
 from inspector.gui.qt_text import tooltip
 
@@ -39,6 +41,11 @@ IndexRole = Qt.ItemDataRole.UserRole + 3  # the item's index in the transcript
 PointerRole = Qt.ItemDataRole.UserRole + 4  # JSON Pointer of a field inside its item
 ValueRole = Qt.ItemDataRole.UserRole + 5  # the raw JSON value of a field row
 ChangesRole = Qt.ItemDataRole.UserRole + 6  # the diff changes of the item's pair
+CompactRole = Qt.ItemDataRole.UserRole + 7  # the cell's short text for a narrow column
+TargetRole = Qt.ItemDataRole.UserRole + 8  # the target findings that name the item
+
+#: A field the item does not have (its counterpart does: aligned mode shows a gap row).
+_MISSING: Any = object()
 
 
 class Column(IntEnum):
@@ -97,6 +104,33 @@ _CHANGE_LABELS = {
     "arguments_reformatted": "reformatted",
 }
 
+#: The same, for a narrow Change column: what changed, without the word "changed".
+_SHORT_CHANGE_LABELS = {
+    "became_namespaced": "→ NS",
+    "became_portable": "→ PORT",
+    "became_non_portable": "→ NON-PORT",
+    "only_left": "alone",
+    "only_right": "alone",
+    "arguments_reformatted": "reformat",
+}
+
+
+#: The portable types' words for a narrow Type column (a prefixed type keeps its prefix).
+_SHORT_TYPES = {
+    "function_call": "call",
+    "function_call_output": "output",
+    "custom_tool_call": "custom call",
+    "custom_tool_call_output": "custom output",
+    "item_reference": "reference",
+}
+
+
+def _short_type(item: Item) -> str | None:
+    kind = item.type
+    if not isinstance(kind, str) or ":" in kind:
+        return None
+    return _SHORT_TYPES.get(kind, kind.removesuffix("_call"))
+
 
 def _type_text(item: Item) -> str:
     # Item.type_label is repr() for a non-string type, which could be any size.
@@ -110,8 +144,18 @@ def _key_text(key: Any) -> str:
     return f"[{key}]" if isinstance(key, int) else visible(elide(str(key), CELL_LIMIT))
 
 
-def change_label(change: Change) -> str:
-    """Return a change's short cell text."""
+def change_label(change: Change, *, short: bool = False) -> str:
+    """Return a change's cell text (`short`: the narrow column's, e.g. CALL_ID for a call_id
+    change)."""
+    if short:
+        text = _SHORT_CHANGE_LABELS.get(change.code)
+        if text is not None:
+            return text
+        # What changed, without how: call_id_renamed and call_id_changed are both "call_id".
+        code = change.code
+        for ending in ("_changed", "_renamed", "_reformatted", "_mismatch"):
+            code = code.removesuffix(ending)
+        return code.upper() if change.code in qt_palette.PROMINENT_CHANGES else code
     return _CHANGE_LABELS.get(change.code, change.code.replace("_", " "))
 
 
@@ -137,10 +181,14 @@ class TranscriptModel(QAbstractItemModel):
         self._total = 0
         self._shown = 0
         # Node 0 stands for "a top-level row". A node's id is the internalId of its children:
-        # nodes[id] = (parent node id, row, path), path = (item index, key, key, ...).
+        # nodes[id] = (parent node id, row, path), path = (top-level row, key, key, ...).
         self._nodes: list[tuple[int, int, tuple[Any, ...]]] = [(0, 0, ())]
         self._node_ids: dict[tuple[int, int], int] = {}
         self._keys: dict[int, list[Any]] = {}
+        #: The target findings naming each item (a target's verdicts sit beside the gate's).
+        self._targets: dict[int, list[TargetFinding]] = {}
+        #: Columns titled with an icon rather than a word (too narrow for it).
+        self._icon_headers: frozenset[int] = frozenset()
 
     # ---- content --------------------------------------------------------------------------
 
@@ -156,6 +204,11 @@ class TranscriptModel(QAbstractItemModel):
         self._rows = None
         self._filter = None
         self._alignment = None
+        self._targets = {}
+        for finding in result.findings if result is not None else ():
+            if isinstance(finding, TargetFinding):
+                for item in finding.items:
+                    self._targets.setdefault(item, []).append(finding)
         self._reset_rows()
         self.endResetModel()
 
@@ -201,6 +254,24 @@ class TranscriptModel(QAbstractItemModel):
     def rows(self) -> Sequence[int | None] | None:
         """The display order before filtering (None when rows follow the file)."""
         return self._rows
+
+    @property
+    def padded(self) -> bool:
+        """Whether rows are aligned with the other side's, fields included (aligned mode)."""
+        return self._rows is not None and self._alignment is not None
+
+    def target_findings(self, item: int) -> list[TargetFinding]:
+        """The target findings that name an item (most severe first)."""
+        found = self._targets.get(item, [])
+        return sorted(found, key=lambda f: f.severity != Severity.ERROR)
+
+    def target_errors(self) -> int:
+        """How many target findings of the transcript are errors."""
+        result = self._result
+        findings = result.findings if result is not None else ()
+        return sum(
+            1 for f in findings if isinstance(f, TargetFinding) and f.severity == Severity.ERROR
+        )
 
     def _reset_rows(self) -> None:
         self._nodes = [(0, 0, ())]
@@ -266,9 +337,12 @@ class TranscriptModel(QAbstractItemModel):
         pair = self.pair_of(item)
         return bool(pair is not None and pair.changed)
 
-    def cell_texts(self, column: int, limit: int) -> set[tuple[str, bool]]:
+    def cell_texts(
+        self, column: int, limit: int, *, compact: bool = False
+    ) -> set[tuple[str, bool]]:
         """The distinct texts of an item column over the first `limit` items, each with whether
-        it is drawn bold, to size the column.
+        it is drawn bold, to size the column (`compact`: the narrow column's short texts, where a
+        cell has one).
 
         The change column looks at the items whose pair has changes instead, wherever they are.
         """
@@ -283,10 +357,14 @@ class TranscriptModel(QAbstractItemModel):
             pairs = self._alignment.diff.pairs
             ours = (p.left if self._side == "left" else p.right for p in pairs if p.changes)
             indexes = [i for i in ours if i is not None][:limit]
-        return {
-            (self._item_text(items[i], verdicts[i].verdict, i, column) or "", self._bold(i, column))
-            for i in indexes
-        }
+        texts: dict[tuple[str, bool], None] = {}
+        for i in indexes:
+            verdict = verdicts[i].verdict
+            text = self._compact_text(verdict, i, column) if compact else None
+            if text is None:
+                text = self._item_text(items[i], verdict, i, column)
+            texts[text or "", self._bold(i, column)] = None
+        return set(texts)
 
     def _bold(self, i: int, column: int) -> bool:
         assert self._result is not None
@@ -327,12 +405,11 @@ class TranscriptModel(QAbstractItemModel):
 
     # ---- tree structure -------------------------------------------------------------------
 
-    def _path(self, index: ModelIndex) -> tuple[Any, ...] | None:
-        """Return (item, key, ...) for an index; None for a gap row."""
+    def _path(self, index: ModelIndex) -> tuple[Any, ...]:
+        """Return (top-level row, key, ...) for an index."""
         parent_id = index.internalId()
         if parent_id == 0:
-            item = self.item_at_row(index.row())
-            return None if item is None else (item,)
+            return (index.row(),)
         parent_path = self._nodes[parent_id][2]
         return (*parent_path, self._child_keys(parent_id)[index.row()])
 
@@ -342,28 +419,44 @@ class TranscriptModel(QAbstractItemModel):
         if node is None:
             path = self._path(index)
             node = len(self._nodes)
-            self._nodes.append((key[0], key[1], path or ()))
+            self._nodes.append((key[0], key[1], path))
             self._node_ids[key] = node
         return node
 
+    def _raw_at(self, side: str, row: int) -> Any:
+        """The raw item one side shows on a top-level row (_MISSING on its gap row)."""
+        if side == self._side or self._alignment is None:
+            item = self.item_at_row(row)
+            result = self._result
+        else:
+            if self._filter is not None:
+                row = self._filter[row]
+            item = self._alignment.rows(side)[row]
+            diff = self._alignment.diff
+            result = diff.left if side == "left" else diff.right
+        if item is None or result is None:
+            return _MISSING
+        return result.transcript.items[item].raw
+
+    def _values(self, path: tuple[Any, ...]) -> tuple[Any, Any]:
+        """The left's and right's values at a path (_MISSING where a side has none); without
+        aligned rows both are this side's."""
+        ours = _walk(self._raw_at(self._side, path[0]), path[1:])
+        if not self.padded:
+            return ours, ours
+        other = "right" if self._side == "left" else "left"
+        theirs = _walk(self._raw_at(other, path[0]), path[1:])
+        return (ours, theirs) if self._side == "left" else (theirs, ours)
+
     def _value(self, path: tuple[Any, ...]) -> Any:
-        assert self._result is not None
-        value: Any = self._result.transcript.items[path[0]].raw
-        for key in path[1:]:
-            value = value[key]
-        return value
+        """This side's value at a path (_MISSING on a gap row)."""
+        return _walk(self._raw_at(self._side, path[0]), path[1:])
 
     def _child_keys(self, node: int) -> list[Any]:
         keys = self._keys.get(node)
         if keys is None:
             path = self._nodes[node][2]
-            value = self._value(path) if path else None
-            if isinstance(value, dict):
-                keys = list(value)
-            elif isinstance(value, list):
-                keys = list(range(len(value)))
-            else:
-                keys = []
+            keys = padded_keys(*self._values(path)) if path else []
             self._keys[node] = keys
         return keys
 
@@ -395,7 +488,7 @@ class TranscriptModel(QAbstractItemModel):
             return self._shown
         if parent.column() != 0 or self._result is None:
             return 0
-        if parent.internalId() == 0 and self.item_at_row(parent.row()) is None:
+        if parent.internalId() == 0 and not self.padded and self.item_at_row(parent.row()) is None:
             return 0
         return len(self._child_keys(self._node_of(parent)))
 
@@ -408,6 +501,8 @@ class TranscriptModel(QAbstractItemModel):
                 return self._shown > 0
             if parent.column() or self._result is None:
                 return False
+            if self.padded:
+                return _has_fields(*self._values((parent.row(),)))
             row = parent.row()
             if self._filter is not None:
                 row = self._filter[row]
@@ -418,9 +513,7 @@ class TranscriptModel(QAbstractItemModel):
         elif parent.column():
             return False
         else:
-            path = self._path(parent)
-            assert path is not None
-            value = self._value(path)
+            return _has_fields(*self._values(self._path(parent)))
         return isinstance(value, dict | list) and len(value) > 0
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
@@ -433,11 +526,24 @@ class TranscriptModel(QAbstractItemModel):
         """Column titles and their tooltips."""
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
             return None
+        narrow = section in self._icon_headers
         if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[Column(section)]
+            return "" if narrow else HEADERS[Column(section)]
+        if role == Qt.ItemDataRole.DecorationRole and narrow:
+            if section == Column.VERDICT:
+                return qt_palette.verdict_swatch("ok").icon
+            return qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).icon
         if role == Qt.ItemDataRole.ToolTipRole:
-            return HEADER_TIPS.get(Column(section))
+            tip = HEADER_TIPS.get(Column(section))
+            return f"{HEADERS[Column(section)]}: {tip}" if narrow and tip else tip
         return None
+
+    def set_icon_headers(self, columns: Sequence[int]) -> None:
+        """Title these columns (verdict, change) with an icon: they are too narrow for a word."""
+        wanted = frozenset(c for c in columns if c in (Column.VERDICT, Column.CHANGE))
+        if wanted != self._icon_headers:
+            self._icon_headers = wanted
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, _COLUMNS - 1)
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Every role, computed from the core values on demand."""
@@ -448,9 +554,7 @@ class TranscriptModel(QAbstractItemModel):
             if item is None:
                 return self._gap_data(index.column(), role)
             return self._item_data(item, index.column(), role)
-        path = self._path(index)
-        assert path is not None
-        return self._field_data(path, index.column(), role)
+        return self._field_data(self._path(index), index.column(), role)
 
     def _gap_data(self, column: int, role: int) -> Any:
         swatch = qt_palette.gap_swatch()
@@ -475,8 +579,16 @@ class TranscriptModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DecorationRole:
             if column == Column.INDEX:
                 return qt_palette.verdict_swatch(verdict.verdict).icon
+            if column == Column.VERDICT:
+                # The target marker: the gate may pass an item the target provider rejects.
+                targets = self._targets.get(i)
+                return qt_palette.target_swatch(targets[0].severity).icon if targets else None
             swatch = self._change_swatch(i, column) if column == Column.CHANGE else None
             return swatch.icon if swatch is not None else None
+        if role == CompactRole:
+            return self._compact_text(verdict.verdict, i, column)
+        if role == TargetRole:
+            return tuple(self.target_findings(i))
         if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):
             if column == Column.VERDICT:
                 swatch = qt_palette.verdict_swatch(verdict.verdict)
@@ -528,7 +640,7 @@ class TranscriptModel(QAbstractItemModel):
             return self._change_text(i)
         return None
 
-    def _change_text(self, i: int) -> str:
+    def _change_text(self, i: int, *, short: bool = False) -> str:
         changes = self._changes(i)
         if not changes:
             return ""
@@ -536,10 +648,20 @@ class TranscriptModel(QAbstractItemModel):
         # The most prominent change names the cell; the tooltip lists them all.
         order = list(qt_palette.ChangeLevel)
         shown.sort(key=lambda c: order.index(qt_palette.change_level(c.code, c.severity)))
-        text = change_label(shown[0])
+        text = change_label(shown[0], short=short)
         # A verdict change is marked on the verdict cell itself, so it is not counted here.
         more = [c for c in shown[1:] if c.code != "verdict_changed"]
         return f"{text} +{len(more)}" if more else text
+
+    def _compact_text(self, verdict: Verdict, i: int, column: int) -> str | None:
+        if column == Column.VERDICT:
+            return qt_palette.short_verdict(verdict)
+        if column == Column.TYPE:
+            assert self._result is not None
+            return _short_type(self._result.transcript.items[i])
+        if column == Column.CHANGE:
+            return self._change_text(i, short=True) or None
+        return None
 
     def _item_tip(self, item: Item, i: int, column: int) -> str:
         assert self._result is not None
@@ -548,7 +670,12 @@ class TranscriptModel(QAbstractItemModel):
             return "\n".join(change_description(c) for c in self._changes(i))
         head = f"#{i} {_type_text(item)} — {verdict.verdict}"
         meaning = qt_palette.verdict_swatch(verdict.verdict).meaning
-        return f"{head}\n{verdict.detail}\n\n{meaning}\n{item.origin.describe()}"
+        tip = f"{head}\n{verdict.detail}\n\n{meaning}\n{item.origin.describe()}"
+        targets = self.target_findings(i)
+        if targets:
+            lines = "\n".join(f"{f.severity} {f.code}: {f.message}" for f in targets)
+            tip = f"Target {targets[0].target}:\n{lines}\n\n{tip}"
+        return tip
 
     def _changes(self, i: int) -> tuple[Change, ...]:
         pair = self.pair_of(i)
@@ -581,23 +708,66 @@ class TranscriptModel(QAbstractItemModel):
         return cells
 
     def _field_data(self, path: tuple[Any, ...], column: int, role: int) -> Any:
+        value = self._value(path)
+        item = self.item_at_row(path[0])
+        if value is _MISSING:
+            return self._gap_field_data(path, item, column, role)
         if role == Qt.ItemDataRole.DisplayRole:
             # A field row spans the columns in the views (field_label); the value's preview is
             # also the type cell's, for a view that does not span.
             if column == Column.INDEX:
-                return f"{_key_text(path[-1])}: {preview(self._value(path))}"
+                return f"{_key_text(path[-1])}: {preview(value)}"
             if column == Column.TYPE:
-                return preview(self._value(path))
+                return preview(value)
             return None
         if role == Qt.ItemDataRole.ToolTipRole and column in (Column.INDEX, Column.TYPE):
-            return tooltip(preview(self._value(path), 2000))
+            return tooltip(preview(value, 2000))
         if role == ItemRole:
-            assert self._result is not None
-            return self._result.transcript.items[path[0]]
+            assert self._result is not None and item is not None
+            return self._result.transcript.items[item]
         if role == IndexRole:
-            return path[0]
+            return item
         if role == PointerRole:
             return join_pointer("", *path[1:])
         if role == ValueRole:
-            return self._value(path)
+            return value
         return None
+
+    def _gap_field_data(
+        self, path: tuple[Any, ...], item: int | None, column: int, role: int
+    ) -> Any:
+        """A field only the counterpart has: a gap row that keeps the two panes level."""
+        if role == Qt.ItemDataRole.DisplayRole and column == Column.INDEX:
+            return f"no {_key_text(path[-1])} here"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            pointer = join_pointer("", *path[1:])
+            return tooltip(f"Aligned mode: the other file's item has {pointer}; this one has not.")
+        if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):
+            return self._gap_data(column, role)
+        if role == IndexRole:
+            return item
+        if role == ItemRole and item is not None:
+            assert self._result is not None
+            return self._result.transcript.items[item]
+        if role == PointerRole:
+            return ""  # the item itself: this field is not in it
+        return None
+
+
+def _walk(value: Any, keys: Sequence[Any]) -> Any:
+    """The value at `keys` inside `value` (_MISSING where a key is not there)."""
+    for key in keys:
+        found = (
+            key in value
+            if isinstance(value, dict)
+            else isinstance(value, list) and isinstance(key, int) and 0 <= key < len(value)
+        )
+        if not found:
+            return _MISSING
+        value = value[key]
+    return value
+
+
+def _has_fields(*values: Any) -> bool:
+    """Whether any of the values is a non-empty JSON container (a row with fields to show)."""
+    return any(isinstance(v, dict | list) and len(v) > 0 for v in values)

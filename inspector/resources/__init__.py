@@ -51,7 +51,7 @@ def referenced_files() -> list[str]:
     """Return every resource name the palette and this module refer to."""
     data = palette_data()
     names = [PALETTE, DESKTOP_FILE, APP_ICON, *(action_icon_name(a) for a in ACTIONS)]
-    for section in ("verdicts", "changes", "severities"):
+    for section in ("verdicts", "changes", "severities", "targets"):
         names.extend(entry["icon"] for entry in data[section].values())
     names.append(data["gap"]["icon"])
     return names

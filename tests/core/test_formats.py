@@ -908,6 +908,8 @@ def _samples() -> list[Path]:
         and p.suffix in (".json", ".jsonl", ".sse")
         and "expected" not in p.parts
         and "tools" not in p.parts
+        # Session files hold several conversations and repeated records: test_sources counts them.
+        and "sessions" not in p.parts
         and not p.name.endswith(".tools.json")
     ]
     if CORPUS.is_dir():

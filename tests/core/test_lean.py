@@ -146,7 +146,9 @@ def test_every_file_loads_and_gates_the_same(path: Path) -> None:
 
 def test_the_samples_are_read_lean_where_they_can_be() -> None:
     """The comparison above means something: most sample items go the lean way."""
-    loaded = [t for p in _FILES if isinstance(t := _load(p.read_bytes(), str(p)), Transcript)]
+    # Session files (Codex, Claude Code) have loaders of their own, which read nothing lean.
+    files = [p for p in _FILES if "sessions" not in p.relative_to(SAMPLES).parts]
+    loaded = [t for p in files if isinstance(t := _load(p.read_bytes(), str(p)), Transcript)]
     items = [i for t in loaded for i in t.items]
     lean = [i for i in items if i._mask & LEAN]
     assert len(lean) > len(items) / 3

@@ -74,6 +74,6 @@ def test_a_stream_with_error_violations_blocks_in_the_threaded_window(make_windo
     assert _cli_status(GAP) == 1
     window = make_window(synchronous=False)
     window.open_file("left", str(GAP))
-    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=60_000)
     _assert_window_says(window, "left", GAP, 1)
     assert "2 error stream violations" in window.decision_label.text()

@@ -187,10 +187,10 @@ def test_helpers_without_qt(tmp_path):
 def test_the_threaded_window_renders_off_the_gui_thread_and_writes(make_window, qtbot, tmp_path):
     window = make_window(synchronous=False)
     window.open_pair(str(_with_secrets(tmp_path)), str(PROVIDER_B))
-    qtbot.waitUntil(lambda: window.alignment is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     out = tmp_path / "threaded.md"
     assert window.export_report(str(out), "markdown")
-    qtbot.waitUntil(lambda: out.exists() and not window.runner.busy("export"), timeout=20_000)
+    qtbot.waitUntil(lambda: out.exists() and not window.runner.busy("export"), timeout=60_000)
     text = out.read_text(encoding="utf-8")
     assert text.startswith("## ") and "Redaction on" in text
     assert "Report written to" in window.statusBar().currentMessage()

@@ -21,7 +21,7 @@ def test_threaded_load_shows_progress_then_the_pair(make_window, qtbot):
     window.load_tool_file(str(SALES_TOOLS), regate=False)
     window.open_pair(str(PROVIDER_A), str(PROVIDER_B))
     assert window.left.stack.currentIndex() == 2  # the loading page, until the worker reports
-    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     assert window.left.model.rowCount() == window.right.model.rowCount() == 10
     assert window.decision_label.text().startswith("Replay UNSAFE")
 
@@ -30,7 +30,7 @@ def test_a_superseded_load_is_dropped(make_window, qtbot, tmp_path):
     window = make_window(synchronous=False)
     window.open_file("left", str(PROVIDER_A))
     window.open_file("left", str(PROVIDER_B))  # supersedes the first before it lands
-    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=60_000)
     window.runner.wait()
     qtbot.wait(50)  # let any late signal of the first load arrive (it must be ignored)
     assert window.results["left"].transcript.path == str(PROVIDER_B)
@@ -62,7 +62,7 @@ def test_runner_drops_superseded_and_cancelled_results(qtbot):
 def test_cancel_returns_the_pane_to_what_it_showed(make_window, qtbot):
     window = make_window(synchronous=False)
     window.open_file("left", str(PROVIDER_A))
-    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=60_000)
     window.open_file("left", str(PROVIDER_B))
     window.left.cancel_button.click()
     assert window.left.stack.currentIndex() == 1  # the tree of provider-a again
@@ -162,7 +162,7 @@ def test_input_files_are_byte_identical_after_a_session(make_window, qtbot, tmp_
     window.show()
     window.load_tool_file(str(tools), regate=False)
     window.open_pair(str(left), str(right))
-    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     # Edit arguments: the panel re-checks, the file stays as it was.
     window.select("left", 7)
     panel = window.arguments_panel
@@ -178,11 +178,11 @@ def test_input_files_are_byte_identical_after_a_session(make_window, qtbot, tmp_
     window.go_to_counterpart()
     window.copy_item()
     window.reload_action.trigger()
-    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     window.load_tool_file(str(tools))
-    qtbot.waitUntil(lambda: not window.runner.busy("left"), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.runner.busy("left"), timeout=60_000)
     window.swap_action.trigger()
-    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     window.close()
     window.runner.wait()
     assert _tree(inputs) == before  # same bytes, and nothing created beside them
@@ -207,17 +207,17 @@ def test_large_filters_run_on_a_worker(make_window, qtbot, monkeypatch):
     monkeypatch.setattr(qt_main_window, "ASYNC_FILTER_ITEMS", 1)  # treat the sample as large
     window = make_window(synchronous=False)
     window.open_pair(str(PROVIDER_A), str(PROVIDER_B))
-    qtbot.waitUntil(lambda: window.alignment is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     window.set_aligned(False)
     window.left.filter_edit.setText("verdict:ok")
     window.refilter()
     assert window.runner.busy("filter")  # the result arrives through the event loop
-    qtbot.waitUntil(lambda: window.left.model.rowCount() == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: window.left.model.rowCount() == 3, timeout=60_000)
     window.left.filter_edit.setText("call_129")
     window.refilter()
     window.left.filter_edit.setText("verdict:namespaced")  # supersedes the previous filter
     window.refilter()
-    qtbot.waitUntil(lambda: not window.runner.busy("filter"), timeout=10_000)
+    qtbot.waitUntil(lambda: not window.runner.busy("filter"), timeout=60_000)
     window.runner.wait()
     qtbot.wait(50)
     assert window.left.model.rowCount() == 0

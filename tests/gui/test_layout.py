@@ -131,9 +131,11 @@ def test_names_call_ids_types_and_changes_read_whole_at_1400_by_900(make_window)
                 bold = font is not None and font.bold()
                 room = header.sectionSize(column) - (22 if column == Column.CHANGE else 0)
                 assert _text_width(tree, text, bold) + 6 <= room, (pane.side, row, column, text)
-        # `#` fits six digits beside the branch arrow and the verdict icon.
-        digits = _text_width(tree, "000000")
-        assert header.sectionSize(Column.INDEX) >= tree.indentation() + 16 + digits
+        # `#` fits the last item's number beside the branch arrow and the verdict icon, and
+        # no more: its room goes to the names.
+        digits = _text_width(tree, str(model.item_count() - 1).rjust(2, "0"))
+        assert tree.indentation() + 16 + digits <= header.sectionSize(Column.INDEX)
+        assert header.sectionSize(Column.INDEX) <= tree.indentation() + 16 + digits + 20
     # Name and call_id took the spare width: wider than their longest text.
     left = window.left.tree.header()
     assert left.sectionSize(Column.NAME) > _text_width(window.left.tree, "get_latest_sales_report")

@@ -50,7 +50,7 @@ def test_a_pipe_opens_on_a_worker_and_loads(make_window, qtbot, tmp_path):
     thread = threading.Thread(target=writer, daemon=True)
     thread.start()
     window.open_file("left", str(fifo))
-    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=15_000)
+    qtbot.waitUntil(lambda: window.results["left"] is not None, timeout=60_000)
     assert len(window.results["left"].transcript.items) == len(
         load_path(SAMPLES / "logs" / "agent-session.jsonl").items
     )

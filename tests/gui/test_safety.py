@@ -203,7 +203,23 @@ def _shown_texts(window) -> list[str]:
     return shown
 
 
-_PLAIN_DELEGATES = {"QStyledItemDelegate", "QComboBoxDelegate", "QComboMenuDelegate"}
+#: The transcript trees' CellDelegate only picks the elision side and a short text, and leaves
+#: the drawing to QStyledItemDelegate (checked below).
+_PLAIN_DELEGATES = {
+    "QStyledItemDelegate",
+    "QComboBoxDelegate",
+    "QComboMenuDelegate",
+    "CellDelegate",
+}
+
+
+def test_the_cell_delegate_leaves_the_drawing_to_the_stock_delegate():
+    from PySide6.QtWidgets import QStyledItemDelegate
+
+    from inspector.gui.qt_pane import CellDelegate
+
+    assert issubclass(CellDelegate, QStyledItemDelegate)
+    assert "paint" not in vars(CellDelegate) and "createEditor" not in vars(CellDelegate)
 
 
 def _visit_tabs(window) -> None:

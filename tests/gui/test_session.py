@@ -115,7 +115,7 @@ def test_threaded_jobs_say_when_they_run(qtbot):
     session.busy.connect(lambda channel, running: busy.append((channel, running)))
     session.open("left", str(PROVIDER_A))
     session.open("right", str(PROVIDER_B))
-    qtbot.waitUntil(lambda: session.alignment is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: session.alignment is not None, timeout=60_000)
     session.runner.wait()
     qtbot.waitUntil(lambda: busy[-1] == (DIFF, False), timeout=60_000)
     assert busy.count((DIFF, True)) == busy.count((DIFF, False)) == 1

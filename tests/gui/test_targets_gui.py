@@ -117,8 +117,8 @@ def test_a_target_chosen_during_a_load_judges_the_file_when_it_arrives(qtbot):
     try:
         session.open("left", str(ARTICLE))
         session.set_target(get_profile("anthropic"))  # while the load runs
-        qtbot.waitUntil(lambda: session.files["left"] is not None, timeout=10_000)
-        qtbot.waitUntil(lambda: not session.runner.busy("left"), timeout=10_000)
+        qtbot.waitUntil(lambda: session.files["left"] is not None, timeout=60_000)
+        qtbot.waitUntil(lambda: not session.runner.busy("left"), timeout=60_000)
         assert session.files["left"].target == "anthropic"
     finally:
         session.runner.wait()
@@ -304,7 +304,7 @@ def test_the_threaded_window_judges_both_sides_for_a_target_chosen_while_loading
             and all(x is not None and x.target == "mistral" for x in session.files.values())
         )
 
-    qtbot.waitUntil(settled, timeout=20_000)
+    qtbot.waitUntil(settled, timeout=60_000)
     assert all(_targets_found(window.results[s]) for s in ("left", "right"))
     assert window.alignment.diff.mode == "compare"
     assert window.decision_label.text().startswith("Equivalent (informational changes only), but")

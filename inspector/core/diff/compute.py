@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspector.core.diff.align import _align
@@ -72,20 +72,48 @@ def document_changes(
     return out
 
 
+#: A diff's progress report: what it is doing, and how far the whole diff has got (0..1).
+DiffProgress = Callable[[str, float], None]
+#: How far the diff has got when the items are read and when they are aligned (the rest of the
+#: way is comparing the pairs), and how many reports comparing the pairs makes at most.
+_READ, _ALIGNED, _PAIR_REPORTS = 0.4, 0.5, 100
+
+
 def diff_results(
-    left: GateResult, right: GateResult, *, mode: DiffMode | str = DiffMode.REPLAY
+    left: GateResult,
+    right: GateResult,
+    *,
+    mode: DiffMode | str = DiffMode.REPLAY,
+    progress: DiffProgress | None = None,
 ) -> DiffResult:
-    """Align two gated transcripts, list the changes of every pair and decide on replay."""
+    """Align two gated transcripts, list the changes of every pair and decide on replay.
+
+    `progress` hears the stage and how far the diff has got, rising to 1.0 at the end; reports
+    are bounded (a few hundred for any size), so a GUI can pass each one on.
+    """
     mode = DiffMode(mode)
     with paused_gc():
-        return _diff_results(left, right, mode)
+        return _diff_results(left, right, mode, progress or _silent)
 
 
-def _diff_results(left: GateResult, right: GateResult, mode: DiffMode) -> DiffResult:
+def _silent(_stage: str, _fraction: float) -> None:
+    pass
+
+
+def _diff_results(
+    left: GateResult, right: GateResult, mode: DiffMode, progress: DiffProgress
+) -> DiffResult:
     compare = mode is DiffMode.COMPARE
     litems, ritems = left.transcript.items, right.transcript.items
+    total = max(len(litems) + len(ritems), 1)
+
+    def read(offset: int) -> Callable[[int], None]:
+        return lambda done: progress("Reading the items", _READ * (offset + done) / total)
+
+    progress("Reading the items", 0.0)
     shared: dict[bytes, bytes] = {}
-    lside, rside = _Side.of(litems, shared), _Side.of(ritems, shared)
+    lside = _Side.of(litems, shared, done=read(0))
+    rside = _Side.of(ritems, shared, done=read(len(litems)))
     del shared
     lkeys, rkeys = lside.keys, rside.keys
     if compare:
@@ -93,11 +121,16 @@ def _diff_results(left: GateResult, right: GateResult, mode: DiffMode) -> DiffRe
     else:
         lverdicts = [v.verdict for v in left.verdicts]
         rverdicts = [v.verdict for v in right.verdicts]
+    progress("Aligning the items", _READ)
     index_pairs = _align(lside, rside, mode)
     call_ids = _CallIds(index_pairs, lside, rside, litems, ritems) if compare else None
     pairs: list[Pair] = []
     notes: dict[int, str] = {}
-    for i, j in index_pairs:
+    step = max(len(index_pairs) // _PAIR_REPORTS, 1)
+    for number, (i, j) in enumerate(index_pairs):
+        if number % step == 0:
+            done = _ALIGNED + (1 - _ALIGNED) * number / len(index_pairs)
+            progress("Comparing the pairs", done)
         if j is None:
             assert i is not None
             pairs.append(Pair(i, None, (one_side_change(litems[i], "left"),)))
@@ -131,6 +164,7 @@ def _diff_results(left: GateResult, right: GateResult, mode: DiffMode) -> DiffRe
         for code, text in _reasons(pair, litems, ritems, notes.get(number))
     ]
     reasons = tuple(r.text for r in details)
+    progress("Compared", 1.0)
     return DiffResult(
         left,
         right,

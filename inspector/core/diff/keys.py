@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
 from typing import Any
@@ -69,6 +69,10 @@ def _is_call_type(kind: Any) -> bool:
     return isinstance(kind, str) and kind in CALL_TYPES
 
 
+#: Items read between two progress reports of `_Side.of`.
+_KEY_CHUNK = 4096
+
+
 @dataclass(slots=True)
 class _Side:
     """What alignment needs of one transcript, computed in one pass over the items."""
@@ -82,13 +86,30 @@ class _Side:
     _answers: dict[int, int] | None = None
 
     @classmethod
-    def of(cls, items: Sequence[Item], shared: dict[bytes, bytes] | None = None) -> _Side:
-        """The side of `items`; equal keys are held once across the sides given one `shared`."""
+    def of(
+        cls,
+        items: Sequence[Item],
+        shared: dict[bytes, bytes] | None = None,
+        *,
+        done: Callable[[int], None] | None = None,
+    ) -> _Side:
+        """The side of `items`; equal keys are held once across the sides given one `shared`.
+
+        `done` hears how many items have been read, after each chunk of them.
+        """
         # Each item's value is read once, for its key, and not kept: a lean item's parse
         # would otherwise be a second copy of the transcript. Most items of two runs of one
         # session are alike, so their keys are held once.
         shared = {} if shared is None else shared
-        keys = [shared.setdefault(k, k) for k in (content_key(item.read()) for item in items)]
+        keys: list[bytes] = []
+        for start in range(0, len(items), _KEY_CHUNK):
+            stop = min(start + _KEY_CHUNK, len(items))
+            keys.extend(
+                shared.setdefault(k, k)
+                for k in (content_key(items[i].read()) for i in range(start, stop))
+            )
+            if done is not None:
+                done(stop)
         call_ids: list[Any] = [item.call_id for item in items]
         calls = [
             index

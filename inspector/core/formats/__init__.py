@@ -43,7 +43,8 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
-from types import MappingProxyType
+from pathlib import Path
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 import orjson
@@ -56,6 +57,7 @@ from inspector.core.formats._records import (
     describe,
     tools_from_list,
 )
+from inspector.core.formats._sessions import first_record
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import (
     decode_text,
@@ -160,8 +162,24 @@ def _expected(specs: Sequence[FormatSpec]) -> str:
 
 #: The format modules, in the order that breaks a tie in detection scores. A new format is its
 #: module and its name here.
-FORMAT_MODULES = ("open_responses", "chat_completions", "anthropic", "gemini", "bedrock", "errors")
+FORMAT_MODULES = (
+    "open_responses",
+    "chat_completions",
+    "anthropic",
+    "gemini",
+    "bedrock",
+    "errors",
+    "codex",
+    "claude_code",
+    "inspect_log",
+)
 REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
+#: Formats whose files are whole sessions, read by their module's own loader (`MARKERS`,
+#: `matches(data, first)`, `load_file(data, path, source, check) -> list[Transcript]`): a file
+#: may hold several conversations (see `load_conversations`).
+SESSION_FORMATS: tuple[ModuleType, ...] = tuple(
+    importlib.import_module(f"{__name__}.{m}") for m in ("codex", "claude_code", "inspect_log")
+)
 #: The registered formats (see `REGISTRY` for what is derived from them).
 FORMATS = REGISTRY.formats
 STREAM_FORMATS = REGISTRY.stream_formats
@@ -183,6 +201,7 @@ __all__ = [
     "classify",
     "detect_stream_dialect",
     "load_bytes",
+    "load_conversations",
     "load_path",
     "load_stream",
     "load_stream_path",
@@ -784,6 +803,11 @@ def load_bytes(
     if is_wide(data):
         return load_text(decode_text(data, path), path, data=data, strict=strict)
     body = strip_utf8_bom(data)
+    session = _session_format(body)
+    if session is not None:
+        check = _checkpoint(cancel, progress, len(body))
+        with paused_gc():
+            return session.load_file(body, path, None, check)[0]
     framing = _sniff(body)
     if framing in (Framing.SSE, Framing.EVENT_JSONL):
         return _load_stream(body, path, strict, framing)
@@ -813,6 +837,57 @@ def load_path(
     """
     data = read_bytes(path, cancel=cancel)
     return load_bytes(data, display_name(path), strict=strict, cancel=cancel)
+
+
+# --------------------------------------------------------------------------------------------
+# Files of several conversations
+
+
+def _session_format(body: bytes) -> ModuleType | None:
+    """The format of a file of whole sessions (Codex, Claude Code, Inspect), or None.
+
+    Each format names byte markers its files show early (`MARKERS`); only a file that shows
+    one has its first line parsed, so a large document of another format is not parsed twice.
+    """
+    if body.lstrip()[:1] != b"{" and not body.startswith(b"PK"):
+        return None
+    head = body[:4096]
+    candidates = [m for m in SESSION_FORMATS if any(mark in head for mark in m.MARKERS)]
+    if not candidates:
+        return None
+    first = first_record(body)
+    return next((m for m in candidates if m.matches(body, first)), None)
+
+
+def load_conversations(
+    path: str | os.PathLike[str], *, strict: bool = False, cancel: threading.Event | None = None
+) -> list[Transcript]:
+    """Every conversation in a file, or in the session files of a folder (in name order).
+
+    A session with subagents, a trace, an eval log or a capture gives one transcript per
+    conversation (each with its `conversation` id); any other file gives its one transcript.
+    """
+    if os.path.isdir(path):
+        found: list[Transcript] = []
+        for child in sorted(Path(path).rglob("*.jsonl")):
+            if child.parent.name == "subagents":
+                continue  # read with the session they belong to
+            found += load_conversations(child, strict=strict, cancel=cancel)
+        if not found:
+            raise LoadError("the folder holds no .jsonl session files", path=display_name(path))
+        return found
+    data = read_bytes(path, cancel=cancel)
+    name = display_name(path)
+    body = strip_utf8_bom(data)
+    session = _session_format(body)
+    if session is None:
+        return [load_bytes(data, name, strict=strict, cancel=cancel)]
+    source = None if name == "<stdin>" else Path(path)
+    with paused_gc():
+        loaded: list[Transcript] = session.load_file(
+            body, name, source, _checkpoint(cancel, None, len(body))
+        )
+    return loaded
 
 
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:

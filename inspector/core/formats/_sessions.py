@@ -1,0 +1,163 @@
+"""What the session-file sources share: tolerant JSON Lines and one transcript per conversation.
+
+Session files (Codex rollouts, Claude Code sessions) are written by an agent while it runs, and
+real ones hold broken lines (a crash mid-write, a line cut off by a full disk). A broken line is
+a `corrupt_line` finding with its number, and every line after it still loads. The lines are
+parsed once into `Line` values, so a followed file only parses what was appended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import msgspec
+import orjson
+
+from inspector.core.formats._convert import Converter
+from inspector.core.formats._records import Builder, Record
+from inspector.core.jsonio import load_json
+from inspector.core.model import Derivation, LoadError, Note, Origin, Severity, Transcript
+
+
+class Line(NamedTuple):
+    """One parsed record of a session file: its 1-based line, JSON Pointer base and value."""
+
+    # A tuple: one is made for every line of a large session.
+    number: int | None
+    base: str
+    obj: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Corrupt:
+    """A line that is not a JSON object: where, and why."""
+
+    number: int
+    why: str
+
+
+def parse_lines(
+    data: bytes,
+    path: str | None,
+    first_number: int = 1,
+    check: Callable[[int], None] | None = None,
+    skip: Callable[[bytes], bool] | None = None,
+) -> tuple[list[Line], list[Corrupt]]:
+    """Parse every non-blank line of JSON Lines; a line that is not an object is kept as Corrupt.
+
+    `check(bytes done)` is called every few thousand lines: it may raise to stop the load
+    (a cancelled load) and report progress. A line for which `skip(line)` is true is not parsed
+    at all (a format's records that add nothing, recognised by their bytes).
+    """
+    lines: list[Line] = []
+    corrupt: list[Corrupt] = []
+    number = first_number - 1
+    done = 0
+    for raw in data.split(b"\n"):
+        number += 1
+        done += len(raw) + 1
+        if check is not None and not number & 4095:
+            check(min(done, len(data)))
+        if not raw.strip() or (skip is not None and skip(raw)):
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            # The exact reason with its column, or the value orjson refuses (a 65-bit integer).
+            try:
+                obj = load_json(raw.decode("utf-8"), path, number - 1)
+            except UnicodeDecodeError as exc:
+                corrupt.append(Corrupt(number, f"not valid UTF-8 (at byte {exc.start + 1})"))
+                continue
+            except LoadError as exc:
+                corrupt.append(Corrupt(number, exc.message))
+                continue
+        if isinstance(obj, dict):
+            lines.append(Line(number, "", obj))
+        else:
+            kind = "an array" if isinstance(obj, list) else f"a JSON {type(obj).__name__}"
+            corrupt.append(Corrupt(number, f"the line is {kind}, not a record object"))
+    if check is not None:
+        check(len(data))
+    return lines, corrupt
+
+
+def first_record(data: bytes) -> Any:
+    """The first non-blank line of the data parsed as JSON, or None when it does not parse."""
+    start = len(data) - len(data.lstrip())
+    end = data.find(b"\n", start)
+    try:
+        return orjson.loads(data[start : end if end >= 0 else len(data)])
+    except orjson.JSONDecodeError:
+        return None
+
+
+def corrupt_notes(path: str | None, corrupt: Iterable[Corrupt]) -> list[Note]:
+    """One `corrupt_line` finding per broken line."""
+    where = path or "<input>"
+    return [
+        Note(
+            "corrupt_line",
+            Severity.WARNING,
+            f"{where}:{c.number}: {c.why}; the line is skipped and the lines after it still load",
+        )
+        for c in corrupt
+    ]
+
+
+def _nested(b: Builder, record: Record) -> str:
+    raise b.fail("a session record holds no nested records", record)
+
+
+def builder(path: str | None) -> Builder:
+    """A Builder for one conversation of a session file."""
+    return Builder(path, _nested)
+
+
+def conversation_group(b: Builder, kind: str, line: Line | None, **fields: Any) -> int:
+    """Open the one group every item of a conversation belongs to."""
+    origin = Origin(b.path, line.number if line is not None else None, "")
+    return b.group(kind, origin, **fields)
+
+
+def finish(
+    b: Builder, fmt: str, conversation: str | None, notes: Sequence[Note] = ()
+) -> Transcript:
+    """Freeze a conversation, with notes for its first group (corrupt lines, what it holds)."""
+    for note in notes:
+        b.note(0, note)
+    return dataclasses.replace(b.transcript(fmt), conversation=conversation)
+
+
+def finish_lossy(conv: Converter, mark: Derivation, source: tuple[str, str] | None = None) -> None:
+    """Settle a source's converted items, each call's `arguments` marked with why it is lossy
+    (the source kept an object, not the model's text). `source` (format name, label) names
+    where the items were converted from when that is not their envelope's format (an Inspect
+    log's items are Open Responses items, converted from Inspect's messages)."""
+    conv.end()
+    for pending in conv.pending:
+        if pending.raw.get("type") == "function_call":
+            pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [mark]
+    start = len(conv.b.items)
+    conv.finish()
+    if source is not None:
+        items = conv.b.items
+        for i in range(start, len(items)):
+            conversion = items[i].conversion
+            if conversion is not None:
+                relabelled = dataclasses.replace(conversion, source=source[0], label=source[1])
+                items[i] = msgspec.structs.replace(items[i], conversion=relabelled)
+
+
+def several_note(path: str | None, ids: Sequence[str]) -> Note:
+    """The note that a file holds several conversations, each reported on its own."""
+    shown = ", ".join(ids[:8]) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
+    return Note(
+        "several_conversations",
+        Severity.INFO,
+        f"{path or '<input>'} holds {len(ids)} conversations ({shown}); each is gated on its "
+        "own (pick one with --conversation ID)",
+    )
