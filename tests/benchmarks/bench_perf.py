@@ -61,6 +61,8 @@ class Sizes:
     large: int
     #: items per file of the diff ÷ load pair
     diff: int
+    #: bytes of the Claude Code session file
+    source: int
     pane: int
     stream: int
     runs: int
@@ -72,13 +74,21 @@ FULL = Sizes(
     items=100_000,
     large=1_000_000,
     diff=200_000,
+    source=100_000_000,
     pane=200_000,
     stream=200_000,
     runs=5,
     memory_runs=3,
 )
 QUICK = Sizes(
-    items=1_000, large=10_000, diff=1_000, pane=5_000, stream=5_000, runs=1, memory_runs=1
+    items=1_000,
+    large=10_000,
+    diff=1_000,
+    source=300_000,
+    pane=5_000,
+    stream=5_000,
+    runs=1,
+    memory_runs=1,
 )
 
 
@@ -228,22 +238,36 @@ def large_gate_figures(folder: Path, small: Path, tools: Path, items: int) -> li
     ]
 
 
-def source_figures() -> list[Figure]:
+def source_figures(folder: Path, tools: Path, size: int) -> list[Figure]:
     """The new sources' target: a 100 MB session or trace file gates within 2× its stdlib parse."""
     from inspector.core.formats import FORMATS
 
     names = {spec.name for spec in FORMATS}
-    return [
-        Figure(
-            f"gate of a 100 MB {label} ÷ stdlib json parse",
-            None,
-            2.0,
-            f"not measured: this checkout has no {name!r} format"
-            if name not in names
-            else "not measured: synthetic.py writes no such file yet",
+    label = "Claude Code session"
+    if "claude_code" not in names:
+        figures = [Figure(f"gate of a {label} ÷ stdlib json parse", None, 2.0, "no such format")]
+    else:
+        session = folder / "claude-code.jsonl"
+        synthetic.write_claude_code(session, size)
+        done = interleaved(
+            {
+                "gate": _gate(session, tools),
+                "json": [sys.executable, "-c", PARSE_JSON, str(session)],
+            },
+            1,
         )
-        for name, label in (("claude_code", "Claude Code session"), ("otel", "OTLP trace"))
-    ]
+        gate_s, json_s = (done[name][0].seconds for name in ("gate", "json"))
+        megabytes = session.stat().st_size / 1e6
+        figures = [
+            Figure(
+                f"gate of a {megabytes:.1f} MB {label} ÷ stdlib json parse",
+                gate_s / json_s,
+                2.0,
+                f"gate {gate_s:.2f} s, json {json_s:.2f} s",
+            )
+        ]
+    otel = "no 'otel' format in this checkout" if "otel" not in names else "no generator yet"
+    return [*figures, Figure("gate of an OTLP trace ÷ stdlib json parse", None, 2.0, otel)]
 
 
 def diff_figure(left: Path, right: Path, tools: Path, runs: int) -> Figure:
@@ -348,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
             lambda: [diff_load_figure(sizes.diff, sizes.runs)],
             lambda: [stream_figure(sizes.stream, sizes.runs)],
             lambda: [pane_figure(folder, sizes.pane)],
-            source_figures,
+            lambda: source_figures(folder, tools, sizes.source),
         ]
         # --quick only checks that every figure still runs, so its groups may share the cores;
         # a full run measures one group at a time, or they would slow each other down.
