@@ -360,6 +360,13 @@ def main(argv: list[str] | None = None) -> int:
     sizes = QUICK if args.quick else FULL
     started = time.perf_counter()
     load_before = os.getloadavg()
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, {platform.system()} {platform.release()}; "
+        f"{sizes.items:,} items per file; medians of {sizes.runs} run(s), "
+        f"{sizes.memory_runs} for the diff and GUI pair"
+    )
+    print(f"{'figure':58} {'measured':>9}  {'target':>8}  met  detail", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-perf-") as scratch:
         folder = Path(scratch)
         left, right, tools = bench_gui.write_pair(folder, sizes.items)
@@ -377,17 +384,11 @@ def main(argv: list[str] | None = None) -> int:
         # --quick only checks that every figure still runs, so its groups may share the cores;
         # a full run measures one group at a time, or they would slow each other down.
         workers = (os.cpu_count() or 1) if args.quick else 1
+        # Each row is printed as its group ends (in order), so a long run shows its progress.
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            figures = [f for group in pool.map(lambda run: run(), groups) for f in group]
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}, {platform.system()} {platform.release()}; "
-        f"{sizes.items:,} items per file; medians of {sizes.runs} run(s), "
-        f"{sizes.memory_runs} for the diff and GUI pair"
-    )
-    print(f"{'figure':58} {'measured':>9}  {'target':>8}  met  detail")
-    for figure in figures:
-        print(figure.line())
+            for group in pool.map(lambda run: run(), groups):
+                for figure in group:
+                    print(figure.line(), flush=True)
     load_after = os.getloadavg()
     print(
         f"total benchmark time: {time.perf_counter() - started:.0f} s; load average "
