@@ -1,4 +1,4 @@
-"""Command line: `python -m inspector gate|diff|events|report|tools …`."""
+"""Command line: `python -m inspector gate|diff|events|report|tools|scan …`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from inspector.commands.common import EXIT_UNREADABLE
 from inspector.core.errors import UsageError
 from inspector.core.model import paused_gc
 
-SUBCOMMANDS = ("gate", "diff", "events", "report", "tools")
+SUBCOMMANDS = ("gate", "diff", "events", "report", "tools", "scan")
 
 
 class _Parser(argparse.ArgumentParser):

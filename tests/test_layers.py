@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("inspector.core.model",),
     ("inspector.core.errors",),
     ("inspector.core.codes",),
+    ("inspector.core.display",),
     ("inspector.core", "inspector.resources", "inspector"),
 )
 

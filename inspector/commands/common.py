@@ -1,26 +1,47 @@
-"""Pieces shared by the CLI subcommands: exit codes, safe text, JSON output."""
+"""Pieces shared by the CLI subcommands: exit codes, safe text, JSON output, output files."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Callable
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
+from inspector.core.errors import UsageError
 from inspector.core.report import Streamed
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_UNREADABLE = 2
+#: Interrupted by SIGINT (Ctrl+C) or SIGTERM: 128 + the signal's number, as shells report it.
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+#: `-o -` writes to standard output.
+STDOUT = "-"
 
 # C0/C1 controls (except tab) and the Unicode bidi overrides: they could drive a terminal or
 # reorder what the reader sees, so text from input files never reaches a terminal raw.
 # Lone surrogates are escaped too: they cannot be encoded for any terminal.
+# Line and paragraph separators, the Arabic letter mark, zero-width and invisible format
+# characters (U+180E, U+200B–U+200D, U+2060–U+2064, U+FEFF) break or hide text as well.
 _UNSAFE = re.compile(
-    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
+    r"\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
 )
+# C1 controls and U+2028 / U+2029 in UTF-8 JSON output: valid JSON, but a terminal reading C1
+# (U+009B is CSI) or a JavaScript consumer reading the separators would act on them raw.
+_JSON_UNSAFE = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]")
+
+
+def _json_escape(match: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(match.group(0).decode("utf-8"))
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -53,6 +74,8 @@ def _encode(value: Any, level: int) -> bytes:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             data = json.dumps(value, ensure_ascii=True, indent=2, default=str).encode("ascii")
+    if b"\xc2" in data or b"\xe2\x80" in data:
+        data = _JSON_UNSAFE.sub(_json_escape, data)
     return data.replace(b"\n", b"\n" + b"  " * level) if level else data
 
 
@@ -108,3 +131,90 @@ class Style:
             return cls(bool(isatty and isatty()))
         except (ValueError, OSError):
             return cls(False)
+
+
+def stdin_twice(paths: Iterable[str | None]) -> str | None:
+    """The usage error when standard input (`-`) is named more than once, else None."""
+    if sum(1 for p in paths if p == STDOUT) > 1:
+        return "standard input (-) can be read only once; name it for one file only"
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _stdin_stat() -> os.stat_result | None:
+    try:
+        return os.fstat(sys.stdin.fileno()) if sys.stdin is not None else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_output(path: str, inputs: Iterable[str]) -> None:
+    """Refuse an `-o` that is not a new or regular file, or that is an input (UsageError).
+
+    A FIFO, a device node, a socket or a symbolic link is never replaced by a regular file
+    (`-o /dev/stdout` as root would replace the system's); `-o -` is standard output. The
+    file standard input is reading (same device and inode) counts as an input.
+    """
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        found = None
+    except OSError as exc:
+        raise UsageError(f"-o {path}: {exc.strerror or exc}") from None
+    if found is not None:
+        if stat.S_ISLNK(found.st_mode):
+            what = "a symbolic link"
+        elif not stat.S_ISREG(found.st_mode):
+            what = _KINDS.get(stat.S_IFMT(found.st_mode), "not a regular file")
+        else:
+            what = None
+        if what is not None:
+            raise UsageError(
+                f"-o {path} is {what}; -o writes only regular files (-o - writes to stdout)"
+            )
+    named = [p for p in inputs if p and p != STDOUT]
+    if any(_same_file(path, p) for p in named):
+        raise UsageError(f"-o {path} is an input file; it is never overwritten")
+    if STDOUT in inputs and found is not None:
+        stdin = _stdin_stat()
+        if stdin is not None and (stdin.st_dev, stdin.st_ino) == (found.st_dev, found.st_ino):
+            raise UsageError(f"-o {path} is the file standard input is reading; never overwritten")
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write text to path through a temporary file in the same folder and os.replace.
+
+    The temporary file is removed on every way out: an error, Ctrl+C, SIGTERM (which the entry
+    point turns into an exception).
+    """
+    target = Path(path)
+    folder = target.parent
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp creates the file private; a report is meant to be shared, as the umask allows.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -35,6 +35,7 @@ from inspector.commands.common import (
     EXIT_UNREADABLE,
     Style,
     safe_text,
+    stdin_twice,
     write_json,
 )
 from inspector.commands.gate import SEVERITY_SGR, VERDICT_SGR, load_tool_option
@@ -212,6 +213,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Diff two transcript files and print the report; return the exit status."""
     if args.left == args.right == STDIN:
         err.write("inspector diff: error: only one of LEFT and RIGHT can be - (standard input)\n")
+        return EXIT_UNREADABLE
+    twice = stdin_twice([args.left, args.right, args.tools])
+    if twice is not None:
+        err.write(f"inspector diff: error: {twice}\n")
         return EXIT_UNREADABLE
     tools = load_tool_option(args.tools, err)
     if tools is None:

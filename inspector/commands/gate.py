@@ -12,9 +12,11 @@ from inspector.commands.common import (
     EXIT_UNREADABLE,
     Style,
     safe_text,
+    stdin_twice,
     write_json,
 )
 from inspector.commands.tools import target_profile
+from inspector.core.display import show_number
 from inspector.core.formats import load_conversations, load_tools
 from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
 from inspector.core.jsonio import display_name
@@ -121,7 +123,7 @@ def load_tool_option(path: str | None, err: TextIO) -> dict[str, Tool] | None:
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
-    return safe_text(value if isinstance(value, str) else repr(value))
+    return safe_text(value if isinstance(value, str) else show_number(value))
 
 
 def render_text(path: str, result: GateResult, style: Style) -> list[str]:
@@ -202,6 +204,10 @@ def file_document(path: str, result: GateResult) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Gate each file and print the report; return the exit status."""
+    twice = stdin_twice([*args.files, args.tools])
+    if twice is not None:
+        err.write(f"inspector gate: error: {twice}\n")
+        return EXIT_UNREADABLE
     tools = load_tool_option(args.tools, err)
     if tools is None:
         return EXIT_UNREADABLE

@@ -10,13 +10,20 @@ Redaction is on unless `--no-redact` is given; `--redact REGEX` adds patterns.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, safe_text
+from inspector.commands.common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_UNREADABLE,
+    STDOUT,
+    check_output,
+    safe_text,
+    stdin_twice,
+    write_atomic,
+)
 from inspector.commands.gate import load_tool_option
 from inspector.commands.tools import target_profile
 from inspector.core.diff import diff_transcripts
@@ -72,7 +79,10 @@ def add_parser(sub: Any) -> None:
         help="html, markdown or junit (default: from the -o suffix, else markdown)",
     )
     parser.add_argument(
-        "-o", "--output", metavar="OUT", help="write here (required for html; else stdout)"
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="write here: a new or regular file, or - for stdout (required for html)",
     )
     parser.add_argument(
         "--no-redact", action="store_true", help="keep secrets as they are (the report says so)"
@@ -102,43 +112,17 @@ def _check_usage(args: argparse.Namespace, fmt: str) -> Redactor:
         raise UsageError("--mode applies to two files")
     if args.left == "-" and args.right == "-":
         raise UsageError("only one of LEFT and RIGHT can be - (standard input)")
+    twice = stdin_twice([args.left, args.right, args.tools])
+    if twice is not None:
+        raise UsageError(twice)
     if args.no_redact and args.redact:
         raise UsageError("--no-redact and --redact contradict each other")
-    if args.output:
-        inputs = [p for p in (args.left, args.right, args.tools) if p]
-        if any(_same_file(args.output, p) for p in inputs):
-            raise UsageError(f"-o {args.output} is an input file; it is never overwritten")
+    if args.output and args.output != STDOUT:
+        check_output(args.output, [p for p in (args.left, args.right, args.tools) if p])
     try:
         return Redactor(args.redact, enabled=not args.no_redact)
     except RedactPatternError as exc:
         raise UsageError(str(exc)) from None
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.realpath(a) == os.path.realpath(b)
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write text to path through a temporary file in the same folder and os.replace."""
-    target = Path(path)
-    folder = target.parent
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        # mkstemp creates the file private; a report is meant to be shared, as the umask allows.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temp, 0o666 & ~umask)
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def _load(paths: Sequence[str], err: TextIO) -> list[Transcript] | None:
@@ -195,7 +179,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"inspector report: error: {safe_text(str(exc))}\n")
         return EXIT_UNREADABLE
     text = RENDERERS[fmt](report, redactor)
-    if args.output:
+    if args.output and args.output != STDOUT:
         try:
             write_atomic(args.output, text)
         except OSError as exc:

@@ -9,6 +9,7 @@ InspectorError                 the root: one line through str(), never a traceba
 ├── Cancelled                  work stopped because its cancel flag was set
 ├── RemoteReferenceRefused     a schema's remote $ref, never fetched               [core.schema]
 ├── BudgetExceeded             validation overran its backtrack or time budget     [core.schema]
+├── SchemaRefused              a schema not run: too complex or invalid (pointer)  [core.schema]
 ├── ProfileError               a target profile's data is malformed                [core.targets]
 ├── UnknownTarget              no target profile has that name (also a KeyError)   [core.targets]
 └── RedactPatternError         a --redact pattern that does not compile            [core.report]

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import regex
 
+from inspector.core.display import cut, shorten_digits, show_int
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
@@ -28,7 +29,14 @@ from inspector.core.model import (
     json_kind,
     paused_gc,
 )
-from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue, compile_schema, validate
+from inspector.core.schema import (
+    DEFAULT_BUDGET,
+    SchemaIssue,
+    compile_schema,
+    file_budget,
+    refusal,
+    validate,
+)
 
 
 class Verdict(StrEnum):
@@ -131,9 +139,13 @@ class GateResult:
 
 
 def _quote(value: Any, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=repr)
-    text = repr(text) if isinstance(value, str) else text
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        text = show_int(value)
+    else:
+        text = shorten_digits(json.dumps(value, default=repr))
+    return cut(text, limit)
 
 
 def gate_item(
@@ -283,9 +295,11 @@ def _check_arguments(
         )
     compiled = compile_schema(tool.parameters)
     if not compiled.usable:
+        refused = compiled.code is not None
         return ItemVerdict(
             Verdict.ARGUMENTS_SCHEMA,
-            f"the schema of {name!r} is broken: {compiled.problem}",
+            f"the schema of {name!r} is {'refused' if refused else 'broken'}: {compiled.problem}",
+            errors=(refusal(compiled),) if refused else (),
             tool=name,
             given=given,
             source=source,
@@ -333,7 +347,12 @@ def _skeleton(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
 
 
-def _lookalike(name: str, tools: Mapping[str, Tool]) -> str:
+def lookalike(name: str, names: Iterable[str]) -> str:
+    """The note "it differs from 'known' by U+…" when `name` reads as one of `names`, else ''."""
+    return _lookalike(name, dict.fromkeys(n for n in names if n != name)).removeprefix("; ")
+
+
+def _lookalike(name: str, tools: Mapping[str, object]) -> str:
     """'; it differs from 'known' by U+…' when an unknown name reads as a known tool's."""
     if name.isascii() and name.isprintable():
         return ""  # plain ASCII can only match itself
@@ -389,7 +408,7 @@ def gate_transcript(
     Between items, a set `cancel` stops the work (Cancelled) and `progress` hears how many of
     the items are done.
     """
-    with paused_gc():
+    with paused_gc(), file_budget():
         return _gate_transcript(transcript, extra_tools, budget, cancel, progress)
 
 
@@ -826,6 +845,7 @@ __all__ = [
     "gate_item",
     "gate_transcript",
     "item_label",
+    "lookalike",
     "make_toolset",
     "parse_arguments",
     "transcript_findings",

@@ -23,6 +23,7 @@ import gzip
 import io
 import itertools
 import json
+import math
 import os
 import re
 import selectors
@@ -37,6 +38,7 @@ from typing import Any
 
 import orjson
 
+from inspector.core.display import TEXT_DIGITS, lift_digit_limit
 from inspector.core.errors import ArgumentsError, Cancelled, JSONError, LoadError
 
 #: Reads stop with a clear error as soon as more than this many bytes (after decompression)
@@ -164,6 +166,14 @@ def _read_fd(
             what = "decompressed data" if gzipped else "input" if name == STDIN_NAME else "file"
             raise LoadError(f"{what} is larger than the limit of {_size(limit)}", path=name)
         buffer.write(chunk)
+    if stat.S_ISREG(info.st_mode) and not gzipped and total < info.st_size:
+        # Cut short while it was read (a log being rotated, a copy being rewritten): the
+        # parser would only say "Unterminated string".
+        raise LoadError(
+            f"the file changed while it was read: {info.st_size:,} bytes when opened, "
+            f"{total:,} read",
+            path=name,
+        )
     return buffer.getvalue()
 
 
@@ -367,18 +377,68 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+# The integers parsed here may be longer than Python will turn into text by default: lift its
+# limit once, for every module that shows or writes them.
+lift_digit_limit()
+
+
+#: Texts below this size are parsed by orjson whatever the memory limit (the check costs a read).
+_HEADROOM_FROM = 32 * 1024**2
+#: Address space orjson may need per byte of text: its buffer, tape and the Python objects.
+_HEADROOM_FACTOR = 8
+
+
+def orjson_has_headroom(size: int) -> bool:
+    """Whether orjson can parse `size` bytes within the address-space limit (RLIMIT_AS).
+
+    orjson can crash the process when an allocation fails on its error path (a huge invalid
+    document near the limit); the standard library raises MemoryError instead, which the
+    command reports in one line. No limit, or a small text: True.
+    """
+    if size < _HEADROOM_FROM:
+        return True
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return True
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            used = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return True
+    return limit - used > _HEADROOM_FACTOR * size
+
+
 def _parse_int(text: str) -> int:
-    # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit.
+    # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit, but
+    # conversion is quadratic: a million digits would take a minute.
+    if len(text) > TEXT_DIGITS + 1:
+        raise ValueError(f"an integer of {len(text):,} digits is longer than {TEXT_DIGITS:,}")
     try:
         return int(text)
     except ValueError:
         return int(Decimal(text))
 
 
+def _finite_float(text: str) -> float:
+    # `1e999` is valid JSON text, but as a number it is infinity, which strict JSON cannot hold
+    # (and a validator would see as null).
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Constant(f"{text[:40]} is too large for a JSON number (it overflows to infinity)")
+    return value
+
+
 _LENIENT = json.JSONDecoder(parse_int=_parse_int)
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_parse_int)
+_STRICT = json.JSONDecoder(
+    parse_constant=_reject_constant, parse_int=_parse_int, parse_float=_finite_float
+)
 _STRICT_UNIQUE = json.JSONDecoder(
-    object_pairs_hook=_unique, parse_constant=_reject_constant, parse_int=_parse_int
+    object_pairs_hook=_unique,
+    parse_constant=_reject_constant,
+    parse_int=_parse_int,
+    parse_float=_finite_float,
 )
 
 
@@ -395,7 +455,7 @@ def parse(
     """
     if long_digits is None:
         long_digits = has_long_digits(text)
-    if not long_digits:
+    if not long_digits and orjson_has_headroom(len(text)):
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -541,6 +601,9 @@ def parse_arguments(text: str) -> Any:
         return parse(text, strict=True, unique_keys=True)
     except JSONError as exc:
         message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
+        if exc.column is not None:
+            # The standard library words some errors to be followed by their position.
+            message = message.removesuffix(" at")
         if message.startswith("JSON is nested"):
             message = "arguments are nested too deeply to parse"
         raise ArgumentsError(message, exc.line if exc.column else None, exc.column) from None

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, NamedTuple
 import msgspec
 
 from inspector.core.codes import Severity as Severity  # re-exported: callers import it here
+from inspector.core.display import show_number
 
 # Re-exported for the callers that import them from here.
 from inspector.core.errors import ArgumentsError, Cancelled, InspectorError, LoadError  # noqa: F401
@@ -418,7 +419,7 @@ class Item(_ItemFields, frozen=True, gc=False):
     def type_label(self) -> str:
         """The type as display text, whatever its JSON kind."""
         t = self.type
-        return t if isinstance(t, str) else ("(no type)" if t is None else repr(t))
+        return t if isinstance(t, str) else ("(no type)" if t is None else show_number(t))
 
     @property
     def namespaced(self) -> bool:

@@ -16,15 +16,18 @@ Patterns are ECMA-262 regexes, as JSON Schema specifies, whichever validator ans
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import json
+import math
+import re
 import threading
 import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
@@ -36,7 +39,9 @@ if TYPE_CHECKING:
     import referencing
     from jsonschema.exceptions import ValidationError
 
-from inspector.core.model import InspectorError, join_pointer
+from inspector.core.display import cut, shorten_digits
+from inspector.core.errors import Location
+from inspector.core.model import InspectorError, join_pointer, json_kind
 
 #: Longest message text kept per error; instance reprs in messages can be megabytes.
 MAX_MESSAGE = 400
@@ -124,9 +129,8 @@ def _backtracking_options() -> jsonschema_rs.FancyRegexOptions:
 
 
 def _short(message: str) -> str:
-    if len(message) <= MAX_MESSAGE:
-        return message
-    return message[: MAX_MESSAGE - 1] + "…"
+    # Clipped here, before any report redacts it: `cut` never keeps part of a token.
+    return cut(shorten_digits(message), MAX_MESSAGE)
 
 
 def _overrun_message(pattern: str) -> str:
@@ -147,6 +151,9 @@ class CompiledSchema:
     dialect: str
     #: ENGINE_RS or ENGINE_PY; None when the schema is unusable.
     engine: str | None = None
+    #: Why a refused schema is refused (`schema_too_complex`, `schema_invalid`), and where.
+    code: str | None = None
+    pointer: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -163,11 +170,219 @@ def _pointer(parts: Iterable[Any]) -> str:
     return join_pointer("", *parts)
 
 
+# --------------------------------------------------------------------------------------------
+# Bounding a schema before it runs
+#
+# A validator's work per instance value grows with the schema as it is *expanded*: every `$ref`
+# inlined where it is used, every combinator branch walked. `$defs` where each level is
+# `allOf: [{$ref: next}, {$ref: next}]` is 70 lines of JSON and 2^32 subschemas. The expansion is
+# counted once per schema (memoised per node, saturating at the limit) and a schema past it is
+# refused with the pointer where it first grows too large.
+
+#: Subschemas a schema may expand to (each `$ref` counted where it is used). The tool schemas
+#: in the samples and the corpus expand to fewer than ten; a bomb to 2^depth.
+MAX_EXPANSION = 20_000
+#: Keywords whose values are data, not subschemas: never walked for expansion.
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples", "$comment", "description"})
+#: Keywords whose values are subschemas only when reached through a `$ref`.
+_DEFINITIONS = frozenset({"$defs", "definitions"})
+#: Keywords that re-walk their schema's other applicators for every property or item
+#: (python-jsonschema finds the evaluated keys again): they double the expansion below them.
+_REWALK = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+_REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+#: Keywords whose value maps names (of properties, say) to subschemas: its keys are not keywords.
+_NAME_MAPS = frozenset(
+    {"properties", "patternProperties", "dependentSchemas", "dependencies", *_DEFINITIONS}
+)
+
+
+class SchemaRefused(InspectorError):
+    """A schema that is not run: too complex, or not what JSON Schema allows; names the pointer."""
+
+    def __init__(self, code: str, pointer: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.pointer = pointer
+        self.where = Location(pointer=pointer or "/")
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message}"
+
+
+def _index(schema: Any) -> dict[str, tuple[Any, str]]:
+    """Every `$id`, `$anchor` and `$dynamicAnchor` in a schema → (node, pointer)."""
+    found: dict[str, tuple[Any, str]] = {}
+    stack: list[tuple[Any, str]] = [(schema, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, dict):
+            for key in ("$id", "id"):
+                name = node.get(key)
+                if isinstance(name, str):
+                    found.setdefault(name, (node, pointer))
+                    found.setdefault(name.rstrip("#").rsplit("/", 1)[-1], (node, pointer))
+            for key in ("$anchor", "$dynamicAnchor"):
+                name = node.get(key)
+                if isinstance(name, str):
+                    found.setdefault("#" + name, (node, pointer))
+            stack.extend(
+                (child, join_pointer(pointer, key))
+                for key, child in node.items()
+                if key not in _DATA_KEYWORDS and isinstance(child, dict | list)
+            )
+        elif isinstance(node, list):
+            stack.extend(
+                (child, join_pointer(pointer, i))
+                for i, child in enumerate(node)
+                if isinstance(child, dict | list)
+            )
+    return found
+
+
+def _resolve(root: Any, ref: str, ids: dict[str, tuple[Any, str]]) -> tuple[Any, str] | None:
+    """The node a local `$ref` names, or None (remote, or nowhere in this schema)."""
+    from urllib.parse import unquote
+
+    if ref in ids:
+        return ids[ref]
+    base, _, fragment = ref.partition("#")
+    if base:
+        hit = ids.get(base) or ids.get(base.rsplit("/", 1)[-1])
+        if hit is None:
+            return None
+        node, pointer = hit
+    else:
+        node, pointer = root, ""
+    if not fragment:
+        return node, pointer
+    if not fragment.startswith("/"):
+        return ids.get("#" + fragment)
+    for token in fragment[1:].split("/"):
+        token = unquote(token).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+        pointer = join_pointer(pointer, token)
+    return node, pointer
+
+
+def _children(node: Any, pointer: str, names: bool) -> Iterator[tuple[Any, str, bool]]:
+    """The values of a schema worth expanding; `names`: the node maps names to schemas."""
+    if isinstance(node, dict):
+        for key, child in node.items():
+            if names or (key not in _DATA_KEYWORDS and key not in _DEFINITIONS):
+                yield child, join_pointer(pointer, key), not names and key in _NAME_MAPS
+    elif isinstance(node, list):
+        for number, child in enumerate(node):
+            yield child, join_pointer(pointer, number), False
+
+
+def _check_value(node: Any, pointer: str, names: bool = False) -> None:
+    """Refuse what no JSON Schema may hold: a non-string `$schema`, a non-finite number."""
+    if isinstance(node, float) and not math.isfinite(node):
+        raise SchemaRefused(
+            "schema_invalid",
+            pointer,
+            f"{node!r} is not a JSON number (a schema bound must be finite)",
+        )
+    if (
+        not names
+        and isinstance(node, dict)
+        and "$schema" in node
+        and not isinstance(node["$schema"], str)
+    ):
+        raise SchemaRefused(
+            "schema_invalid",
+            join_pointer(pointer, "$schema"),
+            f"$schema must be a string, not a JSON {json_kind(node['$schema'])}",
+        )
+
+
+def measure(schema: Any, limit: int | None = None) -> int:
+    """Return how many subschemas a schema expands to; raise SchemaRefused past `limit`.
+
+    Each `$ref` counts as the expansion of what it names, where it is used; a `$ref` back to a
+    schema being expanded counts once (recursion follows the instance, which is finite).
+    Non-finite numbers and a non-string `$schema` anywhere are refused too.
+    """
+    limit = MAX_EXPANSION if limit is None else limit
+    ids = _index(schema)
+    cost: dict[int, int] = {}
+    active: set[int] = set()
+    # Iterative post-order walk: a schema nests 512 levels and $refs chain without end.
+    # (node, pointer, names, expanded): an iterative post-order walk, since a schema nests 512
+    # levels and $refs chain without end.
+    stack: list[tuple[Any, str, bool, bool]] = [(schema, "", False, False)]
+    # The definitions are checked (values, $schema) even when nothing names them.
+    for key in _DEFINITIONS:
+        defs = schema.get(key) if isinstance(schema, dict) else None
+        if isinstance(defs, dict):
+            stack.extend(
+                (child, join_pointer("", key, name), False, False) for name, child in defs.items()
+            )
+    while stack:
+        node, pointer, names, done = stack.pop()
+        key = id(node)
+        if not done:
+            _check_value(node, pointer, names)
+            if not isinstance(node, dict | list) or key in cost or key in active:
+                continue
+            active.add(key)
+            stack.append((node, pointer, names, True))
+            for child, where, child_names in _children(node, pointer, names):
+                if id(child) not in cost:
+                    stack.append((child, where, child_names, False))
+            for ref in _refs(node, names):
+                target = _resolve(schema, ref, ids)
+                if target is not None and id(target[0]) not in cost:
+                    stack.append((target[0], target[1], False, False))
+            continue
+        active.discard(key)
+        total = 1 if isinstance(node, dict) else 0
+        for child, _where, _names in _children(node, pointer, names):
+            total += cost.get(id(child), 0)
+        for ref in _refs(node, names):
+            target = _resolve(schema, ref, ids)
+            # A target still being expanded is a recursive $ref: it counts once.
+            total += 1 if target is None else cost.get(id(target[0]), 1)
+        if not names and isinstance(node, dict) and _REWALK.intersection(node):
+            total *= 2
+        if isinstance(node, dict) and total > limit:
+            raise SchemaRefused(
+                "schema_too_complex",
+                pointer,
+                f"the schema expands to more than {limit:,} subschemas here ($ref and "
+                "combinators multiply); it is not run",
+            )
+        cost[key] = min(total, limit + 1)  # saturate: 2^depth need never be computed
+    return cost.get(id(schema), 1)
+
+
+def _refs(node: Any, names: bool) -> list[str]:
+    if names or not isinstance(node, dict):
+        return []
+    return [ref for ref in (node.get(k) for k in _REF_KEYWORDS) if isinstance(ref, str)]
+
+
 def _compile(schema: Any) -> CompiledSchema:
     if not isinstance(schema, dict | bool):
         return CompiledSchema(
             schema, None, f"schema must be an object or a boolean, not {type(schema).__name__}", "?"
         )
+    try:
+        measure(schema)
+    except SchemaRefused as exc:
+        # Never validated, by either engine: what it would cost is the problem.
+        return CompiledSchema(
+            schema, None, _short(str(exc)), "?", code=exc.code, pointer=exc.pointer
+        )
+    if not _rust_can_take(schema):
+        # A bound past 64 bits (jsonschema-rs would clamp `minLength: 10^100` to 2^64 - 1), or
+        # text Rust cannot hold: python-jsonschema keeps the number exact.
+        return _FALLBACK.get(schema)
     import jsonschema_rs
 
     try:
@@ -219,6 +434,11 @@ class _SchemaCache:
 _CACHE = _SchemaCache(_CACHE_SIZE, _compile)
 
 
+def refusal(compiled: CompiledSchema) -> SchemaIssue:
+    """The error that stands for a refused schema: its code as keyword, its pointer."""
+    return SchemaIssue("", compiled.pointer or "", compiled.code or "error", compiled.problem or "")
+
+
 def compile_schema(schema: Any) -> CompiledSchema:
     """Return the cached compiled validator for a JSON Schema (dialect from `$schema`)."""
     return _CACHE.get(schema)
@@ -230,19 +450,26 @@ def validate(
     *,
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
+    total: FileBudget | None = None,
 ) -> tuple[SchemaIssue, ...]:
     """Validate an instance; return its errors, most specific first (at most MAX_ERRORS).
 
-    `cancel` is looked at before validation starts. jsonschema-rs then answers in one call that
-    linear-time patterns bound by the instance's size. The python-jsonschema fallback (schemas
-    with backtracking patterns, among others) looks at `budget` (seconds) and `cancel` before
-    every regex match and between errors. A stop, or a match past BACKTRACK_LIMIT, ends
-    validation with one `budget` error, which names the pattern in the latter case.
+    `cancel` and the file's budget (`total`, else the one `file_budget` set) are looked at
+    before validation starts. jsonschema-rs then answers in one call, which the schema's
+    measured expansion and linear-time patterns bound by the instance's size. The
+    python-jsonschema fallback (schemas with backtracking patterns, among others) looks at
+    `budget` (seconds), ITEM_STEPS, the file's budget and `cancel` before every keyword and
+    regex match. A stop, or a match past BACKTRACK_LIMIT, ends validation with one `budget`
+    error, which names the pattern in the latter case.
     """
     if compiled.validator is None:
         raise ValueError("schema is not usable: " + (compiled.problem or "unknown problem"))
     if cancel is not None and cancel.is_set():
         return (SchemaIssue("", "", "budget", "validation was cancelled"),)
+    total = _FILE.get() if total is None else total
+    spent = total.overrun() if total is not None else None
+    if spent is not None:
+        return (SchemaIssue("", "", "budget", spent),)
     fallback = compiled
     if compiled.engine == ENGINE_RS:
         if _rust_can_take(instance):
@@ -260,7 +487,7 @@ def validate(
         if fallback.validator is None:
             reason = fallback.problem or "unknown problem"
             return (SchemaIssue("", "", "error", _short(f"validation failed: {reason}")),)
-    return _py_issues(fallback.validator, instance, budget, cancel)
+    return _py_issues(fallback.validator, instance, budget, cancel, total)
 
 
 def _rust_can_take(instance: Any) -> bool:
@@ -317,16 +544,74 @@ def _rs_issues(errors: Iterator[jsonschema_rs.ValidationError]) -> tuple[SchemaI
 # still reads patternProperties with `re` inside python-jsonschema.)
 
 
+#: Keyword evaluations (and regex matches) one item's fallback validation may take.
+ITEM_STEPS = 2_000_000
+#: Keyword evaluations the fallback may take over all the items of one file (see `FileBudget`).
+FILE_STEPS = 20_000_000
+#: Seconds all the validations of one file may take together.
+DEFAULT_FILE_BUDGET = 30.0
+
+
+#: The clock a validation's time budget is measured on (tests inject one to run it out at will).
+budget_clock: Callable[[], float] = time.monotonic
+
+
+def _now() -> float:
+    # Looked up at each call, so that an injected `budget_clock` rules item and file budgets.
+    return budget_clock()
+
+
+@dataclass(slots=True)
+class FileBudget:
+    """What validating all the items of one file may take together: steps and seconds.
+
+    Each item has its own bound too; this one stops many items each just under theirs.
+    """
+
+    seconds: float = field(default_factory=lambda: DEFAULT_FILE_BUDGET)
+    steps: int = field(default_factory=lambda: FILE_STEPS)
+    started: float = field(default_factory=_now)
+    used: int = 0
+
+    def overrun(self) -> str | None:
+        """Why the file's budget is spent, or None while it lasts."""
+        if self.used > self.steps:
+            return (
+                f"validation of this file exceeded its total of {self.steps:,} keyword "
+                "evaluations; the remaining items are not validated"
+            )
+        if _now() - self.started > self.seconds:
+            return (
+                f"validation of this file exceeded its total budget of {self.seconds:g} s; "
+                "the remaining items are not validated"
+            )
+        return None
+
+
+_FILE: contextvars.ContextVar[FileBudget | None] = contextvars.ContextVar("file", default=None)
+
+
+@contextlib.contextmanager
+def file_budget(budget: FileBudget | None = None) -> Iterator[FileBudget]:
+    """Make every `validate` in this context (and thread) share one file's budget."""
+    budget = FileBudget() if budget is None else budget
+    token = _FILE.set(budget)
+    try:
+        yield budget
+    finally:
+        _FILE.reset(token)
+
+
 @dataclass(slots=True)
 class _Limits:
     deadline: float
     budget: float
     cancel: threading.Event | None
+    steps: int
+    total: FileBudget | None
 
 
 _LIMITS: contextvars.ContextVar[_Limits | None] = contextvars.ContextVar("limits", default=None)
-#: The clock a validation's time budget is measured on (tests inject one to run it out at will).
-budget_clock: Callable[[], float] = time.monotonic
 
 
 @functools.lru_cache(maxsize=4096)
@@ -339,13 +624,24 @@ def _pattern_validator(pattern: str) -> jsonschema_rs.Validator:
 
 
 def _check_limits() -> None:
+    """One step of fallback validation: stop it when cancelled or past a bound."""
     limits = _LIMITS.get()
     if limits is None:
         return
     if limits.cancel is not None and limits.cancel.is_set():
         raise BudgetExceeded("validation was cancelled")
-    if budget_clock() > limits.deadline:
+    limits.steps -= 1
+    if limits.steps < 0:
+        raise BudgetExceeded(
+            f"validation exceeded its bound of {ITEM_STEPS:,} keyword evaluations for one item"
+        )
+    if _now() > limits.deadline:
         raise BudgetExceeded(f"validation exceeded its time budget of {limits.budget:g} s")
+    if limits.total is not None:
+        limits.total.used += 1
+        why = limits.total.overrun() if not limits.total.used % 256 else None
+        if why is not None:
+            raise BudgetExceeded(why)
 
 
 #: A regex match longer than this is followed by a short pause when it runs on a worker thread.
@@ -434,21 +730,104 @@ def _is_regex(text: object) -> bool:
     return True
 
 
+def _unique_key(value: Any) -> Any:
+    """A hashable stand-in equal for JSON-equal values (1 == 1.0, true != 1, keys unordered)."""
+    if isinstance(value, bool) or value is None:
+        return ("b", value)
+    if isinstance(value, int | float):
+        return ("n", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, list):
+        return ("l", tuple([_unique_key(v) for v in value]))
+    if isinstance(value, dict):
+        return ("o", frozenset([(k, _unique_key(v)) for k, v in value.items()]))
+    return ("?", id(value))
+
+
+def _unique_items(
+    validator: Any, unique: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    # python-jsonschema compares unsortable elements (objects) pairwise: quadratic, and one
+    # keyword call that no check could stop. Hashing each element once is linear.
+    from jsonschema.exceptions import ValidationError
+
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: dict[Any, int] = {}
+    for number, element in enumerate(instance):
+        if not number % 256:
+            _check_limits()
+        try:
+            key = _unique_key(element)
+        except RecursionError:
+            raise BudgetExceeded(
+                "uniqueItems: an element is nested too deeply to compare"
+            ) from None
+        if key in seen:
+            yield ValidationError(
+                f"the array has non-unique elements (item {number} equals item {seen[key]})"
+            )
+            return
+        seen[key] = number
+
+
+def _counted(function: Callable[..., Any]) -> Callable[..., Iterator[ValidationError]]:
+    """A keyword that takes one step of the limits before it runs (see `_check_limits`)."""
+
+    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        _check_limits()
+        errors = function(validator, value, instance, schema)
+        if errors is not None:
+            yield from errors
+
+    return keyword
+
+
+class _BoundedRe:
+    """python-jsonschema's `re` for unevaluatedProperties, which searches patternProperties
+    itself: inside a fallback validation a search runs on fancy-regex under the limits."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(re, name)
+
+    @staticmethod
+    def search(pattern: Any, string: Any, flags: int = 0) -> Any:
+        """re.search, or a bounded ECMA-262 search (truthy on a match) during a validation."""
+        if flags or _LIMITS.get() is None or not isinstance(pattern, str):
+            return re.search(pattern, string, flags)
+        return True if _search(pattern, string) else None
+
+
+def _bound_unevaluated() -> bool:
+    """Route python-jsonschema's own pattern searches through `_BoundedRe`; False if unable."""
+    from jsonschema import _utils
+
+    if isinstance(getattr(_utils, "re", None), _BoundedRe):
+        return True
+    if getattr(_utils, "re", None) is not re:
+        return False
+    _utils.re = _BoundedRe()  # type: ignore[assignment]
+    return True
+
+
 _BOUNDED: dict[type, type] = {}
 
 
 def _bounded(cls: type) -> type:
-    """Return the validator class whose regex keywords match with jsonschema-rs."""
+    """Return the validator class whose keywords take steps and whose regexes are bounded."""
     found = _BOUNDED.get(cls)
     if found is None:
-        keywords = {}
-        for name, function in (
-            ("pattern", _pattern),
-            ("patternProperties", _pattern_properties),
-            ("additionalProperties", _additional_properties),
-        ):
-            if name in cls.VALIDATORS:
-                keywords[name] = function
+        replaced = {
+            "pattern": _pattern,
+            "patternProperties": _pattern_properties,
+            "additionalProperties": _additional_properties,
+            "uniqueItems": _unique_items,
+        }
+        keywords = {
+            name: _counted(replaced.get(name, function))
+            for name, function in cls.VALIDATORS.items()
+        }
         from jsonschema.validators import extend
 
         found = extend(cls, keywords)
@@ -471,10 +850,17 @@ def _compile_python(schema: Any) -> CompiledSchema:
     from jsonschema.exceptions import best_match
     from jsonschema.validators import validator_for
 
-    with warnings.catch_warnings():
-        # An unknown $schema makes jsonschema warn and fall back; we report the dialect instead.
-        warnings.simplefilter("ignore")
-        cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        with warnings.catch_warnings():
+            # An unknown $schema makes jsonschema warn and fall back; we report the dialect.
+            warnings.simplefilter("ignore")
+            cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    except Exception as exc:  # a $schema python-jsonschema cannot even look up
+        return CompiledSchema(schema, None, _short(f"schema cannot be checked: {exc}"), "?")
+    if not _bound_unevaluated() and "unevaluatedProperties" in _schema_key(schema):
+        return CompiledSchema(
+            schema, None, "unevaluatedProperties cannot be bounded here; it is not run", "?"
+        )
     dialect = getattr(cls, "META_SCHEMA", {}).get("$schema", cls.__name__)
     try:
         meta = cls(cls.META_SCHEMA, format_checker=_format_checker(cls), registry=_registry())
@@ -519,11 +905,15 @@ def _reference_issue(exc: BaseException) -> SchemaIssue:
 
 
 def _py_issues(
-    validator: Any, instance: Any, budget: float, cancel: threading.Event | None
+    validator: Any,
+    instance: Any,
+    budget: float,
+    cancel: threading.Event | None,
+    total: FileBudget | None,
 ) -> tuple[SchemaIssue, ...]:
     import referencing.exceptions
 
-    token = _LIMITS.set(_Limits(budget_clock() + budget, budget, cancel))
+    token = _LIMITS.set(_Limits(_now() + budget, budget, cancel, ITEM_STEPS, total))
     found: list[tuple[tuple[Any, ...], SchemaIssue]] = []
     try:
         for error in validator.iter_errors(instance):

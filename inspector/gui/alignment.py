@@ -37,22 +37,6 @@ def padded_keys(left: Any, right: Any) -> list[Any]:
     return keys + [k for k in extra if k not in seen]
 
 
-def wrapped(current: int | None, position: int, forward: bool) -> bool:
-    """Whether stepping from `current` to `position` went past the last (first) difference."""
-    if current is None:
-        return False
-    return position <= current if forward else position >= current
-
-
-def wrap_words(forward: bool, count: int) -> str:
-    """What the status line says when F8 (Shift+F8) wraps around."""
-    if count == 1:
-        return "This is the only difference"
-    if forward:
-        return f"Wrapped past the last difference: back at the first of {count:,}"
-    return f"Wrapped past the first difference: back at the last of {count:,}"
-
-
 @dataclass(frozen=True)
 class Alignment:
     """Row orders for aligned mode and the positions of changed pairs."""

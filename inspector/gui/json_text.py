@@ -12,6 +12,7 @@ from typing import Any
 
 import regex
 
+from inspector.core.display import show_int
 from inspector.core.gate import INVISIBLE
 from inspector.core.model import join_pointer
 
@@ -107,6 +108,8 @@ def preview(value: Any, limit: int = PREVIEW_LIMIT) -> str:
     elif isinstance(value, str) and len(value) > limit:
         # Only the start is encoded: a 200 MB string must not be dumped to show 160 characters.
         return visible(elide(json.dumps(value[:limit], ensure_ascii=False), limit, len(value)))
+    elif isinstance(value, int) and not isinstance(value, bool):
+        text = show_int(value)
     else:
         try:
             text = json.dumps(value, ensure_ascii=False, default=repr)

@@ -254,6 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:
         sys.stderr.write(f"replay-inspector: --size must look like 1400x900, not {args.size}\n")
         return 2
+    if args.screenshot and not os.environ.get("QT_QPA_PLATFORM"):
+        # A screenshot needs no display: without one, Qt's default platform would abort.
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     app = _application()
     _apply_theme(app, args)
     with tempfile.TemporaryDirectory(prefix="replay-inspector-") as scratch:

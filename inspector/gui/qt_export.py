@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.gui.export import FORMATS, clashing_input, with_suffix
+from inspector.gui.qt_settings import Settings
 from inspector.gui.qt_text import dim, plain_label
 
 
@@ -70,7 +71,7 @@ class ExportDialog(QDialog):
             self.format_buttons[name] = button
             column.addWidget(button)
         self.format_buttons["html"].setChecked(True)
-        self.format_group.idToggled.connect(lambda _id, on: on and self._format_changed())
+        self.format_group.idToggled.connect(lambda _id, on: self._format_changed() if on else None)
         self.redact_box = QCheckBox(
             "Redact secrets (API keys, tokens, JWTs, private keys, Authorization values)", self
         )
@@ -172,3 +173,35 @@ class ExportDialog(QDialog):
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         return box.exec() == QMessageBox.StandardButton.Yes
+
+
+def report_name(paths: Sequence[str]) -> str:
+    """The file name a report of these inputs is proposed under (both names for a pair)."""
+    stems = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    return "-vs-".join(stems) + "-report"
+
+
+def export_words(paths: Sequence[str], mode: str, target: str | None) -> str:
+    """What the export dialog says it will describe."""
+    names = [os.path.basename(p) for p in paths]
+    settings = [f"{mode} mode"] if len(names) == 2 else []
+    if target:
+        settings.append(f"target {target}")
+    extra = f" ({', '.join(settings)})" if settings else ""
+    return "A report of " + " ↔ ".join(names) + extra + "."
+
+
+def ask_export(
+    parent: QWidget, settings: Settings, paths: Sequence[str], inputs: Sequence[str], what: str
+) -> tuple[str, str, bool] | None:
+    """Ask for the file, format and redaction of a report of `paths` (None: cancelled); the
+    folder proposed is the last report's, never an input's unless the user chose it there."""
+    folder = settings.export_directory()
+    dialog = ExportDialog(inputs, folder, report_name(paths), what, parent)
+    try:
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        settings.set_export_directory(os.path.dirname(dialog.path))
+        return dialog.path, dialog.format, dialog.redact
+    finally:
+        dialog.deleteLater()

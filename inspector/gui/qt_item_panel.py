@@ -9,7 +9,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QHBoxLayout, QMenu, QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QMenu,
+    QPlainTextEdit,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from inspector.core.gate import ItemVerdict
 from inspector.core.model import Item
@@ -105,6 +113,7 @@ class ItemPanel(QWidget):
         self.notice = ShortenedNotice(self)
         self.view = JsonView(self)
         self.view.setObjectName("item-json")
+        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)  # long strings wrap
         self.native_box = QWidget(self)
         native_column = QVBoxLayout(self.native_box)
         native_column.setContentsMargins(0, 0, 0, 0)

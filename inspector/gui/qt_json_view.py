@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtGui import QBrush, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QBrush, QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from inspector.gui.json_text import locate, visible
@@ -40,15 +40,21 @@ class JsonView(QPlainTextEdit):
         self._marks.pop(group, None)
         self._apply()
 
+    def marks(self, group: str) -> list[QTextEdit.ExtraSelection]:
+        """The marks of one group (empty when it has none)."""
+        return list(self._marks.get(group, ()))
+
     def mark_spans(
         self,
         group: str,
         spans: Iterable[tuple[int, int]],
         brush: QBrush,
         foreground: QBrush | None = None,
+        *,
+        underline: QColor | None = None,
     ) -> None:
-        """Give character spans a background, and a text colour if given (replacing the
-        group's earlier marks)."""
+        """Give character spans a background, and a text colour and a wavy underline in
+        `underline` if given (replacing the group's earlier marks)."""
         marks = []
         for start, end in spans:
             selection = QTextEdit.ExtraSelection()
@@ -59,8 +65,11 @@ class JsonView(QPlainTextEdit):
             fmt.setBackground(brush)
             if foreground is not None:
                 fmt.setForeground(foreground)
-            selection.cursor = cursor  # type: ignore[attr-defined]
-            selection.format = fmt  # type: ignore[attr-defined]
+            if underline is not None:
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+                fmt.setUnderlineColor(underline)
+            selection.cursor = cursor
+            selection.format = fmt
             marks.append(selection)
         self._marks[group] = marks
         self._apply()
@@ -78,8 +87,8 @@ class JsonView(QPlainTextEdit):
             fmt.setBackground(brush)
             fmt.setProperty(QTextFormat.Property.FullWidthSelection, True)
             cursor = QTextCursor(block)
-            selection.cursor = cursor  # type: ignore[attr-defined]
-            selection.format = fmt  # type: ignore[attr-defined]
+            selection.cursor = cursor
+            selection.format = fmt
             marks.append(selection)
         self._marks[group] = marks
         self._apply()
@@ -105,14 +114,32 @@ class JsonView(QPlainTextEdit):
         self.select_span(*span)
         return span
 
-    def show_position(self, line: int, column: int, group: str, brush: QBrush) -> None:
-        """Mark and move to a 1-based line and column (a parse error position)."""
+    def position_of(self, line: int, column: int) -> int | None:
+        """The text offset of a 1-based line and column (None past the last line)."""
         block = self.document().findBlockByNumber(max(line - 1, 0))
         if not block.isValid():
+            return None
+        return block.position() + min(max(column - 1, 0), max(block.length() - 1, 0))
+
+    def mark_position(
+        self, line: int, column: int, group: str, brush: QBrush, underline: QColor | None = None
+    ) -> int | None:
+        """Mark the character at a 1-based line and column, leaving the cursor where it is (an
+        automatic re-check must not move what the user is typing); return its offset."""
+        start = self.position_of(line, column)
+        if start is None:
+            return None
+        # At the end of the text the mark covers the last character, so that it shows.
+        end = min(start + 1, self.document().characterCount() - 1)
+        begin = min(start, max(end - 1, 0))
+        self.mark_spans(group, [(begin, max(end, begin + 1))], brush, underline=underline)
+        return start
+
+    def show_position(self, line: int, column: int, group: str, brush: QBrush) -> None:
+        """Mark and move to a 1-based line and column (a parse error row the user chose)."""
+        start = self.mark_position(line, column, group, brush)
+        if start is None:
             return
-        start = block.position() + min(max(column - 1, 0), max(block.length() - 1, 0))
-        end = min(start + 1, block.position() + block.length() - 1)
-        self.mark_spans(group, [(start, max(end, start + 1))], brush)
         cursor = self.textCursor()
         cursor.setPosition(start)
         self.setTextCursor(cursor)

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -71,6 +71,10 @@ NO_TOOLS = (
     "a schema into the box on the right."
 )
 PICK_TOOL = "Pick the tool these arguments are for, or paste a schema into the box on the right."
+#: What the panel says when "(no tool)" is chosen for an item that names a tool.
+NO_TOOL_CHOSEN = "No tool chosen: pick one above the schema, or paste a schema there."
+#: The tool name a schema typed with no tool chosen is checked under.
+SCHEMA_BOX = "schema box"
 
 #: Item verdicts decided before the arguments are looked at; the panel says so.
 _EARLIER = (Verdict.NAMESPACED, Verdict.NOT_FUNCTION_CALL, Verdict.STATUS)
@@ -94,6 +98,11 @@ def check(
     if isinstance(source, str):
         return arguments_verdict(source, name, toolset, budget=budget, cancel=cancel)
     return check_arguments(name, source.value, toolset, budget=budget, cancel=cancel)
+
+
+def _underline() -> QColor:
+    """The colour of the wavy line under an error in the editor."""
+    return qt_palette.severity_swatch("error").foreground.color()
 
 
 def _section(text: str, parent: QWidget) -> QWidget:
@@ -122,6 +131,9 @@ class ArgumentsPanel(QWidget):
         self._toolset = ToolSet()
         self._logged: ItemVerdict | None = None
         self._setting = False
+        #: The schema box's text as the tool gave it, and the caption that says whence.
+        self._schema_original = ""
+        self._schema_caption = ""
         self.verdict: Verdict | None = None
         self.issues: tuple[SchemaIssue, ...] = ()
         self._timer = debounce(self, CHECK_DELAY_MS, self.recheck)
@@ -141,14 +153,14 @@ class ArgumentsPanel(QWidget):
         self.copy_button.setText("Copy")
         self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         copy_menu = QMenu(self.copy_button)
-        self.copy_string_action = copy_menu.addAction("Copy as the arguments String")
+        self.copy_string_action = copy_menu.addAction("Copy as Arguments String")
         self.copy_string_action.setToolTip(
             tooltip("The edited arguments as the escaped JSON string an item's arguments holds")
         )
         self.copy_string_action.triggered.connect(
             lambda _c=False: QGuiApplication.clipboard().setText(self.arguments_string())
         )
-        self.copy_item_action = copy_menu.addAction("Copy the Item with these Arguments")
+        self.copy_item_action = copy_menu.addAction("Copy Item with These Arguments")
         self.copy_item_action.triggered.connect(
             lambda _c=False: QGuiApplication.clipboard().setText(self.item_with_arguments() or "")
         )
@@ -216,9 +228,17 @@ class ArgumentsPanel(QWidget):
         self.tool_combo.currentIndexChanged.connect(self._tool_picked)
         row.addWidget(self.tool_combo, 1)
         column.addLayout(row)
+        caption = QHBoxLayout()
         self.schema_source = plain_label("", side)
+        self.schema_source.setWordWrap(True)
         dim(self.schema_source)
-        column.addWidget(self.schema_source)
+        self.schema_revert_button = QPushButton("Revert", side)
+        self.schema_revert_button.setObjectName("schema-revert")
+        self.schema_revert_button.setToolTip(tooltip("Put back the tool's schema"))
+        self.schema_revert_button.clicked.connect(self.revert_schema)
+        caption.addWidget(self.schema_source, 1)
+        caption.addWidget(self.schema_revert_button)
+        column.addLayout(caption)
         self.schema_view = JsonView(side, read_only=False)
         self.schema_view.setObjectName("tool-schema")
         self.schema_view.textChanged.connect(self._schema_edited)
@@ -347,7 +367,7 @@ class ArgumentsPanel(QWidget):
         try:
             if tool is None:
                 self.schema_view.set_text("")
-                self.schema_source.setText(
+                self._schema_caption = (
                     "No schema for this name — paste one here to check against it."
                     if name
                     else "No tool chosen: pick one above, or paste a schema here."
@@ -356,12 +376,34 @@ class ArgumentsPanel(QWidget):
             else:
                 self.schema_view.set_text(pretty(tool.parameters))
                 where = tool.origin.file if tool.origin is not None else None
-                self.schema_source.setText(
-                    f"parameters of {name} from {os.path.basename(where or tool.source)}"
+                self._schema_caption = (
+                    f"parameters of {visible(tool.name)} from "
+                    f"{os.path.basename(where or tool.source)}"
                 )
                 self.schema_source.setToolTip(tooltip(where or tool.source))
         finally:
             self._setting = False
+        self._schema_original = self.schema_view.toPlainText()
+        self._update_schema_edited()
+
+    @property
+    def schema_edited(self) -> bool:
+        """Whether the schema box differs from the chosen tool's schema (or from empty)."""
+        return self.schema_view.toPlainText() != self._schema_original
+
+    def _update_schema_edited(self) -> None:
+        edited = self.schema_edited
+        caption = self._schema_caption
+        if edited:
+            whose = "edited — not saved" if self._schema_original else "typed here"
+            caption = f"{caption.rstrip('.')} — {whose}" if self._schema_original else whose
+        self.schema_source.setText(caption)
+        self.schema_revert_button.setVisible(edited)
+
+    def revert_schema(self) -> None:
+        """Put back the chosen tool's schema (or an empty box) and check again."""
+        self._show_schema()
+        self.recheck()
 
     def _show_note(self) -> None:
         self._note_text(self._note_for())
@@ -411,6 +453,7 @@ class ArgumentsPanel(QWidget):
     def _schema_edited(self) -> None:
         if self._setting:
             return
+        self._update_schema_edited()
         self._timer.start()
 
     def _tool_picked(self, _index: int) -> None:
@@ -451,22 +494,28 @@ class ArgumentsPanel(QWidget):
         self._set_editor(self._original)
         self.recheck()
 
-    def _effective_toolset(self) -> tuple[ToolSet, str | None]:
-        """The toolset with the schema box applied; and a problem with the box, if any."""
+    def _effective_toolset(self) -> tuple[ToolSet, str | None, str | None]:
+        """The toolset with the schema box applied, the name to check under, and a problem
+        with the box, if any. A schema typed with no tool chosen is checked under the item's
+        name (or a name of its own for pasted arguments)."""
         name = self._tool_name()
         text = self.schema_view.toPlainText()
-        tool = self._toolset.tools.get(name) if name is not None else None
-        if name is None or not text.strip():
-            return self._toolset, None
-        if tool is not None and text == visible(pretty(tool.parameters), lines=True):
-            return self._toolset, None
+        if not text.strip() or not self.schema_edited:
+            return self._toolset, name, None
+        if name is None:
+            named = self._raw.get("name") if isinstance(self._raw, dict) else None
+            name = named if isinstance(named, str) else SCHEMA_BOX
         try:
-            schema = load_json(text, "schema box")
+            schema = load_json(text, SCHEMA_BOX)
         except LoadError as exc:
-            return self._toolset, f"the schema box is not JSON ({exc.location()}: {exc.message})"
+            problem = f"the schema box is not JSON ({exc.location()}: {exc.message})"
+            return self._toolset, name, problem
         tools = dict(self._toolset.tools)
-        tools[name] = Tool(name, schema, "function", "schema box")
-        return ToolSet(MappingProxyType(tools), self._toolset.allowed), None
+        tools[name] = Tool(name, schema, "function", SCHEMA_BOX)
+        allowed = self._toolset.allowed
+        if allowed is not None and name == SCHEMA_BOX:
+            allowed = frozenset({*allowed, name})  # a name of the panel's, not the item's
+        return ToolSet(MappingProxyType(tools), allowed), name, None
 
     @property
     def validating(self) -> bool:
@@ -487,7 +536,7 @@ class ArgumentsPanel(QWidget):
         self.stop()
         self.editor.clear_marks("errors")
         self.editor.clear_marks("selected")
-        toolset, schema_problem = self._effective_toolset()
+        toolset, name, schema_problem = self._effective_toolset()
         if schema_problem is not None:
             self._show(None, schema_problem, (), [])
             return
@@ -495,14 +544,18 @@ class ArgumentsPanel(QWidget):
         if isinstance(source, str) and not source.strip():
             self._show(None, "Nothing to check.", (), [])
             return
-        names_tool = isinstance(self._raw, dict) and "name" in self._raw
-        if self._tool_name() is None and not names_tool:
+        named = self._raw.get("name", None) if isinstance(self._raw, dict) else None
+        if name is None and isinstance(named, str):
+            # "(no tool)" chosen for a call that names one: say so, not "name is null".
+            self._show(None, NO_TOOL_CHOSEN, (), [])
+            return
+        if name is None and not (isinstance(self._raw, dict) and "name" in self._raw):
             # Pasted arguments, or typed ones for an item that names no tool: say what to do
             # rather than judge a missing name.
             self._show(None, NO_TOOLS if not self._toolset.tools else PICK_TOOL, (), [])
             return
         cancel = threading.Event()
-        name, budget = self._tool_name(), self.budget
+        budget = self.budget
         self.verdict = None
         self._busy_timer.start()
         self.runner.start(
@@ -527,7 +580,11 @@ class ArgumentsPanel(QWidget):
             if exc.line is not None and self.editable:
                 brush = qt_palette.verdict_swatch(Verdict.ARGUMENTS_PARSE).background
                 if brush is not None:
-                    self.editor.show_position(exc.line, exc.column or 1, "errors", brush)
+                    # Marked only: the cursor stays where the user is typing (a pause inside
+                    # a string is a parse error, and moving there would garble what follows).
+                    self.editor.mark_position(
+                        exc.line, exc.column or 1, "errors", brush, _underline()
+                    )
             return
         rows = [
             Record(
@@ -540,7 +597,8 @@ class ArgumentsPanel(QWidget):
         brush = qt_palette.verdict_swatch(outcome.verdict).background
         if brush is not None and outcome.errors:
             spans = [self._span(issue.path) for issue in outcome.errors]
-            self.editor.mark_spans("errors", [s for s in spans if s is not None], brush)
+            marked = [s for s in spans if s is not None]
+            self.editor.mark_spans("errors", marked, brush, underline=_underline())
 
     def _span(self, pointer: str) -> tuple[int, int] | None:
         return locate(self.editor.toPlainText(), pointer)

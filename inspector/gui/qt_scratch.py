@@ -38,8 +38,9 @@ from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_pane import add_copy_menu, span_field_rows
+from inspector.gui.qt_records import Record, RecordsModel, fit_columns, records_view
 from inspector.gui.qt_schema_panel import NO_TOOLS
-from inspector.gui.qt_text import dim, plain_label
+from inspector.gui.qt_text import dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import Column, IndexRole, PointerRole, TranscriptModel
 from inspector.gui.qt_workers import BUSY_DELAY_MS, Progress, TaskRunner, debounce
 
@@ -87,6 +88,8 @@ class ScratchPanel(QWidget):
     paste_requested = Signal()
     #: The user sent a bare arguments object to the Arguments tab: its text and the tool picked.
     arguments_requested = Signal(str, object)
+    #: The user sent a pasted item (its index) to the Arguments tab.
+    item_requested = Signal(int)
 
     def __init__(
         self,
@@ -103,6 +106,7 @@ class ScratchPanel(QWidget):
         #: Whether the text is a bare arguments object (checked against the picked tool).
         self.bare_arguments = False
         self.error: LoadError | None = None
+        self._detail_item = -1
         self._timer = debounce(self, GATE_DELAY_MS, self.regate)
         self._busy_timer = debounce(self, BUSY_DELAY_MS, self._show_busy)
 
@@ -151,12 +155,73 @@ class ScratchPanel(QWidget):
         self.tree.selectionModel().currentRowChanged.connect(self._row_changed)
         add_copy_menu(self.tree)
         span_field_rows(self.tree)
+        right = QSplitter(Qt.Orientation.Vertical, split)
+        right.setChildrenCollapsible(False)
+        right.addWidget(self.tree)
+        right.addWidget(self._build_detail(right))
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 2)
         split.addWidget(left)
-        split.addWidget(self.tree)
+        split.addWidget(right)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         column.addWidget(split, 1)
         self.regate()
+
+    def _build_detail(self, parent: QWidget) -> QWidget:
+        """The selected pasted item's verdict, its reason in full, and its schema errors."""
+        pane = QWidget(parent)
+        pane.setObjectName("scratch-detail")
+        column = QVBoxLayout(pane)
+        column.setContentsMargins(0, 4, 0, 0)
+        column.setSpacing(3)
+        row = QHBoxLayout()
+        self.item_banner = VerdictBanner(pane)
+        self.open_item_button = QPushButton("Open in Arguments", pane)
+        self.open_item_button.setObjectName("scratch-open-arguments")
+        self.open_item_button.setToolTip(
+            tooltip("Edit and check this item's arguments in the Arguments tab")
+        )
+        self.open_item_button.clicked.connect(self._open_item)
+        row.addWidget(self.item_banner, 1)
+        row.addWidget(self.open_item_button)
+        column.addLayout(row)
+        self.reason = plain_label("", pane)
+        self.reason.setObjectName("scratch-reason")
+        self.reason.setWordWrap(True)
+        self.reason.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        column.addWidget(self.reason)
+        self.issues = RecordsModel(("Pointer", "Keyword", "Message"), self)
+        self.issues_view = records_view(self.issues, pane)
+        self.issues_view.setObjectName("scratch-errors")
+        column.addWidget(self.issues_view, 1)
+        self._show_item_detail(-1)
+        return pane
+
+    def _show_item_detail(self, item: int) -> None:
+        result = self.result
+        shown = result is not None and 0 <= item < len(result.verdicts)
+        verdict = result.verdicts[item] if result is not None and shown else None
+        self._detail_item = item if verdict is not None else -1
+        self.open_item_button.setEnabled(verdict is not None)
+        if verdict is None:
+            self.item_banner.show_verdict(None, "")
+            self.reason.setText("Select a pasted item to see its verdict and reason.")
+            self.issues.set_records([])
+            self.issues_view.hide()
+            return
+        self.item_banner.show_verdict(verdict.verdict, "")
+        self.reason.setText(visible(verdict.detail, lines=True) or str(verdict.verdict))
+        rows = [Record((i.path or "/", i.keyword, i.message), payload=i) for i in verdict.errors]
+        if verdict.parse_error is not None:
+            rows.append(Record(("", "parse", verdict.parse_error.describe())))
+        self.issues.set_records(rows)
+        self.issues_view.setVisible(bool(rows))
+        fit_columns(self.issues_view)
+
+    def _open_item(self) -> None:
+        if self._detail_item >= 0:
+            self.item_requested.emit(self._detail_item)
 
     def _build_arguments_row(self, parent: QWidget) -> QWidget:
         row_widget = QWidget(parent)
@@ -261,6 +326,7 @@ class ScratchPanel(QWidget):
     def _show(self, gated: _Gated) -> None:
         self._busy_timer.stop()
         self.result, self.error = gated.result, gated.error
+        self._show_item_detail(-1)  # until a row of the new result is current
         if gated.arguments is not None:
             self.model.set_result(None)
             verdict = gated.arguments
@@ -290,9 +356,11 @@ class ScratchPanel(QWidget):
 
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
+            self._show_item_detail(-1)
             self.current_changed.emit(-1, "")
             return
         item = current.data(IndexRole)
+        self._show_item_detail(-1 if item is None else int(item))
         self.current_changed.emit(
             -1 if item is None else int(item), current.data(PointerRole) or ""
         )

@@ -10,19 +10,28 @@ from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
-from inspector.core.diff import DiffMode, diff_results
+from inspector.core.diff import DiffMode, DiffVerdict, diff_results
 from inspector.core.formats import load_bytes, load_tools
 from inspector.core.gate import Decision, GateResult, decide, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
 from inspector.core.model import Cancelled, InspectorError, LoadError, Tool
 from inspector.core.targets import Profile, TargetFinding, with_target_findings
+from inspector.gui import status
 from inspector.gui.alignment import Alignment
+from inspector.gui.export import Rendered, clashing_input, render_report, report_input
+from inspector.gui.qt_export import write_file
 from inspector.gui.qt_stream import StreamView
 from inspector.gui.qt_workers import Progress, TaskRunner
+from inspector.gui.tools_matrix import ToolRow, build_matrix
 
 SIDES = ("left", "right")
 #: The runner channel of the diff job (each side's load and re-gate runs on the side's name).
 DIFF = "diff"
+#: Transcripts with more items than this are filtered on a worker thread.
+ASYNC_FILTER_ITEMS = 20_000
+#: Files larger than this are filtered on a worker whatever their item count (the filter
+#: searches each item's JSON, and one item may hold a 200 MB string).
+ASYNC_FILTER_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +135,10 @@ class Session(QObject):
     busy = Signal(str, bool)
     #: the extra tools changed.
     tools_changed = Signal()
+    #: the tools matrix is ready (`tool_rows`).
+    tools_checked = Signal()
+    #: text, milliseconds — what a job's end has to say in the status bar.
+    said = Signal(str, int)
 
     def __init__(self, parent: QObject | None = None, *, synchronous: bool = False) -> None:
         super().__init__(parent)
@@ -142,6 +155,10 @@ class Session(QObject):
         self.target: Profile | None = None
         #: How the right side is read against the left (the diff's mode).
         self.mode = DiffMode.REPLAY
+        #: The tools matrix of the known tools and both sides (None while it is worked out).
+        self.tool_rows: list[ToolRow] | None = None
+        self._tools_key: tuple[object, ...] | None = None
+        self._verdict: tuple[Alignment, DiffVerdict] | None = None
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -335,3 +352,135 @@ class Session(QObject):
     def _idle(self, channel: str) -> None:
         if channel in (*SIDES, DIFF):
             self.busy.emit(channel, False)
+
+    # ---- the decision, the tools matrix, filters and reports --------------------------------
+
+    def verdict(self) -> DiffVerdict | None:
+        """The diff's decision (worked out once per diff), None without a diff."""
+        alignment = self.alignment
+        if alignment is None:
+            return None
+        if self._verdict is None or self._verdict[0] is not alignment:
+            self._verdict = (alignment, status.decided(alignment.diff))
+        return self._verdict[1]
+
+    def status_sides(self) -> dict[str, status.Side]:
+        """What the status line is told of each loaded side."""
+        return {
+            side: status.Side(os.path.basename(x.path or side), x.decision, x.summary)
+            for side, x in self.files.items()
+            if x is not None
+        }
+
+    def check_tools(self, profiles: list[Profile]) -> None:
+        """Work out the tools matrix against `profiles` on a worker when the results or the
+        tools are new objects (`tools_checked` follows; `tool_rows` is None meanwhile)."""
+        results = {s: r for s, r in self.results.items() if r is not None}
+        tools = self.known_tools()
+        key = (*results, *results.values(), None, *tools.values(), None, *profiles)
+        if _same(key, self._tools_key):
+            return
+        self._tools_key, self.tool_rows = key, None
+
+        def work(progress: Progress) -> list[ToolRow]:
+            progress("Checking the tools against every target…")
+            return build_matrix(tools, profiles, results)
+
+        def done(rows: list[ToolRow]) -> None:
+            self.tool_rows = rows
+            self.tools_checked.emit()
+
+        self.runner.start(
+            "tools",
+            work,
+            done,
+            lambda error: self.said.emit(f"Cannot check the tools: {error}", 8000),
+        )
+
+    def match(
+        self,
+        jobs: dict[str, Callable[[], frozenset[int]] | None],
+        items: dict[str, int],
+        apply: Callable[[dict[str, frozenset[int] | None]], None],
+    ) -> None:
+        """Match the panes' filters (`jobs`, by side; `items` is each pane's item count): on a
+        worker when a side is large (a newer match supersedes it), else at once."""
+        large = any(
+            job is not None
+            and (
+                items.get(side, 0) > ASYNC_FILTER_ITEMS
+                or _size(self.files[side]) > ASYNC_FILTER_BYTES
+            )
+            for side, job in jobs.items()
+        )
+
+        def work(_progress: Progress | None = None) -> dict[str, frozenset[int] | None]:
+            return {side: (job() if job is not None else None) for side, job in jobs.items()}
+
+        if large and not self.runner.synchronous:
+            self.said.emit("Filtering…", 0)
+            self.runner.start("filter", work, apply, lambda _error: None)
+        else:
+            self.runner.cancel("filter", notify=False)
+            apply(work())
+
+    def export_inputs(self) -> list[str]:
+        """Every open input file (a report never overwrites one)."""
+        return [p for p in (*self.paths.values(), *self.tool_files) if p]
+
+    def export_problem(self) -> str | None:
+        """Why no report can be written now (None when one can)."""
+        loaded = [x for x in self.files.values() if x is not None]
+        if not loaded:
+            return "Open a transcript first: a report describes the open files."
+        if len(loaded) == 2 and self.alignment is None:
+            return "The two files are still being compared; export when the comparison is done."
+        return None
+
+    def export(self, path: str, fmt: str = "html", *, redact: bool = True) -> str | None:
+        """Render the open files' report on a worker and write it through QSaveFile; return
+        why it is refused (None when started; `said` tells how it ended)."""
+        problem = self.export_problem()
+        clash = clashing_input(path, self.export_inputs())
+        if clash is not None:
+            problem = f"{os.path.basename(clash)} is an open input file; it is never overwritten."
+        if problem is not None:
+            return problem
+        loaded = [x for x in self.files.values() if x is not None]
+        diff = self.alignment.diff if len(loaded) == 2 and self.alignment is not None else None
+        report = report_input(
+            [(x.path, x.result) for x in loaded],
+            diff,
+            tool_files=self.tool_files,
+            target=self.target_name,
+        )
+
+        def work(progress: Progress) -> Rendered:
+            progress("Writing the report…")
+            return render_report(report, fmt, redact=redact)
+
+        def done(rendered: Rendered) -> None:
+            error = write_file(path, rendered.text)
+            if error is not None:
+                self.said.emit(f"Cannot write {path}: {error}", 8000)
+            else:
+                self.said.emit(f"Report written to {path}. {rendered.redaction}", 8000)
+
+        self.runner.start(
+            "export",
+            work,
+            done,
+            lambda error: self.said.emit(f"Cannot write the report: {error}", 8000),
+        )
+        return None
+
+
+def _size(loaded: Loaded | None) -> int:
+    return loaded.size if loaded is not None else 0
+
+
+def _same(key: tuple[object, ...], other: tuple[object, ...] | None) -> bool:
+    """Whether two keys hold the same objects (names compare by value, the rest by identity)."""
+    if other is None or len(key) != len(other):
+        return False
+    return all(a is b or (isinstance(a, str) and a == b) for a, b in zip(key, other, strict=True))

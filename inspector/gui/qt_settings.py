@@ -9,9 +9,14 @@ instance never leaves a half-written store. The application's only other file ou
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
+from PySide6.QtWidgets import QFileDialog, QHeaderView, QMainWindow, QMenu, QSplitter, QWidget
+
+from inspector.gui.json_text import visible
+from inspector.gui.qt_text import menu_text, tooltip
 
 ORGANIZATION = "ReplayInspector"
 APPLICATION = "replay-inspector"
@@ -119,6 +124,90 @@ class Settings:
     def set_last_directory(self, value: str) -> None:
         """Remember the folder of the last file dialog."""
         self._store.setValue("files/last_directory", value)
+
+    def ask_open(
+        self, parent: QWidget, title: str, filters: str, near: str | None = None
+    ) -> str | None:
+        """Ask for a file to open, starting in the folder of `near` (a file already open) or
+        else the last folder a dialog was in, which is then remembered; None if cancelled."""
+        folder = os.path.dirname(near) if near else self.last_directory()
+        path, _filter = QFileDialog.getOpenFileName(parent, title, folder, filters)
+        if not path:
+            return None
+        self.set_last_directory(os.path.dirname(path))
+        return path
+
+    def export_directory(self) -> str:
+        """The folder the last report was written to (else the user's documents folder: a
+        report is not put among the input files unless the user chooses so)."""
+        value: Any = self._store.value("files/export_directory", "")
+        if isinstance(value, str) and value:
+            return value
+        location = QStandardPaths.StandardLocation.DocumentsLocation
+        return QStandardPaths.writableLocation(location) or os.path.expanduser("~")
+
+    def set_export_directory(self, value: str) -> None:
+        """Remember the folder a report was written to."""
+        self._store.setValue("files/export_directory", value)
+
+    def restore_window(
+        self,
+        window: QMainWindow,
+        splitters: Mapping[str, QSplitter],
+        headers: Mapping[str, QHeaderView],
+    ) -> None:
+        """Put back geometry, window state, splitters and headers (defaults where none)."""
+        geometry = self.geometry()
+        if geometry is not None:
+            window.restoreGeometry(geometry)
+        else:
+            window.resize(1400, 900)
+        state = self.window_state()
+        if state is not None:
+            window.restoreState(state)
+        for name, splitter in splitters.items():
+            saved = self.splitter(name)
+            if saved is not None:
+                splitter.restoreState(saved)
+            elif name == "main":
+                splitter.setSizes([500, 400])
+        for name, header in headers.items():
+            saved = self.header(name)
+            if saved is not None:
+                header.restoreState(saved)
+
+    def save_window(
+        self,
+        window: QMainWindow,
+        splitters: Mapping[str, QSplitter],
+        headers: Mapping[str, QHeaderView],
+    ) -> None:
+        """Remember geometry, window state, splitters and headers, and write the store."""
+        self.set_geometry(window.saveGeometry())
+        self.set_window_state(window.saveState())
+        for name, splitter in splitters.items():
+            self.set_splitter(name, splitter.saveState())
+        for name, header in headers.items():
+            self.set_header(name, header.saveState())
+        self.sync()
+
+    def fill_recent_menu(
+        self, menu: QMenu, side: str, open_file: Callable[[str, str], None]
+    ) -> None:
+        """List the recent files in `menu`; choosing one opens it on `side`."""
+        menu.clear()
+        files = self.recent_files()
+        if not files:
+            menu.addAction("No recent files").setEnabled(False)
+            return
+        menu.addAction(f"Opens in the {side} pane").setEnabled(False)
+        for path in files:
+            action = menu.addAction(menu_text(os.path.basename(path)))
+            action.setToolTip(tooltip(path))
+            action.setStatusTip(visible(path))
+            action.triggered.connect(lambda _c=False, p=path: open_file(side, p))
+        menu.addSeparator()
+        menu.addAction("Clear Recent Files").triggered.connect(self.clear_recent_files)
 
 
 def _as_bool(value: Any) -> bool:

@@ -28,7 +28,7 @@ from inspector.core.gate import PASSING, Verdict
 from inspector.core.targets import ToolProblem
 from inspector.gui import qt_palette
 from inspector.gui.json_diff import locate_nearest
-from inspector.gui.json_text import display, label
+from inspector.gui.json_text import display, label, visible
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, records_view
 from inspector.gui.qt_rule_detail import RuleDetail
@@ -133,11 +133,14 @@ class MatrixModel(QAbstractTableModel):
         if role == PayloadRole:
             return row
         if column == 0:
+            # A name that reads as another row's says so: the two rows must not look the same.
             if role == Qt.ItemDataRole.DisplayRole:
-                return label(row.name)
+                return label(row.name) + (f"  ⚠ {visible(row.lookalike)}" if row.lookalike else "")
+            if role == Qt.ItemDataRole.ForegroundRole and row.lookalike:
+                return qt_palette.severity_swatch("warning").foreground
             if role == Qt.ItemDataRole.ToolTipRole:
                 note = "" if row.tool is not None else "\n(no definition: only calls name it)"
-                return tooltip(row.name + note)
+                return tooltip(row.name + note + (f"\n{row.lookalike}" if row.lookalike else ""))
             return None
         if target is None:
             side = self.sides[column - 1]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from inspector.core.gate import GateResult, Verdict
+from inspector.core.gate import GateResult, Verdict, lookalike
 from inspector.core.model import Tool
 from inspector.core.targets import Profile, ToolProblem, ToolVerdict, check_tool
 
@@ -25,6 +25,8 @@ class ToolRow:
     tool: Tool | None
     verdicts: Mapping[str, ToolVerdict] = field(default_factory=lambda: MappingProxyType({}))
     calls: Mapping[str, Mapping[Verdict, int]] = field(default_factory=lambda: MappingProxyType({}))
+    #: "it differs from 'get_user_profile' by U+043E" when the name reads as another row's.
+    lookalike: str = ""
 
     def call_text(self, side: str) -> str:
         """The side's calls of this tool, e.g. '2 ok, 1 arguments_schema' (verdict order)."""
@@ -59,9 +61,18 @@ def build_matrix(
     """Rows for every known tool and every name that calls use, in name order."""
     counts = call_counts(results)
     rows = []
-    for name in sorted(set(tools) | set(counts)):
+    names = sorted(set(tools) | set(counts))
+    for name in names:
         tool = tools.get(name)
         verdicts = {p.name: check_tool(tool, p) for p in profiles} if tool is not None else {}
         calls = {side: MappingProxyType(dict(c)) for side, c in counts.get(name, {}).items()}
-        rows.append(ToolRow(name, tool, MappingProxyType(verdicts), MappingProxyType(calls)))
+        rows.append(
+            ToolRow(
+                name,
+                tool,
+                MappingProxyType(verdicts),
+                MappingProxyType(calls),
+                lookalike(name, names),
+            )
+        )
     return rows

@@ -7,6 +7,8 @@ live credential to a scanner.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,8 @@ import pytest
 
 from inspector.core.report.model import Cleaner
 from inspector.core.report.redact import KINDS, Redactor, RedactPatternError, compile_custom
+
+REPO = Path(__file__).resolve().parents[2]
 
 #: (kind, text as it appears in a transcript, the part that must never reach a report).
 SECRETS: list[tuple[str, str, str]] = [
@@ -192,3 +196,89 @@ def test_bad_custom_patterns_are_refused(pattern: str, reason: str) -> None:
 
 def test_every_kind_is_tested() -> None:
     assert {kind for kind, _, _ in SECRETS} | {"custom"} == set(KINDS)
+
+
+#: Secrets right after a character a `\b` would not break on: a letter, a digit, `_`, and the
+#: `n` of a `\n` escape in a raw `arguments` string.
+GLUED = [
+    (before + text, secret)
+    for kind, text, secret in SECRETS
+    if kind in ("openai", "anthropic", "github", "google", "jwt", "aws_access_key_id")
+    for before in ("x", "7", "_", "\\n")
+    for text in [text.split(" ")[-1].split("=")[-1].split("?key=")[-1]]
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), GLUED)
+def test_keys_right_after_any_character_are_redacted(text: str, secret: str) -> None:
+    assert secret not in Redactor()(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ({"x-api-key": "k3y-plain"}, "api_key"),
+        ({"X-Goog-Api-Key": "plain-value"}, "api_key"),
+        ({"Authorization": "Basic dXNlcjpwYXNz"}, "authorization"),
+        ({"headers": {"proxy-authorization": "Digest abc"}}, "authorization"),
+        ({"AWS_SECRET_ACCESS_KEY": "short"}, "aws_secret_access_key"),
+        ({"api_key": 123456789}, "api_key"),
+        ([{"name": "Authorization", "value": "Basic dXNlcjpwYXNz"}], "authorization"),
+    ],
+)
+def test_values_are_redacted_by_their_key_name(value: Any, kind: str) -> None:
+    redactor = Redactor()
+    shown = json.dumps(redactor.value(value))
+    assert f"[redacted:{kind}]" in shown
+    for secret in ("k3y-plain", "plain-value", "dXNlcjpwYXNz", "Digest abc", "short", "123456789"):
+        assert secret not in shown
+    assert redactor.counts() == {kind: 1}
+
+
+def test_key_names_that_are_not_secrets_keep_their_values() -> None:
+    value = {"max_tokens": 5, "api_key": {"type": "string"}, "name": "x-api-key", "key": "k"}
+    assert Redactor().value(value) == value
+
+
+#: Inputs that make a pattern rescan the rest of the string from every start if it can.
+UNITS = [
+    "sk-",
+    "sk-ant-",
+    "sk-proj-",
+    "eyJ",
+    "eyJa.",
+    "eyJaaaa.eyJ",
+    "ghp_",
+    "github_pat_",
+    "-----BEGIN PRIVATE KEY-----",
+    "Authorization: ",
+    "bearer ",
+    "x-api-key=",
+    "aws_secret_access_key=",
+]
+QUADRATIC = [unit * (300_000 // len(unit) + 1) for unit in UNITS]
+
+
+def test_redaction_is_linear_on_300_kb_inputs() -> None:
+    # Each input once in a subprocess whose CPU time is capped: a rescan from every start is
+    # 10^10 steps per input (minutes), a single pass milliseconds.
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_CPU, (20, 20))\n"
+        "from inspector.core.report.redact import Redactor\n"
+        "from tests.core.test_report_redact import QUADRATIC\n"
+        "for text in QUADRATIC:\n"
+        "    assert len(text) > 300_000\n"
+        "    Redactor()(text)\n"
+        "print('done', len(QUADRATIC))\n"
+    )
+    assert python_script(script) == f"done {len(QUADRATIC)}"
+
+
+def python_script(script: str) -> str:
+    """Run a Python script in a fresh interpreter at the repository; return what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()

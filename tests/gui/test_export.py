@@ -149,7 +149,7 @@ def test_an_open_input_file_is_never_overwritten(secret_window, tmp_path):
     assert "never overwritten" in window.statusBar().currentMessage()
     assert digest(Path(left)) == before
     assert not window.export_report(str(SALES_TOOLS), "markdown")  # tools files are inputs too
-    dialog = ExportDialog(window._export_inputs(), str(tmp_path), "x", "A report.", window)
+    dialog = ExportDialog(window.session.export_inputs(), str(tmp_path), "x", "A report.", window)
     dialog.path_edit.setText(left)  # its .json suffix stays: it is that very file
     dialog.accept()
     assert dialog.result() != QDialog.DialogCode.Accepted

@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from inspector.gui import qt_app, qt_main_window
+from inspector.gui import qt_app, qt_session
 from inspector.gui.qt_transcript_model import Column
 from inspector.gui.qt_workers import TaskRunner
 from tests.gui.conftest import PROVIDER_A, PROVIDER_B, SALES_TOOLS, digest
@@ -204,7 +204,7 @@ def test_a_failed_screenshot_leaves_the_earlier_file(qapp, tmp_path, monkeypatch
 
 
 def test_large_filters_run_on_a_worker(make_window, qtbot, monkeypatch):
-    monkeypatch.setattr(qt_main_window, "ASYNC_FILTER_ITEMS", 1)  # treat the sample as large
+    monkeypatch.setattr(qt_session, "ASYNC_FILTER_ITEMS", 1)  # treat the sample as large
     window = make_window(synchronous=False)
     window.open_pair(str(PROVIDER_A), str(PROVIDER_B))
     qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)

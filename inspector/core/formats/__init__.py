@@ -876,13 +876,26 @@ def load_conversations(
         if not found:
             raise LoadError("the folder holds no .jsonl session files", path=display_name(path))
         return found
-    data = read_bytes(path, cancel=cancel)
     name = display_name(path)
+    source = None if name == "<stdin>" else Path(path)
+    return conversations_from_bytes(
+        read_bytes(path, cancel=cancel), name, source, strict=strict, cancel=cancel
+    )
+
+
+def conversations_from_bytes(
+    data: bytes,
+    name: str | None,
+    source: Path | None = None,
+    *,
+    strict: bool = False,
+    cancel: threading.Event | None = None,
+) -> list[Transcript]:
+    """Every conversation in a file's bytes (`source`: the file, for a session's sidecars)."""
     body = strip_utf8_bom(data)
     session = _session_format(body)
     if session is None:
         return [load_bytes(data, name, strict=strict, cancel=cancel)]
-    source = None if name == "<stdin>" else Path(path)
     with paused_gc():
         loaded: list[Transcript] = session.load_file(
             body, name, source, _checkpoint(cancel, None, len(body))
@@ -905,6 +918,12 @@ def load_tools(path: str | os.PathLike[str]) -> dict[str, Tool]:
     text = decode_text(read_bytes(path), name)
     if text.startswith("\ufeff"):
         text = text[1:]
+    if not text.strip():
+        raise LoadError(
+            "tools file is empty; expected a tools array, a request body with tools, or an "
+            "object mapping tool names to JSON Schemas",
+            path=name,
+        )
     return tools_from_document(load_json(text, name), name)
 
 
@@ -945,7 +964,22 @@ def tools_from_document(document: Any, source: str) -> dict[str, Tool]:
             f"names to JSON Schemas; found {describe(document)}",
             path=source,
         )
-    found = {t.name: t for t in tools_from_list(listed, source=source, file=source, pointer=base)}
+    found: dict[str, Tool] = {}
+    for tool in tools_from_list(listed, source=source, file=source, pointer=base):
+        earlier = found.get(tool.name)
+        if earlier is not None and (earlier.parameters, earlier.kind) != (
+            tool.parameters,
+            tool.kind,
+        ):
+            # Which definition a provider would use is not knowable: refuse rather than guess.
+            first, second = (t.origin.pointer if t.origin else "" for t in (earlier, tool))
+            raise LoadError(
+                f"tool {tool.name!r} is defined twice with different schemas "
+                f"(at {first} and {second})",
+                path=source,
+                pointer=second,
+            )
+        found[tool.name] = tool
     if not found and listed:
         raise LoadError("no function tools found in the tools list", path=source)
     return found

@@ -626,17 +626,29 @@ class _Page:
         names = " vs ".join(
             self.clean(s.path.replace("\\", "/").rsplit("/", 1)[-1]) for s in self.report.sides
         )
-        return (
-            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            '<meta name="color-scheme" content="light dark">'
-            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-            "style-src 'unsafe-inline'\">"
-            f'<meta name="generator" content="Replay Inspector {_e(self.report.version)}">'
-            f"<title>Replay report: {_e(names)}</title>"
-            f"<style>\n{stylesheet()}</style></head>\n<body>{icon_symbols()}\n{header}\n<main>"
-            f"{body}</main>\n{self.footer()}\n</body></html>\n"
+        return page(
+            f"Replay report: {names}",
+            f"{header}\n<main>{body}</main>\n{self.footer()}",
+            self.report.version,
         )
+
+
+def page(title: str, body: str, version: str, css: str = "") -> str:
+    """The page shell every HTML report shares: CSP, palette CSS (light and dark), icons.
+
+    `title` is plain text (escaped here); `body` is HTML already escaped; `css` adds rules.
+    """
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="color-scheme" content="light dark">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">"
+        f'<meta name="generator" content="Replay Inspector {_e(version)}">'
+        f"<title>{_e(title)}</title>"
+        f"<style>\n{stylesheet()}{css}</style></head>\n<body>{icon_symbols()}\n{body}\n"
+        "</body></html>\n"
+    )
 
 
 def _side_heads(first: str = "") -> str:
@@ -655,4 +667,4 @@ def render_html(report: ReportInput, redactor: Redactor) -> str:
     return _Page(report, redactor).render()
 
 
-__all__ = ["FINDING_LIMIT", "ROW_LIMIT", "render_html", "stylesheet"]
+__all__ = ["FINDING_LIMIT", "ROW_LIMIT", "page", "render_html", "stylesheet"]

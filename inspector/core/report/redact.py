@@ -37,37 +37,66 @@ _TOKEN = r"[A-Za-z0-9._~+/=-]"
 _ASSIGN = r"""\\*["']?\s*[:=]\s*\\*["']?"""
 
 #: (kind, pattern); a pattern with a group named `value` has only that group replaced.
+#: No pattern starts with `\b`: a key right after a letter, a digit, `_` or the `n` of a `\n`
+#: escape is still a key. Every scan past a literal prefix is possessive and, where a match
+#: may still be refused (see `_REFUSE`), consumes what it scanned, so one pass over a string
+#: is linear: nothing is rescanned from every later start.
 BUILTIN_PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "private_key",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?"
         r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
     ),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),
-    ("anthropic", r"\bsk-ant-[A-Za-z0-9_-]{16,}"),
-    # A digit somewhere keeps words such as `sk-learn-pipeline-notes` out.
-    (
-        "openai",
-        r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}",
-    ),
-    ("github", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
-    ("google", r"\bAIza[0-9A-Za-z_-]{35}"),
-    ("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    # The header stops before another `eyJ`: a failed header is never rescanned from inside.
+    ("jwt", r"eyJ(?:(?!eyJ)[A-Za-z0-9_-]){4,}+\.eyJ[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+"),
+    ("anthropic", r"sk-ant-[A-Za-z0-9_-]{16,}+"),
+    # A digit somewhere keeps words such as `sk-learn-pipeline-notes` out (checked on the match).
+    ("openai", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+"),
+    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{40,}+)"),
+    ("google", r"AIza[0-9A-Za-z_-]{35}"),
+    ("aws_access_key_id", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
     (
         "aws_secret_access_key",
-        r"(?i:aws_?secret_?(?:access_?)?key)" + _ASSIGN + r"(?P<value>[A-Za-z0-9/+=]{30,})",
+        r"(?i:aws_?secret_?(?:access_?)?key)" + _ASSIGN + r"(?P<value>[A-Za-z0-9/+=]{30,}+)",
     ),
-    ("bearer", r"(?i:\bbearer)\s+(?P<value>" + _TOKEN + r"{8,})"),
+    ("bearer", r"(?i:bearer)\s++(?P<value>" + _TOKEN + r"{8,}+)"),
     (
         "authorization",
-        r"(?i:\b(?:proxy-)?authorization)" + _ASSIGN + r"(?P<value>(?:[A-Za-z]+ +)?"
-        r"[^\s\"',;&<>\\{}\[\]()]+)",
+        r"(?i:(?:proxy-)?authorization)" + _ASSIGN + r"(?P<value>(?:[A-Za-z]+ +)?"
+        r"[^\s\"',;&<>\\{}\[\]()]++)",
     ),
     (
         "api_key",
-        r"(?i:\b(?:x-(?:goog-)?)?api[-_]?key)" + _ASSIGN + r"(?P<value>[^\s\"',;&<>\\{}\[\]()]+)",
+        r"(?i:(?:x-(?:goog-)?)?api[-_]?key)" + _ASSIGN + r"(?P<value>[^\s\"',;&<>\\{}\[\]()]++)",
     ),
 )
+#: Matches of these kinds that are not secrets after all: the scan consumed them, no rewrite.
+_REFUSE = {"openai": lambda text: not any(ch.isdigit() for ch in text)}
+
+#: JSON keys (compared lower-case, `_` and `-` alike) whose value is a secret wherever it sits:
+#: a header held as a separate value (`{"x-api-key": "…"}`, `{"Authorization": "Basic …"}`), a
+#: setting (`aws_secret_access_key`), or a HAR-style `{"name": "x-api-key", "value": "…"}`.
+SECRET_KEYS: dict[str, str] = {
+    "authorization": "authorization",
+    "proxy-authorization": "authorization",
+    "api-key": "api_key",
+    "apikey": "api_key",
+    "x-api-key": "api_key",
+    "x-goog-api-key": "api_key",
+    "openai-api-key": "api_key",
+    "anthropic-api-key": "api_key",
+    "aws-secret-access-key": "aws_secret_access_key",
+    "aws-session-token": "aws_secret_access_key",
+}
+#: Redacted strings remembered per redactor (the same value recurs across items and formats).
+_MEMO_SIZE = 65_536
+#: Longest string remembered: a memo of every huge value would double the report's memory.
+_MEMO_TEXT = 4096
+
+
+def _secret_kind(key: str) -> str | None:
+    return SECRET_KEYS.get(key.lower().replace("_", "-")) if len(key) < 64 else None
+
 
 KINDS: tuple[str, ...] = (*(kind for kind, _ in BUILTIN_PATTERNS), "custom")
 
@@ -129,7 +158,10 @@ class Redactor:
             done = _BUILTIN.sub(self._builtin_hit, text)
             for regex in self.custom:
                 done = regex.sub(self._custom_hit, done)
-            self._memo[text] = done
+            if len(text) <= _MEMO_TEXT:
+                if len(self._memo) >= _MEMO_SIZE:
+                    self._memo.clear()
+                self._memo[text] = done
         return done
 
     def _note(self, kind: str, value: str) -> str:
@@ -141,12 +173,23 @@ class Redactor:
         assert name is not None and name[0] == "k"
         number = int(name[1:])
         kind = _KIND_OF[number]
+        refuse = _REFUSE.get(kind)
+        if refuse is not None and refuse(match.group(0)):
+            return match.group(0)
         if not _HAS_VALUE[number]:
             return self._note(kind, match.group(0))
         start, end = match.span(f"v{number}")
         whole = match.group(0)
         offset = match.start()
         secret = whole[start - offset : end - offset]
+        # `ANTHROPIC_API_KEY=sk-ant-…`: a setting's value that is itself a known key shape is
+        # named by it (a `Bearer` token stays a bearer token, whatever its shape).
+        shape = _BUILTIN.fullmatch(secret) if kind != "bearer" else None
+        if shape is not None and shape.lastgroup is not None:
+            inner = int(shape.lastgroup[1:])
+            refuse = _REFUSE.get(_KIND_OF[inner])
+            if not _HAS_VALUE[inner] and (refuse is None or not refuse(secret)):
+                kind = _KIND_OF[inner]
         return whole[: start - offset] + self._note(kind, secret) + whole[end - offset :]
 
     def _custom_hit(self, match: re.Match[str]) -> str:
@@ -154,13 +197,28 @@ class Redactor:
         return self._note("custom", text) if text else text
 
     def value(self, value: Any) -> Any:
-        """Return a JSON value with every string (keys included) redacted."""
+        """Return a JSON value with every string (keys included) redacted.
+
+        The value of a key named in SECRET_KEYS is replaced whole, whatever it holds.
+        """
         if not self.enabled:
             return value
         if isinstance(value, str):
             return self(value)
         if isinstance(value, dict):
-            return {(self(k) if isinstance(k, str) else k): self.value(v) for k, v in value.items()}
+            named = value.get("name")
+            pair = _secret_kind(named) if isinstance(named, str) and "value" in value else None
+            out = {}
+            for key, item in value.items():
+                kind = _secret_kind(key) if isinstance(key, str) else None
+                if pair is not None and key == "value":
+                    kind = pair
+                shown = self(key) if isinstance(key, str) else key
+                if kind is not None and item is not None and not isinstance(item, dict | list):
+                    out[shown] = self._note(kind, str(item)) if item != "" else item
+                else:
+                    out[shown] = self.value(item)
+            return out
         if isinstance(value, list | tuple):
             return [self.value(v) for v in value]
         return value
@@ -191,4 +249,11 @@ class Redactor:
         )
 
 
-__all__ = ["BUILTIN_PATTERNS", "KINDS", "RedactPatternError", "Redactor", "compile_custom"]
+__all__ = [
+    "BUILTIN_PATTERNS",
+    "KINDS",
+    "SECRET_KEYS",
+    "RedactPatternError",
+    "Redactor",
+    "compile_custom",
+]

@@ -164,13 +164,18 @@ def event_object(ev: StreamEvent, path: str | None) -> dict[str, Any]:
     raise event_error(ev, f"data is a JSON {type(ev.data).__name__}, not an object", path)
 
 
+#: The JSON words for the Python types an event's fields are checked against.
+_JSON_KINDS = {int: "an integer", str: "a string", dict: "an object", list: "an array"}
+
+
 def event_field(
     ev: StreamEvent, obj: dict[str, Any], key: str, kind: type, what: str, path: str | None
 ) -> Any:
     """Return obj[key] when it has the JSON kind, else raise a LoadError naming the event."""
     value = obj.get(key)
     if type(value) is not kind:
-        raise event_error(ev, f"{what}: `{key}` is missing or not a {kind.__name__}", path)
+        wanted = _JSON_KINDS.get(kind, kind.__name__)
+        raise event_error(ev, f"{what}: `{key}` is missing or not {wanted}", path)
     return value
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from inspector.core.gate import Finding, GateResult, ToolSet, item_label
 from inspector.core.model import Item, Severity, Tool, Transcript
 from inspector.core.targets.profile import Profile, Rule, get_profile
-from inspector.core.targets.schema_rules import check_tools, tools_of, with_fix
+from inspector.core.targets.schema_rules import ToolVerdict, check_tools, tools_of, with_fix
 
 CALL_ID = "target_call_id"
 ORDER = "target_order"
@@ -102,7 +102,7 @@ def reasoning_family(item: Item) -> str | None:
         encrypted = raw.get("encrypted_content")
         if isinstance(encrypted, str) and encrypted:
             return "openai_encrypted"
-    elif kind in _ANTHROPIC_TYPES:
+    elif type(kind) is str and kind in _ANTHROPIC_TYPES:
         return "anthropic_signature"
     elif kind == "google:thought_signature":
         return "gemini_signature"
@@ -468,13 +468,17 @@ def _call_id_findings(profile: Profile, items: tuple[Item, ...]) -> Iterator[Tar
 
 
 def _tool_findings(
-    profile: Profile, tools: list[Tool], items: tuple[Item, ...]
+    profile: Profile,
+    tools: list[Tool],
+    items: tuple[Item, ...],
+    verdicts: Mapping[str, ToolVerdict] | None = None,
 ) -> Iterator[TargetFinding]:
     calls: dict[str, list[int]] = {}
     for item in items:
         if item.type == "function_call" and isinstance(item.name, str):
             calls.setdefault(item.name, []).append(item.index)
-    for name, verdict in check_tools(tools, profile).items():
+    judged = check_tools(tools, profile) if verdicts is None else verdicts
+    for name, verdict in judged.items():
         for problem in verdict.problems:
             yield TargetFinding(
                 problem.code,
@@ -499,18 +503,20 @@ def check_transcript(
     transcript: Transcript,
     tools: ToolSet | Mapping[str, Tool] | Iterable[Tool] | None,
     profile: Profile | str,
+    verdicts: Mapping[str, ToolVerdict] | None = None,
 ) -> list[TargetFinding]:
     """Everything a target would reject or silently change if this transcript were replayed to it.
 
     `tools` are the definitions the replay would send (usually the gate's ToolSet); nothing is
-    rewritten, and a transcript the target accepts gets no finding.
+    rewritten, and a transcript the target accepts gets no finding. `verdicts` are the tools'
+    verdicts (`check_tools`) when the caller has them already (a fleet scan keeps them per schema).
     """
     profile = get_profile(profile)
     listed = tools_of(tools)
     items = transcript.items
     parts = segments(transcript) if profile.order or profile.reasoning else []
     conversations = [turns(part) for part in parts]
-    out: list[TargetFinding] = list(_tool_findings(profile, listed, items))
+    out: list[TargetFinding] = list(_tool_findings(profile, listed, items, verdicts))
     out.extend(_history_name_findings(profile, items))
     out.extend(_call_id_findings(profile, items))
     for rule in profile.order:

@@ -1,0 +1,911 @@
+"""The fleet scan: one per-file function, the same for the process pool and for Dask.
+
+`scan_file(path, options)` loads every conversation a file holds, gates each, applies the
+target profiles and returns one plain row (a dict of JSON values) per conversation; an
+unreadable file is one row with its error. Rows hold counts, never items, so they pickle and
+stream cheaply. `Fleet` folds rows into the aggregates the readiness report shows, one row at a
+time, so a scan of a million files holds no more than its aggregates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any
+
+import orjson
+
+from inspector.core import formats
+from inspector.core.formats import conversations_from_bytes
+from inspector.core.gate import GateResult, decide, gate_transcript
+from inspector.core.jsonio import MAX_FILE_BYTES, display_name
+from inspector.core.model import LoadError, Severity, Tool, Transcript
+from inspector.core.targets import Profile, ToolVerdict, check_tool, check_transcript, get_profile
+
+#: Suffixes a folder walk picks up (each also gzipped); a file named on its own is always read.
+SUFFIXES = (".json", ".jsonl", ".ndjson", ".sse", ".har", ".log")
+#: Replay decisions of one conversation (DESIGN: replay mode), best first.
+DECISIONS = ("safe", "safe_with_warnings", "unsafe")
+#: Longest example message a row keeps per target rule.
+EXAMPLE_CHARS = 300
+#: Distinct tools and error reasons the aggregates track; past these, the rest are counted.
+TOOL_LIMIT = 5_000
+REASON_LIMIT = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOptions:
+    """What every file is scanned with: target profile names and extra tool schemas."""
+
+    targets: tuple[str, ...] = ()
+    tools: Mapping[str, Tool] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------------------------
+# Finding the files
+
+
+def is_url(path: str) -> bool:
+    """Whether a path is an fsspec URL (s3://…, gs://…, memory://…) rather than a local path."""
+    scheme, sep, _ = path.partition("://")
+    return bool(sep) and scheme.isidentifier()
+
+
+def _wanted(name: str) -> bool:
+    base = name.removesuffix(".gz").lower()
+    return not name.startswith(".") and base.endswith(SUFFIXES)
+
+
+def walk(arguments: Iterable[str]) -> Iterator[str]:
+    """Every file to scan, in a stable order: folders walked sorted, globs expanded sorted.
+
+    A file given by name is scanned whatever its suffix (a missing one becomes an error row);
+    in a folder or glob, only transcript suffixes (SUFFIXES, also gzipped) and no hidden files.
+    A file reached twice is scanned once.
+    """
+    import glob
+
+    seen: set[str] = set()
+
+    def once(path: str) -> Iterator[str]:
+        key = path if is_url(path) else os.path.normpath(path)
+        if key not in seen:
+            seen.add(key)
+            yield path
+
+    for argument in arguments:
+        if is_url(argument):
+            yield from (p for found in _walk_url(argument) for p in once(found))
+        elif os.path.isdir(argument):
+            yield from (p for found in _walk_folder(argument) for p in once(found))
+        elif glob.has_magic(argument):
+            for found in sorted(glob.glob(argument, recursive=True)):
+                if os.path.isdir(found):
+                    yield from (p for inner in _walk_folder(found) for p in once(inner))
+                elif _wanted(os.path.basename(found)):
+                    yield from once(found)
+        else:
+            yield from once(argument)
+
+
+def _walk_url(url: str) -> Iterator[str]:
+    """An fsspec URL as files: a glob expanded, a folder walked (sorted), a file as it is."""
+    import glob
+
+    try:
+        import fsspec
+    except ImportError:
+        yield url  # its row will say that reading a URL needs the fleet extra
+        return
+    fs, root = fsspec.core.url_to_fs(url)
+    protocol = url.split("://", 1)[0]
+
+    def named(path: str) -> str:
+        return path if is_url(path) else f"{protocol}://{path.lstrip('/')}"
+
+    if glob.has_magic(root):
+        found = sorted(fs.glob(root))
+        yield from (named(p) for p in found if _wanted(p.rsplit("/", 1)[-1]))
+    elif url.endswith("/") or fs.isdir(root):
+        found = sorted(fs.find(root))
+        yield from (named(p) for p in found if _wanted(p.rsplit("/", 1)[-1]) and "/." not in p)
+    else:
+        yield url
+
+
+def _walk_folder(folder: str) -> Iterator[str]:
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if _wanted(name):
+                yield os.path.join(root, name)
+
+
+# --------------------------------------------------------------------------------------------
+# One file
+
+
+def file_stamp(path: str) -> tuple[int | None, int | None]:
+    """The size and modification time (ns) `--resume` compares; (None, None) when unknown."""
+    if is_url(path):
+        try:
+            import fsspec
+
+            info = fsspec.core.url_to_fs(path)[0].info(path)
+        except Exception:  # any backend failure: the read reports it as the row's error
+            return None, None
+        mtime = info.get("mtime") or info.get("LastModified") or info.get("last_modified")
+        stamp = getattr(mtime, "timestamp", None)
+        nanos = int(stamp() * 1e9) if stamp else int(mtime * 1e9) if mtime else None
+        size = info.get("size")
+        return (int(size) if size is not None else None), nanos
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None, None
+    return info.st_size, info.st_mtime_ns
+
+
+def _read_url(url: str) -> bytes:
+    """The bytes of an fsspec URL, gunzipped when they are gzip, bounded like a local read."""
+    try:
+        import fsspec
+
+        with fsspec.open(url, "rb") as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except ImportError:
+        need = "reading a URL needs fsspec: pip install 'replay-inspector[fleet]'"
+        raise LoadError(need, path=url) from None
+    except FileNotFoundError:
+        raise LoadError("no such file", path=url) from None
+    except Exception as exc:  # a storage backend's own errors: one line, never a traceback
+        raise LoadError(f"cannot read: {exc}", path=url) from None
+    if data[:2] == b"\x1f\x8b":
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            data = inflater.decompress(data, MAX_FILE_BYTES + 1)
+        except zlib.error as exc:
+            raise LoadError(f"not valid gzip data: {exc}", path=url) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise LoadError(f"larger than {MAX_FILE_BYTES:,} bytes", path=url)
+    return data
+
+
+def load_conversations(path: str) -> list[Transcript]:
+    """Every conversation a file (local or an fsspec URL) holds, in file order."""
+    if is_url(path):
+        return conversations_from_bytes(_read_url(path), display_name(path))
+    return formats.load_conversations(path)
+
+
+@cache
+def _profiles(names: tuple[str, ...]) -> tuple[Profile, ...]:
+    return tuple(get_profile(name) for name in names)
+
+
+def decision_word(result: GateResult) -> str:
+    """safe, safe_with_warnings or unsafe: the replay decision of one gated conversation."""
+    if decide(result).blocks:
+        return "unsafe"
+    stream = result.transcript.stream
+    warned = any(f.severity == Severity.WARNING for f in result.findings) or (
+        stream is not None and any(v.severity == Severity.WARNING for v in stream.violations)
+    )
+    return "safe_with_warnings" if warned else "safe"
+
+
+def tool_digest(tool: Tool) -> str:
+    """A short digest of a tool's schema and strict flag: the same tool in two files matches."""
+    value = [tool.parameters, tool.strict]
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):
+        data = json.dumps(value, sort_keys=True, default=repr).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def conversation_row(
+    path: str, number: int, of: int, result: GateResult, targets: Sequence[str]
+) -> dict[str, Any]:
+    """The row of one gated conversation: counts from the same values `gate` prints."""
+    transcript = result.transcript
+    calls: Counter[str] = Counter()
+    for item in transcript.items:
+        if item.type == "function_call":
+            calls[item.name if isinstance(item.name, str) else ""] += 1
+    stream = transcript.stream
+    tools = sorted(result.toolset.tools.values(), key=lambda t: t.name)
+    digests = {tool.name: tool_digest(tool) for tool in tools}
+    row: dict[str, Any] = {
+        "path": path,
+        "conversation": number,
+        "conversation_id": transcript.conversation,
+        "conversations": of,
+        "format": transcript.format,
+        "items": len(transcript.items),
+        "calls": sum(calls.values()),
+        "verdicts": result.summary(),
+        "findings": dict(Counter(f.code for f in result.findings)),
+        "stream_violations": (
+            dict(Counter(v.code for v in stream.violations)) if stream is not None else {}
+        ),
+        "decision": decision_word(result),
+        "tools": digests,
+        "tool_calls": dict(sorted(calls.items())),
+        "targets": {},
+        "error": None,
+    }
+    for profile in _profiles(tuple(targets)):
+        verdicts = _tool_verdicts(tools, digests, profile)
+        found = check_transcript(transcript, result.toolset, profile, verdicts)
+        rules: Counter[str] = Counter(f.rule for f in found)
+        examples: dict[str, str] = {}
+        for finding in found:
+            examples.setdefault(finding.rule, finding.message[:EXAMPLE_CHARS])
+        with_target = replace(result, findings=result.findings + tuple(found))
+        row["targets"][profile.name] = {
+            "decision": decision_word(with_target),
+            "errors": sum(1 for f in found if f.severity == Severity.ERROR),
+            "warnings": sum(1 for f in found if f.severity == Severity.WARNING),
+            "rules": dict(sorted(rules.items())),
+            "examples": dict(sorted(examples.items())),
+            "tools": {name: verdict.mark for name, verdict in verdicts.items()},
+        }
+    return row
+
+
+#: Each worker's tool verdicts by (target, name, schema digest): a fleet repeats its tools.
+_VERDICTS: dict[tuple[str, str, str], ToolVerdict] = {}
+
+
+def _tool_verdicts(
+    tools: Sequence[Tool], digests: Mapping[str, str], profile: Profile
+) -> dict[str, ToolVerdict]:
+    """check_tools for the gate's tools, each definition judged once per process and target."""
+    verdicts = {}
+    for tool in tools:
+        key = (profile.name, tool.name, digests[tool.name])
+        verdict = _VERDICTS.get(key)
+        if verdict is None:
+            verdict = check_tool(tool, profile)
+            if len(_VERDICTS) < TOOL_LIMIT:
+                _VERDICTS[key] = verdict
+        verdicts[tool.name] = verdict
+    return verdicts
+
+
+def error_row(path: str, error: LoadError) -> dict[str, Any]:
+    """The row of a file that could not be read: where and why, no counts."""
+    return {
+        "path": path,
+        "conversation": None,
+        "conversation_id": None,
+        "conversations": 0,
+        "format": None,
+        "items": 0,
+        "calls": 0,
+        "verdicts": {},
+        "findings": {},
+        "stream_violations": {},
+        "decision": None,
+        "tools": {},
+        "tool_calls": {},
+        "targets": {},
+        # The gate's JSON error object, with every key present (Parquet rows have them all).
+        "error": {"event_index": None, "pointer": None, **error.to_json()},
+    }
+
+
+def scan_file(path: str, options: ScanOptions) -> list[dict[str, Any]]:
+    """Scan one file: a row per conversation (or one error row), each with size and mtime."""
+    name = display_name(path)
+    size, mtime = file_stamp(path)
+    try:
+        conversations = load_conversations(path)
+        rows = []
+        for number, transcript in enumerate(conversations):
+            result = gate_transcript(transcript, options.tools)
+            rows.append(conversation_row(name, number, len(conversations), result, options.targets))
+    except LoadError as exc:
+        rows = [error_row(name, exc)]
+    except (RecursionError, MemoryError) as exc:
+        # A pathological file must cost its own row, never the scan.
+        rows = [error_row(name, LoadError(f"too deep or too large to scan ({type(exc).__name__})"))]
+    except Exception as exc:  # a bug met on one file of a million: its row says so, the rest go on
+        text = f"internal error while scanning ({type(exc).__name__}: {exc}); please report it"
+        rows = [error_row(name, LoadError(text[:EXAMPLE_CHARS]))]
+    for row in rows:
+        row["size"] = size
+        row["mtime_ns"] = mtime
+    return rows
+
+
+def scan_files(paths: Sequence[str], options: ScanOptions) -> list[list[dict[str, Any]]]:
+    """scan_file over a chunk of paths (one task of the process pool)."""
+    return [scan_file(path, options) for path in paths]
+
+
+def dumps_rows(rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """Rows as JSON Lines bytes (one file's rows are written in one piece)."""
+    return b"".join(_dumps(row) + b"\n" for row in rows)
+
+
+def _dumps(row: Mapping[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(row)
+    except (orjson.JSONEncodeError, TypeError):
+        # Lone surrogates in a name from a file: the standard library escapes them.
+        return json.dumps(row, ensure_ascii=True).encode("ascii")
+
+
+# --------------------------------------------------------------------------------------------
+# Aggregates for the readiness report
+
+
+@dataclass
+class RuleTally:
+    """One target rule across the fleet: findings, conversations hit, the first example."""
+
+    findings: int = 0
+    conversations: int = 0
+    example: tuple[str, int, str] | None = None  # path, conversation number, message
+
+
+@dataclass
+class TargetTally:
+    """One target across the fleet: conversations by decision, and each rule's tally."""
+
+    decisions: Counter[str] = field(default_factory=Counter)
+    rejected: int = 0
+    changed: int = 0
+    rules: dict[str, RuleTally] = field(default_factory=dict)
+
+
+@dataclass
+class ToolTally:
+    """One tool name across the fleet: its schema variants, calls, and each target's marks."""
+
+    variants: set[str] = field(default_factory=set)
+    conversations: int = 0
+    calls: int = 0
+    marks: dict[str, Counter[str]] = field(default_factory=dict)
+
+
+@dataclass
+class FormatTally:
+    """Parse health of one format (or one suffix, for files that could not be read)."""
+
+    files: int = 0
+    conversations: int = 0
+    items: int = 0
+    unreadable: int = 0
+    violations: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Fleet:
+    """The readiness report's aggregates, folded from rows one at a time (memory stays flat)."""
+
+    targets: tuple[str, ...] = ()
+    files: int = 0
+    unreadable: int = 0
+    conversations: int = 0
+    items: int = 0
+    calls: int = 0
+    decisions: Counter[str] = field(default_factory=Counter)
+    verdicts: Counter[str] = field(default_factory=Counter)
+    findings: Counter[str] = field(default_factory=Counter)
+    per_target: dict[str, TargetTally] = field(default_factory=dict)
+    tools: dict[str, ToolTally] = field(default_factory=dict)
+    tools_left_out: int = 0
+    formats: dict[str, FormatTally] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in self.targets:
+            self.per_target.setdefault(name, TargetTally())
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Fold one row in (rows of one file come together, in order)."""
+        path = row["path"]
+        first = row.get("conversation") in (None, 0)
+        self.files += first
+        error = row.get("error")
+        if error is not None:
+            self.unreadable += 1
+            tally = self.formats.setdefault(_suffix_label(path), FormatTally())
+            tally.files += 1
+            tally.unreadable += 1
+            reason = str(error.get("message", ""))
+            if reason in tally.reasons or len(tally.reasons) < REASON_LIMIT:
+                tally.reasons[reason] += 1
+                tally.examples.setdefault(reason, path)
+            return
+        self.conversations += 1
+        self.items += row["items"]
+        self.calls += row["calls"]
+        self.decisions[row["decision"]] += 1
+        self.verdicts.update(row["verdicts"])
+        self.findings.update(row["findings"])
+        tally = self.formats.setdefault(str(row["format"]), FormatTally())
+        tally.files += first
+        tally.conversations += 1
+        tally.items += row["items"]
+        tally.violations += sum(row.get("stream_violations", {}).values())
+        self._add_tools(row)
+        for name, entry in row.get("targets", {}).items():
+            self._add_target(name, entry, path, row.get("conversation") or 0)
+
+    def _add_tools(self, row: Mapping[str, Any]) -> None:
+        calls = row.get("tool_calls", {})
+        for name, digest in row.get("tools", {}).items():
+            tool = self.tools.get(name)
+            if tool is None:
+                if len(self.tools) >= TOOL_LIMIT:
+                    self.tools_left_out += 1
+                    continue
+                tool = self.tools[name] = ToolTally()
+            tool.variants.add(digest)
+            tool.conversations += 1
+            tool.calls += calls.get(name, 0)
+            for target, entry in row.get("targets", {}).items():
+                mark = entry.get("tools", {}).get(name)
+                if mark is not None:
+                    tool.marks.setdefault(target, Counter())[mark] += 1
+
+    def _add_target(self, name: str, entry: Mapping[str, Any], path: str, number: int) -> None:
+        tally = self.per_target.setdefault(name, TargetTally())
+        tally.decisions[entry["decision"]] += 1
+        if entry["errors"]:
+            tally.rejected += 1
+        elif entry["warnings"]:
+            tally.changed += 1
+        examples = entry.get("examples", {})
+        for rule, count in entry["rules"].items():
+            rule_tally = tally.rules.setdefault(rule, RuleTally())
+            rule_tally.findings += count
+            rule_tally.conversations += 1
+            if rule_tally.example is None:
+                rule_tally.example = (path, number, examples.get(rule, ""))
+
+    def verdict(self, target: str) -> str:
+        """'go', 'go with changes' or 'no-go' for one target: what the target itself would do.
+
+        Conversations the gate blocks on any provider are counted apart (`decisions`).
+        """
+        tally = self.per_target.get(target, TargetTally())
+        if tally.rejected:
+            return "no-go"
+        return "go with changes" if tally.changed else "go"
+
+
+def _suffix_label(path: str) -> str:
+    base = path.removesuffix(".gz")
+    suffix = os.path.splitext(base)[1] or "(no suffix)"
+    return f"unreadable {suffix}{'.gz' if base != path else ''}"
+
+
+__all__ = [
+    "DECISIONS",
+    "SUFFIXES",
+    "Fleet",
+    "ScanOptions",
+    "conversation_row",
+    "decision_word",
+    "dumps_rows",
+    "error_row",
+    "file_stamp",
+    "is_url",
+    "load_conversations",
+    "scan_file",
+    "scan_files",
+    "tool_digest",
+    "walk",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Engines: the process pool and Dask, both around scan_file
+
+
+def default_jobs() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def chunk_size(files: int, jobs: int) -> int:
+    """Files per pool task: few enough to balance the cores, enough to amortise the hand-off."""
+    return max(1, min(32, files // (jobs * 16)))
+
+
+_WORKER_OPTIONS = ScanOptions()
+
+
+def _init_worker(options: ScanOptions) -> None:
+    import signal
+
+    global _WORKER_OPTIONS
+    _WORKER_OPTIONS = options
+    # Ctrl-C reaches the whole process group: the parent stops the scan, the workers only
+    # finish their chunk (no traceback from each of them).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _worker_chunk(paths: Sequence[str]) -> list[list[dict[str, Any]]]:
+    return scan_files(paths, _WORKER_OPTIONS)
+
+
+def run_pool(
+    paths: Iterable[str], options: ScanOptions, jobs: int, *, chunk: int = 8
+) -> Iterator[list[dict[str, Any]]]:
+    """Each file's rows, in the order of `paths`, scanned by `jobs` processes.
+
+    At most a few chunks per process are in flight, so neither the paths still to scan nor the
+    rows already made pile up. One job scans in this process.
+    """
+    if jobs <= 1:
+        for path in paths:
+            yield scan_file(path, options)
+        return
+    import multiprocessing
+    import threading
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+    from itertools import islice
+
+    # A plain fork when this process has no other thread (the CLI): the workers start with its
+    # imports, at no cost. Otherwise (a test runner, a GUI) forking is unsafe; the workers come
+    # from a fork server that has the scan's imports loaded.
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+    else:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["inspector.core.scan"])
+    source = iter(paths)
+
+    def chunks() -> Iterator[list[str]]:
+        while batch := list(islice(source, chunk)):
+            yield batch
+
+    feed = chunks()
+    pool = ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=_init_worker, initargs=(options,)
+    )
+    try:
+        pending = deque(pool.submit(_worker_chunk, batch) for batch in islice(feed, jobs * 4))
+        while pending:
+            done = pending.popleft().result()
+            batch = next(feed, None)
+            if batch is not None:
+                pending.append(pool.submit(_worker_chunk, batch))
+            yield from done
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _write_partition(
+    elements: Sequence[tuple[int, str]], folder: str, options: ScanOptions
+) -> list[dict[str, Any]]:
+    """Scan one Dask partition of (index, path) pairs into one Parquet file; return its tally."""
+    if not elements:
+        return []
+    rows = [row for _, path in elements for row in scan_file(path, options)]
+    name = f"part-{elements[0][0]:09d}.parquet"
+    write_parquet(rows, os.path.join(folder, name))
+    items = sum(row["items"] for row in rows)
+    return [{"part": name, "files": len(elements), "rows": len(rows), "items": items}]
+
+
+def run_dask(
+    paths: Sequence[str],
+    options: ScanOptions,
+    folder: str,
+    *,
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    partition_files: int | None = None,
+    cluster_options: Mapping[str, Any] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Scan on Dask, a bag over the file list, one Parquet file per partition into `folder`.
+
+    Yields each partition's tally as it finishes (for progress). Without a scheduler address a
+    LocalCluster of processes is started, and closed when the scan ends.
+    """
+    import logging
+
+    import dask.bag
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is None:
+        settings: dict[str, Any] = {
+            "n_workers": jobs or default_jobs(),
+            "threads_per_worker": 1,
+            "processes": True,
+            "dashboard_address": None,
+            "silence_logs": logging.ERROR,
+        }
+        settings.update(cluster_options or {})
+        cluster = LocalCluster(**settings)
+    client = Client(cluster if cluster is not None else scheduler)
+    try:
+        if partition_files is None:
+            # A few partitions per worker thread: 20 large files must not share one partition.
+            threads = sum(client.nthreads().values()) or 1
+            partition_files = max(1, min(64, len(paths) // (threads * 4)))
+        bag = dask.bag.from_sequence(list(enumerate(paths)), partition_size=partition_files)
+        parts = bag.map_partitions(_write_partition, folder, options).to_delayed()
+        for future in as_completed(client.compute(parts)):
+            yield from future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Parquet
+
+
+def parquet_schema() -> Any:
+    """The Arrow schema of a row (maps for the counts, a map of structs for the targets)."""
+    import pyarrow as pa
+
+    counts = pa.map_(pa.string(), pa.int64())
+    texts = pa.map_(pa.string(), pa.string())
+    target = pa.struct(
+        [
+            ("decision", pa.string()),
+            ("errors", pa.int64()),
+            ("warnings", pa.int64()),
+            ("rules", counts),
+            ("examples", texts),
+            ("tools", texts),
+        ]
+    )
+    error = pa.struct(
+        [
+            ("message", pa.string()),
+            ("line", pa.int64()),
+            ("column", pa.int64()),
+            ("event_index", pa.int64()),
+            ("pointer", pa.string()),
+        ]
+    )
+    return pa.schema(
+        [
+            ("path", pa.string()),
+            ("conversation", pa.int64()),
+            ("conversation_id", pa.string()),
+            ("conversations", pa.int64()),
+            ("format", pa.string()),
+            ("items", pa.int64()),
+            ("calls", pa.int64()),
+            ("verdicts", counts),
+            ("findings", counts),
+            ("stream_violations", counts),
+            ("decision", pa.string()),
+            ("tools", texts),
+            ("tool_calls", counts),
+            ("targets", pa.map_(pa.string(), target)),
+            ("error", error),
+            ("size", pa.int64()),
+            ("mtime_ns", pa.int64()),
+        ]
+    )
+
+
+def _arrow_safe(value: Any) -> Any:
+    # Arrow writes UTF-8 only: a lone surrogate from a file is kept as its escape.
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {_arrow_safe(k): _arrow_safe(v) for k, v in value.items()}
+    return value
+
+
+class ParquetSink:
+    """Rows written to one Parquet file in row groups, through a temporary file beside it."""
+
+    def __init__(self, path: str, batch: int = 4096) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.temp = f"{path}.{os.getpid()}.tmp"
+        self.schema = parquet_schema()
+        self.writer = pq.ParquetWriter(self.temp, self.schema)
+        self.batch = batch
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Buffer one row; a full batch becomes a row group."""
+        self.rows.append(_arrow_safe(dict(row)))
+        if len(self.rows) >= self.batch:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        if self.rows:
+            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
+            self.rows = []
+
+    def close(self) -> None:
+        """Write what is left and move the file into place."""
+        self._flush()
+        self.writer.close()
+        os.replace(self.temp, self.path)
+
+    def abort(self) -> None:
+        """Drop the temporary file (nothing is left half-written)."""
+        try:
+            self.writer.close()
+        finally:
+            if os.path.exists(self.temp):
+                os.unlink(self.temp)
+
+
+def write_parquet(rows: Iterable[Mapping[str, Any]], path: str) -> None:
+    """Write rows to one Parquet file, atomically."""
+    sink = ParquetSink(path)
+    try:
+        for row in rows:
+            sink.add(row)
+    except BaseException:
+        sink.abort()
+        raise
+    sink.close()
+
+
+def read_parquet(path: str) -> Iterator[dict[str, Any]]:
+    """The rows of a Parquet file (or of a folder of partitions, in partition order)."""
+    import pyarrow.parquet as pq
+
+    files = (
+        sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".parquet"))
+        if os.path.isdir(path)
+        else [path]
+    )
+    for name in files:
+        for batch in pq.ParquetFile(name).iter_batches():
+            yield from batch.to_pylist(maps_as_pydicts="strict")
+
+
+# --------------------------------------------------------------------------------------------
+# The scan log behind -o, and the JSON Lines output
+
+
+class ScanLog:
+    """An append-only JSON Lines log of finished files: what `--resume` reads, OUT is built from.
+
+    Each file's rows are appended in one write as its scan ends, in whatever order files
+    finish; the index keeps, per path, its size, mtime and where its rows are. A scan killed
+    half-way leaves at worst a torn last line, which the next open drops.
+    """
+
+    def __init__(self, path: str, *, resume: bool) -> None:
+        self.path = path
+        self.index: dict[str, tuple[int | None, int | None, int, int]] = {}
+        end = self._read_index() if resume and os.path.exists(path) else 0
+        self.stream = open(path, "r+b" if end or os.path.exists(path) else "wb")  # noqa: SIM115
+        self.stream.truncate(end)
+        self.stream.seek(end)
+        self.reader = open(path, "rb")  # noqa: SIM115
+
+    def _read_index(self) -> int:
+        """Index the complete file groups; return where the last complete one ends."""
+        offset = good = 0
+        group: list[dict[str, Any]] = []
+        start = 0
+        with open(self.path, "rb") as stream:
+            for line in stream:
+                if not line.endswith(b"\n"):
+                    break
+                try:
+                    row = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    break
+                if not group or group[0]["path"] != row["path"] or row.get("conversation") == 0:
+                    group, start = [], offset
+                group.append(row)
+                offset += len(line)
+                if len(group) >= max(1, group[0].get("conversations") or 0):
+                    first = group[0]
+                    self.index[first["path"]] = (first["size"], first["mtime_ns"], start, offset)
+                    good = offset
+                    group = []
+        return good
+
+    def done(self, path: str) -> bool:
+        """Whether this file's rows are in the log and the file is unchanged since."""
+        entry = self.index.get(display_name(path))
+        if entry is None or entry[0] is None:
+            return False
+        return (entry[0], entry[1]) == file_stamp(path)
+
+    def append(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Add one file's rows, flushed, so a kill loses at most the file being written."""
+        data = dumps_rows(rows)
+        start = self.stream.tell()
+        self.stream.write(data)
+        self.stream.flush()
+        first = rows[0]
+        self.index[first["path"]] = (first["size"], first["mtime_ns"], start, start + len(data))
+
+    def seed(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Take the rows of a finished output (a scan resumed after it completed)."""
+        group: list[Mapping[str, Any]] = []
+        for row in rows:
+            if group and (group[0]["path"] != row["path"] or row.get("conversation") == 0):
+                self.append(group)
+                group = []
+            group.append(row)
+        if group:
+            self.append(group)
+
+    def rows(self, path: str) -> list[dict[str, Any]]:
+        """The logged rows of one file ([] when it is not in the log)."""
+        entry = self.index.get(display_name(path))
+        if entry is None:
+            return []
+        self.reader.seek(entry[2])
+        data = self.reader.read(entry[3] - entry[2])
+        return [orjson.loads(line) for line in data.splitlines()]
+
+    def close(self, *, remove: bool = False) -> None:
+        """Close the log (and delete it, once OUT is complete)."""
+        self.stream.close()
+        self.reader.close()
+        if remove:
+            os.unlink(self.path)
+
+
+class JsonlSink:
+    """Rows written as JSON Lines to a temporary file beside `path`, moved into place at close."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.temp = f"{path}.{os.getpid()}.tmp"
+        self.stream = open(self.temp, "wb")  # noqa: SIM115
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Write one row."""
+        self.stream.write(_dumps(row) + b"\n")
+
+    def close(self) -> None:
+        """Flush to disk and move the file into place."""
+        self.stream.flush()
+        os.fsync(self.stream.fileno())
+        self.stream.close()
+        os.replace(self.temp, self.path)
+
+    def abort(self) -> None:
+        """Drop the temporary file."""
+        self.stream.close()
+        if os.path.exists(self.temp):
+            os.unlink(self.temp)
+
+
+def read_rows(path: str) -> Iterator[dict[str, Any]]:
+    """The rows of a scan output: JSON Lines, or Parquet (a file or a folder of partitions)."""
+    if path.endswith(".parquet") or os.path.isdir(path):
+        yield from read_parquet(path)
+        return
+    with open(path, "rb") as stream:
+        for line in stream:
+            if line.strip():
+                yield orjson.loads(line)

@@ -1,0 +1,134 @@
+"""The words of the status line, from the core's decisions (Qt-free; no check is made here).
+
+Every input is a value the core computed: each file's `gate.decide(...)` and the diff's
+`DiffResult.verdict_summary()`. `decided` is the one place the status line reads them, so a
+later single decision value replaces it in one line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from inspector.core.diff import DiffResult, DiffVerdict, Outcome
+from inspector.core.gate import Decision
+
+#: What the status line says before any file is open.
+NOTHING_OPEN = "Open two transcripts to see what may be replayed to another model."
+#: The last line of the tooltip of a diff's status line.
+CLICK_HINT = "Click to list every reason and change by code."
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """What the status line knows of one loaded file: its name, decision and verdict counts."""
+
+    name: str
+    decision: Decision
+    summary: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class StatusLine:
+    """The status line: its text, tooltip, icon kind and colour severity (None: plain)."""
+
+    text: str
+    tip: str
+    #: "error", "warning", "info" (a severity's icon) or "ok" (the ok verdict's icon); None.
+    icon: str | None
+    severity: str | None
+
+
+def plural(count: int, word: str) -> str:
+    """`count` with thousands separators and the word, plural unless it is one ("2 errors")."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def decided(diff: DiffResult) -> DiffVerdict:
+    """The diff's decision as the status line reads it (the one line to switch when the core
+    gains its single decision value)."""
+    return diff.verdict_summary()
+
+
+def decision_words(decision: Decision) -> str:
+    """The words for one file's replay decision (the core decides, never the GUI)."""
+    if decision.blocks:
+        return f"blocks a replay — {decision.headline()}"
+    return decision.headline()
+
+
+def answers(sides: Sequence[Side]) -> list[str]:
+    """One line per loaded file: its name and its replay answer."""
+    return [f"{side.name}: {decision_words(side.decision)}" for side in sides]
+
+
+def diff_status(verdict: DiffVerdict, changed: int, sides: Sequence[Side]) -> StatusLine:
+    """The status line of a finished diff: the core's verdict, its mode and changed pairs."""
+    if verdict.outcome is Outcome.UNSAFE:
+        icon, text = "error", "Replay UNSAFE: " + "; ".join(verdict.reasons)
+    elif verdict.outcome is Outcome.BLOCKED:
+        icon, text = "warning", verdict.headline
+    else:
+        icon, text = "ok", verdict.headline
+    text += f"   ({verdict.mode} mode; {plural(changed, 'changed pair')})"
+    lines = [*verdict.reasons] if verdict.reasons else [verdict.headline]
+    lines += ["", *answers(sides), "", CLICK_HINT]
+    return StatusLine(text, "\n".join(lines), icon, str(verdict.outcome.severity))
+
+
+def files_status(sides: Sequence[Side], waiting: str) -> StatusLine:
+    """The status line of loaded files with no diff yet; `waiting` says why there is none."""
+    if not sides:
+        return StatusLine(NOTHING_OPEN, "", None, None)
+    blocked = any(side.decision.blocks for side in sides)
+    text = "   ".join(
+        f"{answer} ({', '.join(f'{k} {v:,}' for k, v in side.summary.items())})"
+        for answer, side in zip(answers(sides), sides, strict=True)
+    )
+    if waiting:
+        text += "   — " + waiting
+    return StatusLine(text, text, "error" if blocked else "info", None)
+
+
+def waiting_words(missing: str | None, path: str | None, unreadable: bool, comparing: bool) -> str:
+    """Why no diff is shown: the `missing` side has no file (or `path` is unreadable or still
+    loading there), or the two are being compared."""
+    if missing is None:
+        return "comparing…" if comparing else ""
+    if path is None:
+        return "open a second transcript to compare"
+    if unreadable:
+        return f"the {missing} file {path} could not be read, so there is nothing to compare"
+    return f"loading {path}…"
+
+
+def hidden_words(changed: int) -> str:
+    """What F8 says when the filters hide every other difference."""
+    return (
+        f"The filter hides the other differences ({changed:,} in all): "
+        "Esc in the filter box clears it"
+    )
+
+
+def window_status(
+    sides: Mapping[str, Side],
+    paths: Mapping[str, str | None],
+    unreadable: Callable[[str], bool],
+    verdict: DiffVerdict | None,
+    changed: int,
+    comparing: bool,
+) -> StatusLine:
+    """The window's status line: the diff's decision when there is one, else each loaded
+    side's (`sides`, by side) and why there is no diff (`paths`: every side's file)."""
+    if verdict is not None:
+        return diff_status(verdict, changed, list(sides.values()))
+    missing = next(s for s in paths if s not in sides) if len(sides) == 1 else None
+    path = paths.get(missing) if missing is not None else None
+    waiting = waiting_words(
+        missing,
+        os.path.basename(path) if path else None,
+        missing is not None and unreadable(missing),
+        comparing,
+    )
+    return files_status(list(sides.values()), waiting)
