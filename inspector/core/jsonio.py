@@ -575,6 +575,8 @@ def _strict_fast(text: str) -> Any:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) - len(data.translate(None, _DIGITS)) >= 19 and has_long_digits(data):
         return _UNDECIDED
+    if not orjson_has_headroom(len(data)):
+        return _UNDECIDED
     try:
         value = orjson.loads(data)  # no NaN, no lone surrogate, no invalid UTF-8
     except orjson.JSONDecodeError:
