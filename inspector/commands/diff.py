@@ -4,18 +4,22 @@
 match and RIGHT must be an Open Responses envelope. `--mode compare`: two providers' runs of
 one session; calls align by order and name, and call_ids may be renamed consistently.
 
-Exit status: 0 when the right side may be replayed (no blocking change), 1 when a change
-blocks replay, 2 when a file (or --tools) cannot be read or the usage is wrong.
+Exit status (the one decision, `core.decision.decide_pair`): replay mode, 0 when the right side
+may be replayed (safe, or safe with warnings), 1 when it is unsafe (`--strict`: warnings block
+too); compare mode, 0 when the runs are equivalent, 1 when they are different or diverged; 2
+when a file (or --tools) cannot be read or the usage is wrong.
 
 JSON (`--format json`) is one document: {"left": path, "right": path, "pairs": [{"left": i or
 null, "right": j or null, "changes": [{"code", "pointer", "left", "right", "severity"}],
 "changed", "left_type", "right_type", "left_verdict", "right_verdict"}], "replay_safe": bool,
 "reasons": [str], "summary": {"same", "info", "changed", "only_left", "only_right"}, "mode":
 "replay" or "compare", "document_changes": [{"code", "severity", "left", "right", "message",
-"left_items", "right_items"}], "verdict_summary": {"outcome": "safe", "blocked" or "unsafe",
-"severity", "headline", "differences", "equivalent", "blocked_items", "right_items",
-"blocking_findings"}, "changes_by_code": [{"code", "severity", "count", "pairs", "reasons",
-"document"}]}.
+"left_items", "right_items"}], "verdict_summary": {"outcome": "safe", "safe_with_warnings",
+"unsafe" (replay) or "equivalent", "different", "diverged" (compare), "severity", "exit_status",
+"replay_safe", "strict", "headline", "note", "suggestion", "reasons" and "warnings" [{"side",
+"code", "severity", "text", "pair"}], "differences", "equivalent", "blocked_items",
+"right_items", "blocking_findings", "right_reasons", "sides"}, "changes_by_code": [{"code",
+"severity", "count", "pairs", "reasons", "document"}]}.
 
 When a transcript cannot be read the JSON document is {"left": path, "right": path, "errors":
 {"left": {"message", "line", "column"}, "right": {…}}}, with an entry only for each side that
@@ -38,13 +42,13 @@ from inspector.commands.common import (
     stdin_twice,
     write_json,
 )
-from inspector.commands.gate import SEVERITY_SGR, VERDICT_SGR, load_tool_option
+from inspector.commands.gate import SEVERITY_SGR, VERDICT_SGR, decision_lines, load_tool_option
+from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import (
     Change,
     DiffMode,
     DiffResult,
     DocumentChange,
-    Outcome,
     Pair,
     diff_transcripts,
 )
@@ -70,8 +74,9 @@ def add_parser(sub: Any) -> None:
         help="align two providers' transcripts of one session and list what changed",
         description=(
             "Align two transcripts item by item, list every change (type, call_id, name, "
-            "arguments, status, content, verdict) and decide whether replay is safe. Exit 0 "
-            "safe, 1 unsafe, 2 when a file cannot be read."
+            "arguments, status, content, verdict) and decide whether replay is safe (replay "
+            "mode) or whether the runs are equivalent (compare mode). Exit 0 safe or "
+            "equivalent, 1 unsafe, different or diverged, 2 when a file cannot be read."
         ),
     )
     parser.add_argument("left", metavar="LEFT", help="the original provider's transcript")
@@ -88,6 +93,9 @@ def add_parser(sub: Any) -> None:
         ),
     )
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--strict", action="store_true", help="warnings also make the exit status 1"
+    )
     parser.set_defaults(run=run)
 
 
@@ -157,7 +165,13 @@ def document_line(change: DocumentChange, style: Style) -> str:
     return f"  {word} {change.code}  {safe_text(change.message)}"
 
 
-def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style) -> list[str]:
+def render_text(
+    left_path: str,
+    right_path: str,
+    diff: DiffResult,
+    style: Style,
+    decision: Decision | None = None,
+) -> list[str]:
     """Return the side-by-side text report: one line per pair, changes beneath, the decision."""
     lines = []
     for side, path, result in (
@@ -190,15 +204,9 @@ def render_text(left_path: str, right_path: str, diff: DiffResult, style: Style)
         f"changed {counts['changed']}, left only {counts['only_left']}, "
         f"right only {counts['only_right']})"
     )
-    if diff.replay_safe:
-        lines.append("replay: " + style("SAFE", "32;1") + " (no change blocks replay)")
-        verdict = diff.verdict_summary()
-        if verdict.outcome is Outcome.BLOCKED:
-            # The diff found nothing worse, yet the right side does not pass its own gate.
-            lines.append("  " + style("note: " + safe_text(verdict.headline), "33;1"))
-    else:
-        lines.append("replay: " + style("UNSAFE", "31;1"))
-        lines.extend(f"  - {safe_text(reason)}" for reason in diff.reasons)
+    if decision is None:
+        decision = decide_pair(diff, names=(left_path, right_path))
+    lines.extend(decision_lines(decision, style))
     return lines
 
 
@@ -239,9 +247,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     left, right = loaded["left"], loaded["right"]
     assert isinstance(left, Transcript) and isinstance(right, Transcript)
     diff = diff_transcripts(left, right, tools, mode=args.mode)
+    decision = decide_pair(diff, names=(args.left, args.right), strict=args.strict)
     if args.format == "json":
-        write_json(diff_document(diff, args.left, args.right, streamed=True), out)
+        document = diff_document(diff, args.left, args.right, streamed=True, decision=decision)
+        write_json(document, out)
     else:
-        lines = render_text(args.left, args.right, diff, Style.for_stream(out))
+        lines = render_text(args.left, args.right, diff, Style.for_stream(out), decision)
         out.write("\n".join(lines) + "\n")
-    return EXIT_CLEAN if diff.replay_safe else EXIT_FINDINGS
+    return EXIT_FINDINGS if decision.blocks else EXIT_CLEAN

@@ -16,9 +16,10 @@ from inspector.commands.common import (
     write_json,
 )
 from inspector.commands.tools import target_profile
+from inspector.core.decision import Decision, decide_file
 from inspector.core.display import show_number
 from inspector.core.formats import load_conversations, load_tools
-from inspector.core.gate import PASSING, GateResult, Verdict, decide, gate_transcript
+from inspector.core.gate import GateResult, Verdict, gate_transcript
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.report import Streamed, error_document, gate_document
@@ -34,6 +35,22 @@ VERDICT_SGR = {
     Verdict.UNKNOWN_TOOL: "33",
 }
 SEVERITY_SGR = {Severity.ERROR: "31;1", Severity.WARNING: "33", Severity.INFO: "2"}
+#: SGR colour of a decision's headline, by its severity.
+DECISION_SGR = {Severity.ERROR: "31;1", Severity.WARNING: "33;1", Severity.INFO: "32;1"}
+
+
+def decision_lines(decision: Decision, style: Style) -> list[str]:
+    """The decision as text: the headline, its reasons and warnings, then the note."""
+    listed = decision.reasons or decision.warnings
+    # With reasons listed beneath, the head is the outcome alone (the headline repeats the first).
+    head = decision.outcome.words if listed else decision.headline
+    lines = ["decision: " + style(safe_text(head), DECISION_SGR[decision.severity])]
+    lines.extend(f"  - {safe_text(line)}" for line in decision.reason_lines())
+    lines.extend(f"  ! {safe_text(line)}" for line in decision.warning_lines())
+    for extra in (decision.note, decision.suggestion):
+        if extra:
+            lines.append("  " + style("note: " + safe_text(extra), "33;1"))
+    return lines
 
 
 def _verdict_list(text: str) -> list[Verdict]:
@@ -126,8 +143,10 @@ def _cell(value: Any) -> str:
     return safe_text(value if isinstance(value, str) else show_number(value))
 
 
-def render_text(path: str, result: GateResult, style: Style) -> list[str]:
-    """Return the aligned text report for one gated file."""
+def render_text(
+    path: str, result: GateResult, style: Style, decision: Decision | None = None
+) -> list[str]:
+    """Return the aligned text report for one gated file, ending with its decision."""
     transcript = result.transcript
     lines = [
         style(safe_text(path), "1") + f"  ({transcript.format}, {len(transcript.items)} items)"
@@ -161,14 +180,15 @@ def render_text(path: str, result: GateResult, style: Style) -> list[str]:
             where = f" [{items}]" if items else ""
             lines.append(f"  {sev} {finding.code}{where}: {safe_text(finding.message)}")
     summary = " | ".join(f"{k} {v}" for k, v in result.summary().items()) or "no items"
-    blocked = sum(1 for v in result.verdicts if v.verdict not in PASSING)
-    lines.append(f"summary: {summary}  (blocked {blocked} of {len(result.verdicts)})")
+    decision = decision or decide_file(result, name=path)
+    # Blocked as the decision counts them (answered history blocks only under --strict).
+    lines.append(f"summary: {summary}  (blocked {decision.blocked_items} of {decision.items})")
     stream = transcript.stream
     if stream is not None:
         lines.append(
             f"stream: {stream.status}, {stream.events} events, {len(stream.violations)} violations"
         )
-    return lines
+    return lines + decision_lines(decision, style)
 
 
 def pick_conversation(
@@ -194,9 +214,11 @@ def heading(path: str, transcript: Transcript) -> str:
     return f"{path} [{transcript.conversation}]"
 
 
-def file_document(path: str, result: GateResult) -> dict[str, Any]:
-    """The JSON object for one gated transcript, with its conversation id when it has one."""
-    document = gate_document(path, result)
+def file_document(
+    path: str, result: GateResult, decision: Decision | None = None
+) -> dict[str, Any]:
+    """The JSON object for one gated transcript (its decision, its conversation id if any)."""
+    document = gate_document(path, result, decision)
     if result.transcript.conversation is not None:
         document["conversation"] = result.transcript.conversation
     return document
@@ -219,15 +241,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         return follow(args, tools, out, err, style)
 
-    def gated(transcript: Transcript) -> GateResult:
+    def gated(path: str, transcript: Transcript) -> tuple[GateResult, Decision]:
         result = gate_transcript(transcript, tools, budget=args.item_budget)
         if args.target is not None:
             result = with_target_findings(result, args.target)
-        if decide(result, fail_on=args.fail_on, strict=args.strict).blocks:
+        decision = decide_file(result, name=path, strict=args.strict, fail_on=args.fail_on)
+        if decision.blocks:
             state["blocking"] = True
-        return result
+        return result, decision
 
-    def reports() -> Iterator[tuple[str, GateResult | LoadError]]:
+    def reports() -> Iterator[tuple[str, GateResult | LoadError, Decision | None]]:
         # One file at a time: its report is written before the next is read; a file of
         # several conversations gives one report for each.
         for arg in args.files:
@@ -238,26 +261,29 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             except LoadError as exc:
                 state["unreadable"] = True
-                yield path, exc
+                yield path, exc, None
                 continue
             for transcript in transcripts:
-                yield path, gated(transcript)
+                yield path, *gated(path, transcript)
 
     if args.format == "json":
         # Streamed: each file's rows are written as they are made, never held whole.
         documents = (
-            error_document(path, r) if isinstance(r, LoadError) else file_document(path, r)
-            for path, r in reports()
+            error_document(path, r)
+            if isinstance(r, LoadError)
+            else file_document(path, r, decision)
+            for path, r, decision in reports()
         )
         write_json({"files": Streamed(documents, nested=True)}, out)
     else:
-        for number, (path, r) in enumerate(reports()):
+        for number, (path, r, decision) in enumerate(reports()):
             if isinstance(r, LoadError):
                 err.write(f"inspector: {safe_text(str(r))}\n")
                 continue
             if number:
                 out.write("\n")
-            out.write("\n".join(render_text(heading(path, r.transcript), r, style)) + "\n")
+            title = heading(path, r.transcript)
+            out.write("\n".join(render_text(title, r, style, decision)) + "\n")
     if state["unreadable"]:
         return EXIT_UNREADABLE
     return EXIT_FINDINGS if state["blocking"] else EXIT_CLEAN

@@ -1,7 +1,8 @@
 """`inspector report LEFT [RIGHT]`: a report to share (HTML, Markdown or JUnit XML), redacted.
 
-One file is gated, two are diffed; the exit status is the one `gate` (one file) or `diff` (two
-files) would give: 0 clean, 1 something blocks the replay, 2 unreadable input or bad usage.
+One file is gated, two are diffed; the exit status is the one decision's (`core.decision`), as
+`gate` (one file) or `diff` (two files) would give it: 0 safe, safe with warnings or equivalent,
+1 unsafe, different or diverged, 2 unreadable input or bad usage.
 Markdown and JUnit go to stdout unless `-o` is given; HTML needs `-o`. The output file is written
 atomically (a temporary file in the same folder, then os.replace) and never over an input file.
 Redaction is on unless `--no-redact` is given; `--redact REGEX` adds patterns.
@@ -73,6 +74,9 @@ def add_parser(sub: Any) -> None:
         help="also report what target provider P would reject or silently change",
     )
     parser.add_argument("--mode", choices=MODES, help="diff mode for two files (default replay)")
+    parser.add_argument(
+        "--strict", action="store_true", help="warnings also make the exit status 1"
+    )
     parser.add_argument(
         "--format",
         choices=tuple(RENDERERS),
@@ -155,7 +159,7 @@ def build_report(
         sides.append(ReportSide(path, result, tuple(extra)))
     return ReportInput(
         sides=tuple(sides),
-        decision=decide(sides, diff),
+        decision=decide(sides, diff, strict=getattr(args, "strict", False)),
         diff=diff,
         tools=args.tools,
         target=args.target.name if args.target else None,
@@ -188,4 +192,4 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return EXIT_UNREADABLE
     else:
         out.write(text)
-    return EXIT_FINDINGS if report.decision.blocking else EXIT_CLEAN
+    return EXIT_FINDINGS if report.decision.blocks else EXIT_CLEAN

@@ -74,13 +74,14 @@ _TABLE = """
 finding   orphan_output                           error,warning  a function_call_output whose call_id matches no earlier function_call
 finding   output_before_call                      error          an output comes before its call
 finding   duplicate_call_id                       error          two different calls share a call_id
-finding   output_for_blocked_call                 error          the call that an output answers is not ok
+finding   output_for_blocked_call                 error,warning  the call that an output answers is not ok (a warning when only its schema is unknown)
 finding   missing_output                          info           a call with no output in the file
 finding   incomplete_not_last                     error          an incomplete item is not the last item of its response
 finding   response_status_mismatch                error,warning  an item's status contradicts its response's status
 finding   duplicate_item_id                       error          two different items share an id
 finding   chat_completions_envelope               error          a Chat Completions record where an Open Responses one belongs
 finding   anthropic_envelope                      error          an Anthropic Messages record where an Open Responses one belongs
+finding   cohere_envelope                         error          a Cohere v2 chat record where an Open Responses one belongs
 finding   gemini_envelope                         error          a Gemini generateContent record where an Open Responses one belongs
 finding   bedrock_envelope                        error          a Bedrock Converse record where an Open Responses one belongs
 finding   extra_choices                           warning        a response with several choices: only the first is read
@@ -133,23 +134,24 @@ change    became_portable                         warning        a provider-pref
 change    became_non_portable                     error          a portable item became an unprefixed vendor-specific type
 change    call_id_changed                         error          replay: the call_id changed
 change    call_id_renamed                         info           compare: the call ids were renamed consistently
+change    calls_reordered                         info           compare: the same calls and results in another order (parallel against sequential)
 change    call_id_mismatch                        error          compare: the call ids were not renamed consistently
-change    name_changed                            warning        the tool name changed
-change    role_changed                            warning        the message role changed
-change    status_changed                          warning        the item's status changed
-change    arguments_changed                       warning        a value in the parsed arguments changed
+change    name_changed                            warning,error  the tool name changed (compare: an error, another call)
+change    role_changed                            warning,info   the message role changed (compare: info between system and developer)
+change    status_changed                          warning,info   the item's status changed (compare: info for a message or reasoning)
+change    arguments_changed                       warning,error  a value in the parsed arguments changed (compare: an error, the runs diverged)
 change    arguments_reformatted                   info           the same arguments value, written differently
-change    output_changed                          warning        a tool result changed
-change    content_changed                         warning        a message's content changed
+change    output_changed                          warning,error  a tool result changed (compare: an error, the runs diverged)
+change    content_changed                         warning,info   a message's content changed (compare: info, the wording)
 change    content_reformatted                     info           compare: the same text, as a string or as text parts
-change    output_reformatted                      info           compare: the same result, as a string or as parts
-change    status_not_recorded                     info           compare: a status the format does not record
+change    output_reformatted                      info           compare: the same result, as a string, as parts or in a required wrapper
+finding,change status_not_recorded              info,warning   compare: a status not recorded (info); a finding: calls answered in their own request without status (warning)
 change    verdict_changed                         error,warning  the item's gate verdict changed (an error when ok became blocked)
 change    field_changed                           info           another field of the item changed
 change    extension_field_changed                 info           a provider-prefixed field changed
 change    item_changed                            warning        a value that is not an item changed
-change    only_left                               error,warning  the item exists only on the left (a warning for items that are not calls)
-change    only_right                              error,warning  the item exists only on the right (a warning for items that are not calls)
+change    only_left                               error,warning,info  the item exists only on the left (a warning for items that are not calls; compare: info for reasoning and an assistant's words)
+change    only_right                              error,warning,info  the item exists only on the right (a warning for items that are not calls; compare: info for reasoning and an assistant's words)
 document  format_changed                          info           the two files are in different formats
 document  foreign_envelope                        error          replay: the right side is not an Open Responses envelope
 target    target_tool_schema                      error          the target rejects a tool's schema

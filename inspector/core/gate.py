@@ -125,10 +125,6 @@ class GateResult:
         counts = Counter(v.verdict for v in self.verdicts)
         return {str(v): counts[v] for v in Verdict if counts[v]}
 
-    def blocking(self, fail_on: Iterable[Verdict] | None = None, strict: bool = False) -> bool:
-        """Whether anything here blocks a replay (see `decide`)."""
-        return decide(self, fail_on=fail_on, strict=strict).blocks
-
     def problems(self) -> list[int]:
         """Items a person should look at: a blocking verdict, or named by an error or warning."""
         flagged = {i for i, v in enumerate(self.verdicts) if v.verdict not in PASSING}
@@ -321,6 +317,8 @@ def _check_arguments(
 
 
 _ABSENT: Any = object()
+#: The detail of a call sent back as history with its answer but without its status.
+HISTORY_DETAIL = "status is missing; status not recorded (answered in this request)"
 
 #: Characters a reader cannot see, or that reorder what follows them: Unicode control and format
 #: characters (bidi embeddings, overrides and isolates, U+200E/F, zero-width ones) and the line
@@ -571,8 +569,13 @@ class _ItemFindings:
     whose call may come later) holds its place as `_Pending` until the pass is over.
     """
 
-    def __init__(self, transcript: Transcript, verdicts: list[ItemVerdict]) -> None:
+    def __init__(
+        self, transcript: Transcript, verdicts: list[ItemVerdict], toolset: ToolSet
+    ) -> None:
         self.verdicts = verdicts
+        self.toolset = toolset
+        #: Calls with no status answered in their own request: history that already ran.
+        self.history: list[Item] = []
         self.groups = {g.index: g for g in transcript.groups}
         #: Item indexes of each group, and the last item of each.
         self.by_group: dict[int, list[int]] = {}
@@ -682,17 +685,70 @@ class _ItemFindings:
             return
         self.answered.add(call_id)
         call_verdict = self.verdicts[call.index]
-        if call_verdict.verdict != Verdict.OK:
-            self.pairing.append(
-                Finding(
-                    "output_for_blocked_call",
-                    Severity.ERROR,
-                    (call.index, item.index),
-                    f"{item_label(item)} answers {item_label(call)}, whose verdict is "
-                    f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
-                    "be followed by its output",
-                )
+        if call_verdict.verdict == Verdict.OK:
+            return
+        if self._answered_history(call, item):
+            # The request sends back a call that already ran, with its answer: the SDKs omit
+            # the call's status there, so the status is not recorded, not in progress.
+            as_completed = _call_verdict(
+                "completed",
+                call.get("arguments", _ABSENT),
+                call.name,
+                self.toolset,
+                DEFAULT_BUDGET,
+                None,
+                call,
             )
+            if as_completed.verdict == Verdict.OK:
+                if call not in self.history:
+                    self.history.append(call)
+                self.verdicts[call.index] = ItemVerdict(
+                    Verdict.STATUS, HISTORY_DETAIL, source=call_verdict.source
+                )
+                return
+            call_verdict = as_completed
+        # A call blocked only because the file holds no schema for it may well have been
+        # right to run: its answer is worth a warning, not a second error.
+        severity = (
+            Severity.WARNING if call_verdict.verdict == Verdict.UNKNOWN_TOOL else Severity.ERROR
+        )
+        self.pairing.append(
+            Finding(
+                "output_for_blocked_call",
+                severity,
+                (call.index, item.index),
+                f"{item_label(item)} answers {item_label(call)}, whose verdict is "
+                f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
+                "be followed by its output",
+            )
+        )
+
+    def _answered_history(self, call: Item, output: Item) -> bool:
+        """Whether a call without status is answered by an output in the same request."""
+        group = self.groups.get(call.group)
+        return (
+            group is not None
+            and group.kind == "request"
+            and output.group == call.group
+            and call.get("status", _ABSENT) is _ABSENT
+        )
+
+    def history_findings(self) -> list[Finding]:
+        """One status_not_recorded warning listing the calls answered in their own request."""
+        if not self.history:
+            return []
+        calls = ", ".join(item_label(c) for c in self.history[:5])
+        more = f" (+{len(self.history) - 5} more)" if len(self.history) > 5 else ""
+        return [
+            Finding(
+                "status_not_recorded",
+                Severity.WARNING,
+                tuple(c.index for c in self.history),
+                f"{calls}{more}: no status recorded, but answered in this request (history "
+                "that already ran; the OpenAI SDKs omit status there); blocks only under "
+                "--strict",
+            )
+        ]
 
     def _identity(self, item: Item, item_id: str) -> None:
         first = self.ids.get(item_id)
@@ -812,12 +868,18 @@ def transcript_findings(
             )
         )
     # One pass over the items gathers what every kind of finding needs.
-    found = _ItemFindings(transcript, verdicts)
+    found = _ItemFindings(transcript, verdicts, toolset)
     out.extend(_group_findings(transcript, found.by_group))
     out.extend(found.status_findings())
     out.extend(found.pairing_findings())
+    out.extend(found.history_findings())
     out.extend(found.identity_findings())
     return out
+
+
+def answered_history(result: GateResult) -> frozenset[int]:
+    """The calls found answered in their own request (the `status_not_recorded` finding)."""
+    return frozenset(i for f in result.findings if f.code == "status_not_recorded" for i in f.items)
 
 
 def item_label(item: Item) -> str:
@@ -841,6 +903,7 @@ __all__ = [
     "ToolSet",
     "Verdict",
     "allowed_tool_names",
+    "answered_history",
     "check_arguments",
     "gate_item",
     "gate_transcript",
@@ -850,65 +913,3 @@ __all__ = [
     "parse_arguments",
     "transcript_findings",
 ]
-
-
-# --------------------------------------------------------------------------------------------
-# The replay decision
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """Whether a loaded file may be replayed: the one answer the CLI and the window both give."""
-
-    blocks: bool
-    blocked_items: int
-    items: int
-    findings: Mapping[str, int]
-    stream_violations: Mapping[str, int]
-    strict: bool
-    reasons: tuple[str, ...]
-
-    @property
-    def exit_status(self) -> int:
-        """The CLI's exit status for this file (0 clean, 1 blocked)."""
-        return 1 if self.blocks else 0
-
-    def headline(self) -> str:
-        """One line for a status bar: what blocks, or that nothing does."""
-        if not self.blocks:
-            return "nothing blocks a replay"
-        return "; ".join(self.reasons)
-
-
-def decide(
-    result: GateResult, *, fail_on: Iterable[Verdict] | None = None, strict: bool = False
-) -> Decision:
-    """Decide whether a gated file blocks a replay: item verdicts, findings, stream violations.
-
-    An item blocks by its verdict (every verdict but `ok` and `not_function_call`, or exactly
-    `fail_on` when given); a finding or stream violation blocks when it is an error, or a
-    warning under `strict`.
-    """
-    failing = set(fail_on) if fail_on is not None else set(Verdict) - PASSING
-    blocked_items = sum(1 for v in result.verdicts if v.verdict in failing)
-    levels = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
-    findings = Counter(str(f.severity) for f in result.findings)
-    stream = result.transcript.stream
-    violations = Counter(str(v.severity) for v in stream.violations) if stream else Counter()
-    reasons: list[str] = []
-    if blocked_items:
-        reasons.append(f"{blocked_items} of {len(result.verdicts)} items block a replay")
-    for label, counts in (("finding", findings), ("stream violation", violations)):
-        for level in (Severity.ERROR, Severity.WARNING):
-            n = counts.get(str(level), 0)
-            if n and level in levels:
-                reasons.append(f"{n} {level} {label}{'s' if n != 1 else ''}")
-    return Decision(
-        blocks=bool(reasons),
-        blocked_items=blocked_items,
-        items=len(result.verdicts),
-        findings=MappingProxyType(dict(findings)),
-        stream_violations=MappingProxyType(dict(violations)),
-        strict=strict,
-        reasons=tuple(reasons),
-    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -145,8 +146,10 @@ class Origin:
     event_index: int | None = None
 
     def describe(self) -> str:
-        """Return a short human-readable location."""
-        where = self.file or "<input>"
+        """Return a short human-readable location (the file by its base name; reports and the
+        window keep the full path in their file table or tooltip)."""
+        where = os.path.basename(self.file) if self.file else "<input>"
+        where = where or self.file or "<input>"
         if self.line is not None:
             where += f":{self.line}"
         if self.pointer:

@@ -22,8 +22,9 @@ from typing import Any
 import orjson
 
 from inspector.core import formats
+from inspector.core.decision import decide_file
 from inspector.core.formats import conversations_from_bytes
-from inspector.core.gate import GateResult, decide, gate_transcript
+from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import MAX_FILE_BYTES, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.targets import Profile, ToolVerdict, check_tool, check_transcript, get_profile
@@ -191,13 +192,7 @@ def _profiles(names: tuple[str, ...]) -> tuple[Profile, ...]:
 
 def decision_word(result: GateResult) -> str:
     """safe, safe_with_warnings or unsafe: the replay decision of one gated conversation."""
-    if decide(result).blocks:
-        return "unsafe"
-    stream = result.transcript.stream
-    warned = any(f.severity == Severity.WARNING for f in result.findings) or (
-        stream is not None and any(v.severity == Severity.WARNING for v in stream.violations)
-    )
-    return "safe_with_warnings" if warned else "safe"
+    return str(decide_file(result).outcome)
 
 
 def tool_digest(tool: Tool) -> str:
@@ -566,6 +561,7 @@ def run_pool(
     # A plain fork when this process has no other thread (the CLI): the workers start with its
     # imports, at no cost. Otherwise (a test runner, a GUI) forking is unsafe; the workers come
     # from a fork server that has the scan's imports loaded.
+    context: multiprocessing.context.BaseContext
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")
     else:

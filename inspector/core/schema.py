@@ -111,7 +111,7 @@ def _refuse_remote(uri: Any) -> NoReturn:
 def _registry() -> referencing.Registry[Any]:
     import referencing
 
-    return referencing.Registry(retrieve=_refuse_remote)
+    return referencing.Registry(retrieve=_refuse_remote)  # type: ignore[call-arg]
 
 
 @functools.cache
@@ -325,12 +325,12 @@ def measure(schema: Any, limit: int | None = None) -> int:
             )
     while stack:
         node, pointer, names, done = stack.pop()
-        key = id(node)
+        node_id = id(node)
         if not done:
             _check_value(node, pointer, names)
-            if not isinstance(node, dict | list) or key in cost or key in active:
+            if not isinstance(node, dict | list) or node_id in cost or node_id in active:
                 continue
-            active.add(key)
+            active.add(node_id)
             stack.append((node, pointer, names, True))
             for child, where, child_names in _children(node, pointer, names):
                 if id(child) not in cost:
@@ -340,7 +340,7 @@ def measure(schema: Any, limit: int | None = None) -> int:
                 if target is not None and id(target[0]) not in cost:
                     stack.append((target[0], target[1], False, False))
             continue
-        active.discard(key)
+        active.discard(node_id)
         total = 1 if isinstance(node, dict) else 0
         for child, _where, _names in _children(node, pointer, names):
             total += cost.get(id(child), 0)
@@ -357,7 +357,7 @@ def measure(schema: Any, limit: int | None = None) -> int:
                 f"the schema expands to more than {limit:,} subschemas here ($ref and "
                 "combinators multiply); it is not run",
             )
-        cost[key] = min(total, limit + 1)  # saturate: 2^depth need never be computed
+        cost[node_id] = min(total, limit + 1)  # saturate: 2^depth need never be computed
     return cost.get(id(schema), 1)
 
 
@@ -807,14 +807,14 @@ def _bound_unevaluated() -> bool:
         return True
     if getattr(_utils, "re", None) is not re:
         return False
-    _utils.re = _BoundedRe()  # type: ignore[assignment]
+    _utils.re = _BoundedRe()
     return True
 
 
 _BOUNDED: dict[type, type] = {}
 
 
-def _bounded(cls: type) -> type:
+def _bounded(cls: Any) -> type:
     """Return the validator class whose keywords take steps and whose regexes are bounded."""
     found = _BOUNDED.get(cls)
     if found is None:

@@ -10,6 +10,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import DiffResult, Pair
 
 
@@ -42,12 +43,17 @@ class Alignment:
     """Row orders for aligned mode and the positions of changed pairs."""
 
     diff: DiffResult
+    #: The two files' names, as the decision's reasons and per-side answers name them.
+    names: tuple[str, str] = ("", "")
+    #: The core's one decision for the pair (computed once, with the alignment).
+    decision: Decision = field(init=False)
     left_rows: list[int | None] = field(init=False)
     right_rows: list[int | None] = field(init=False)
     changed: list[int] = field(init=False)
     _positions: dict[str, array[int]] = field(init=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "decision", decide_pair(self.diff, names=self.names))
         pairs = self.diff.pairs
         left_rows = [p.left for p in pairs]
         right_rows = [p.right for p in pairs]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import Change, CodeGroup, DiffResult, DocumentChange, Reason
 from inspector.core.gate import item_label
 from inspector.gui.json_text import preview
@@ -32,20 +33,22 @@ def _plural(count: int, word: str) -> str:
 class ChangeList:
     """The groups of a diff and the rows under each, in the core's order (errors first)."""
 
-    def __init__(self, diff: DiffResult) -> None:
+    def __init__(self, diff: DiffResult, decision: Decision | None = None) -> None:
         self.diff = diff
+        #: The core's decision for the pair (the window's, when it has one).
+        self.decision = decision if decision is not None else decide_pair(diff)
         self.groups: tuple[CodeGroup, ...] = diff.changes_by_code()
         rows: dict[str, list[Entry]] = {g.code: [] for g in self.groups}
         for reason in diff.reason_details:
             rows.setdefault(reason.code, []).append(Entry("reason", reason.pair, reason))
-        for change in diff.document_changes:
+        for document in diff.document_changes:
             numbers = [
                 n
-                for side, items in (("left", change.left_items), ("right", change.right_items))
+                for side, items in (("left", document.left_items), ("right", document.right_items))
                 for i in items
                 if (n := diff.pair_number(side, i)) is not None
             ]
-            rows[change.code].append(Entry("document", numbers[0] if numbers else None, change))
+            rows[document.code].append(Entry("document", numbers[0] if numbers else None, document))
         for number, pair in enumerate(diff.pairs):
             for change in pair.changes:
                 rows[change.code].append(Entry("change", number, change))
@@ -58,9 +61,8 @@ class ChangeList:
 
     def summary(self) -> str:
         """One line: the core's headline, then what is listed."""
-        verdict = self.diff.verdict_summary()
         return (
-            f"{verdict.headline}   —   {_plural(len(self.groups), 'code')}, "
+            f"{self.decision.headline}   —   {_plural(len(self.groups), 'code')}, "
             f"{_plural(self.total, 'change')} and {_plural(len(self.diff.reasons), 'reason')} "
             f"({self.diff.mode} mode); click a row to select its pair"
         )

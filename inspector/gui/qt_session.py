@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, Signal
 
-from inspector.core.diff import DiffMode, DiffVerdict, diff_results
+from inspector.core.decision import Decision, decide_file
+from inspector.core.diff import DiffMode, diff_results
 from inspector.core.formats import load_bytes, load_tools
-from inspector.core.gate import Decision, GateResult, decide, gate_transcript
+from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
 from inspector.core.model import Cancelled, InspectorError, LoadError, Tool
 from inspector.core.targets import Profile, TargetFinding, with_target_findings
@@ -52,7 +53,7 @@ class Loaded:
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
         """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
-        return cls(path, result, stream, result.summary(), decide(result), size)
+        return cls(path, result, stream, result.summary(), decide_file(result, name=path), size)
 
 
 def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
@@ -68,7 +69,9 @@ def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = No
         if progress is not None:
             progress(f"Judging for {target.name}…")
         result = with_target_findings(result, target)
-    return replace(loaded, result=result, decision=decide(result), target=name)
+    return replace(
+        loaded, result=result, decision=decide_file(result, name=loaded.path), target=name
+    )
 
 
 def _megabytes(size: int) -> str:
@@ -158,7 +161,6 @@ class Session(QObject):
         #: The tools matrix of the known tools and both sides (None while it is worked out).
         self.tool_rows: list[ToolRow] | None = None
         self._tools_key: tuple[object, ...] | None = None
-        self._verdict: tuple[Alignment, DiffVerdict] | None = None
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -327,7 +329,8 @@ class Session(QObject):
 
         def work(progress: Progress) -> Alignment:
             # The core says how far it has got: matching the items, then comparing the pairs.
-            return Alignment(diff_results(left.result, right.result, mode=mode, progress=progress))
+            diff = diff_results(left.result, right.result, mode=mode, progress=progress)
+            return Alignment(diff, (left.path, right.path))
 
         self.runner.start(DIFF, work, self._diffed, self.diff_failed.emit)
         self._announce(DIFF)
@@ -355,14 +358,9 @@ class Session(QObject):
 
     # ---- the decision, the tools matrix, filters and reports --------------------------------
 
-    def verdict(self) -> DiffVerdict | None:
-        """The diff's decision (worked out once per diff), None without a diff."""
-        alignment = self.alignment
-        if alignment is None:
-            return None
-        if self._verdict is None or self._verdict[0] is not alignment:
-            self._verdict = (alignment, status.decided(alignment.diff))
-        return self._verdict[1]
+    def verdict(self) -> Decision | None:
+        """The diff's one decision (made with the alignment), None without a diff."""
+        return self.alignment.decision if self.alignment is not None else None
 
     def status_sides(self) -> dict[str, status.Side]:
         """What the status line is told of each loaded side."""

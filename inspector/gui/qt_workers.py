@@ -161,9 +161,11 @@ class TaskRunner(QObject):
             handler(value)
             self.idle.emit(channel)
 
-        carrier.progress.connect(
-            lambda stage, fraction: current() and self.progress.emit(channel, stage, fraction)
-        )
+        def progress(stage: str, fraction: float) -> None:
+            if current():
+                self.progress.emit(channel, stage, fraction)
+
+        carrier.progress.connect(progress)
         carrier.finished.connect(lambda value: finish(on_done, value))
         carrier.failed.connect(lambda exc: finish(on_error, exc))
         carrier.crashed.connect(lambda exc: finish(_report_bug, exc))

@@ -1,8 +1,8 @@
 """The words of the status line, from the core's decisions (Qt-free; no check is made here).
 
-Every input is a value the core computed: each file's `gate.decide(...)` and the diff's
-`DiffResult.verdict_summary()`. `decided` is the one place the status line reads them, so a
-later single decision value replaces it in one line.
+Every input is a `core.decision.Decision`: each file's (`decide_file`) and the pair's
+(`decide_pair`, made once with the alignment). The words are the decision's own
+(`status_line`, `reason_lines`, `warning_lines`), so the window says what every report says.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from inspector.core.diff import DiffResult, DiffVerdict, Outcome
-from inspector.core.gate import Decision
+from inspector.core.decision import Decision
 
 #: What the status line says before any file is open.
 NOTHING_OPEN = "Open two transcripts to see what may be replayed to another model."
@@ -45,17 +44,13 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def decided(diff: DiffResult) -> DiffVerdict:
-    """The diff's decision as the status line reads it (the one line to switch when the core
-    gains its single decision value)."""
-    return diff.verdict_summary()
+#: The icon kind of each decision severity: green ok, amber warning, red error.
+_ICONS = {"info": "ok", "warning": "warning", "error": "error"}
 
 
 def decision_words(decision: Decision) -> str:
     """The words for one file's replay decision (the core decides, never the GUI)."""
-    if decision.blocks:
-        return f"blocks a replay — {decision.headline()}"
-    return decision.headline()
+    return decision.status_line()
 
 
 def answers(sides: Sequence[Side]) -> list[str]:
@@ -63,32 +58,28 @@ def answers(sides: Sequence[Side]) -> list[str]:
     return [f"{side.name}: {decision_words(side.decision)}" for side in sides]
 
 
-def diff_status(verdict: DiffVerdict, changed: int, sides: Sequence[Side]) -> StatusLine:
-    """The status line of a finished diff: the core's verdict, its mode and changed pairs."""
-    if verdict.outcome is Outcome.UNSAFE:
-        icon, text = "error", "Replay UNSAFE: " + "; ".join(verdict.reasons)
-    elif verdict.outcome is Outcome.BLOCKED:
-        icon, text = "warning", verdict.headline
-    else:
-        icon, text = "ok", verdict.headline
-    text += f"   ({verdict.mode} mode; {plural(changed, 'changed pair')})"
-    lines = [*verdict.reasons] if verdict.reasons else [verdict.headline]
+def diff_status(decision: Decision, changed: int, sides: Sequence[Side]) -> StatusLine:
+    """The status line of a finished diff: the core's decision, its mode and changed pairs."""
+    severity = str(decision.severity)
+    text = f"{decision.status_line()}   ({decision.mode} mode; {plural(changed, 'changed pair')})"
+    lines = [*decision.reason_lines(), *decision.warning_lines()] or [decision.headline]
     lines += ["", *answers(sides), "", CLICK_HINT]
-    return StatusLine(text, "\n".join(lines), icon, str(verdict.outcome.severity))
+    return StatusLine(text, "\n".join(lines), _ICONS[severity], severity)
 
 
 def files_status(sides: Sequence[Side], waiting: str) -> StatusLine:
     """The status line of loaded files with no diff yet; `waiting` says why there is none."""
     if not sides:
         return StatusLine(NOTHING_OPEN, "", None, None)
-    blocked = any(side.decision.blocks for side in sides)
+    worst = min((side.decision for side in sides), key=lambda d: d.severity.rank)
     text = "   ".join(
         f"{answer} ({', '.join(f'{k} {v:,}' for k, v in side.summary.items())})"
         for answer, side in zip(answers(sides), sides, strict=True)
     )
     if waiting:
         text += "   — " + waiting
-    return StatusLine(text, text, "error" if blocked else "info", None)
+    severity = str(worst.severity)
+    return StatusLine(text, text, _ICONS[severity], severity)
 
 
 def waiting_words(missing: str | None, path: str | None, unreadable: bool, comparing: bool) -> str:
@@ -115,7 +106,7 @@ def window_status(
     sides: Mapping[str, Side],
     paths: Mapping[str, str | None],
     unreadable: Callable[[str], bool],
-    verdict: DiffVerdict | None,
+    verdict: Decision | None,
     changed: int,
     comparing: bool,
 ) -> StatusLine:

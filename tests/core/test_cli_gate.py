@@ -78,7 +78,13 @@ def test_text_output_is_aligned():
         )
     }
     assert len(verdict_columns) == 1
-    assert lines[-1].startswith("summary: namespaced 1 | not_function_call 1")
+    summary = next(line for line in lines if line.startswith("summary: "))
+    assert summary.startswith("summary: namespaced 1 | not_function_call 1")
+    # The text output ends with the one decision, its reasons beneath.
+    assert lines[-2:] == [
+        "decision: Replay UNSAFE",
+        "  - 2 of 4 items block a replay (verdicts: namespaced 1, arguments_schema 1)",
+    ]
     assert "\x1b[" not in out  # not a TTY: no colour
 
 
@@ -173,13 +179,26 @@ GOLDEN = [
             ("gemini-response", "gemini-response.json", ["--tools", GEMINI_TOOLS]),
             ("gemini-stream-sse", "gemini-stream.sse", ["--tools", GEMINI_TOOLS]),
             ("gemini-stream-array", "gemini-stream.json", ["--tools", GEMINI_TOOLS]),
+            ("gemini-stream-partial-args", "gemini-stream-partial-args.jsonl", SALES_TOOLS),
+            ("gemini-request-system-role", "gemini-request-system-role.json", []),
             ("bedrock-request", "bedrock-request.json", []),
             ("bedrock-response", "bedrock-response.json", ["--tools", BEDROCK_TOOLS]),
             ("bedrock-stream", "bedrock-stream.jsonl", ["--tools", BEDROCK_TOOLS]),
+            ("bedrock-response-server-tool", "bedrock-response-server-tool.json", []),
+            ("bedrock-request-empty-content", "bedrock-request-empty-content.json", []),
             ("chat-completions-response", "chat-completions-response.json", SALES_TOOLS),
             ("chat-completions-stream", "chat-completions-stream.sse", SALES_TOOLS),
+            ("chat-stream-no-index", "chat-completions-stream-no-index.sse", SALES_TOOLS),
+            (
+                "chat-stream-continuations",
+                "chat-completions-stream-continuations.sse",
+                SALES_TOOLS,
+            ),
             ("anthropic-response", "anthropic-response.json", SALES_TOOLS),
             ("anthropic-stream", "anthropic-stream.sse", SALES_TOOLS),
+            ("cohere-request", "cohere-request.json", []),
+            ("cohere-response", "cohere-response.json", SALES_TOOLS),
+            ("cohere-stream", "cohere-stream.sse", SALES_TOOLS),
         )
     ],
     (

@@ -54,6 +54,11 @@ PAIRS = {
     "format-change-responses": pair("format-change", right="responses.json"),
     "renamed-call-ids": pair("renamed-call-ids"),
     "inconsistent-renaming": pair("inconsistent-renaming"),
+    # One scripted session recorded against three providers (Mirascope's cassettes).
+    "session": pair("session"),
+    "session-anthropic": pair("session", right="anthropic.json"),
+    # An SDK-built Responses request with answered history (no status) against Chat Completions.
+    "request-history": pair("request-history"),
 }
 
 #: (pair, mode, exit status); replay goldens are `<pair>.json`, compare ones `<pair>.compare.json`.
@@ -75,6 +80,11 @@ GOLDEN = [
     ("format-change-responses", "compare", 0),
     ("renamed-call-ids", "compare", 0),
     ("inconsistent-renaming", "compare", 1),
+    ("session", "compare", 0),
+    ("session-anthropic", "compare", 0),
+    ("session", "replay", 1),
+    ("request-history", "compare", 0),
+    ("request-history", "replay", 1),
 ]
 
 
@@ -96,7 +106,12 @@ def test_golden_json(name, mode, status, golden):
 
 @pytest.mark.parametrize(
     ("name", "mode", "status"),
-    [("format-change", "compare", 0), ("inconsistent-renaming", "compare", 1)],
+    [
+        ("format-change", "compare", 0),
+        ("inconsistent-renaming", "compare", 1),
+        ("session-anthropic", "compare", 0),
+        ("request-history", "compare", 0),
+    ],
 )
 def test_golden_text_compare(name, mode, status, golden):
     code, out, err = diff(*PAIRS[name], "--mode", mode)
@@ -136,8 +151,9 @@ def test_text_marks_pairs_and_lists_changes():
     after = lines[lines.index(row) + 1]
     assert "became_namespaced" in after and "/type" in after
     assert any(line.endswith(" <") and "call_124" in line for line in lines)
-    assert "replay: UNSAFE" in lines
-    assert lines[-3:] == [
+    # The diff's reasons, then what blocks the right side on its own (the one decision).
+    head = lines.index("decision: Replay UNSAFE")
+    assert lines[head + 1 : head + 4] == [
         "  - #5 function_call search_web became provider-prefixed openai:web_search_call "
         "(right #5)",
         "  - #6 function_call_output (call_id 'call_124') exists only on the left",
@@ -149,7 +165,7 @@ def test_text_marks_pairs_and_lists_changes():
 def test_safe_pair_exits_zero_and_says_so():
     code, out, _ = diff(*PAIRS["reordered-parallel"])
     assert code == 0
-    assert "replay: SAFE" in out
+    assert "decision: Replay safe: no differences" in out
 
 
 def test_unreadable_file_exits_2_with_location(tmp_path):
@@ -195,7 +211,7 @@ def test_control_characters_from_files_are_escaped(tmp_path):
     left.write_text(json.dumps([call]))
     right.write_text(json.dumps([{**call, "name": evil + "\r"}]))
     code, out, _ = diff(str(left), str(right))
-    assert code == 0  # both blocked alike (status missing): nothing got worse
+    assert code == 1  # nothing got worse, but the right side's call has no status: it blocks
     assert "\x1b" not in out and "\u202e" not in out and "\r" not in out
     assert "send\\x1b[2J\\u202e_summary" in out
 
@@ -256,22 +272,29 @@ def test_chat_completions_file_against_itself():
     chat = "samples/chat-completions.json"
     code, out, _ = diff(chat, chat)
     assert code == 1
-    assert out.splitlines()[-1].startswith(
-        "  - right side: samples/chat-completions.json:1: the file is a Chat Completions record"
+    lines = out.splitlines()
+    assert lines[-3].startswith(
+        "  - right side: chat-completions.json:1: the file is a Chat Completions record"
     )
-    assert "  error   foreign_envelope  right side: samples/chat-completions.json:1:" in out
+    assert lines[-2].startswith("  ! left side: chat_completions_envelope: ")
+    # A foreign envelope on the right: compare mode is suggested in one line.
+    assert lines[-1] == (
+        "  note: these look like two providers' runs of one session: compare them with "
+        "--mode compare"
+    )
+    assert "  error   foreign_envelope  right side: chat-completions.json:1:" in out
     code, out, _ = diff(chat, chat, "--mode", "compare")
     assert code == 0
-    assert out.splitlines()[-2:] == [
-        "replay: SAFE (no change blocks replay)",
-        "  note: No differences, but 1 error finding",
-    ]
+    lines = out.splitlines()
+    assert lines[-2] == "decision: Equivalent: no differences"
+    assert lines[-1].startswith("  note: left side on its own: replay unsafe (chat_completions")
 
 
 def test_json_mode_document_changes_and_verdict():
     _, out, _ = diff(*PAIRS["format-change"], "--mode", "compare", "--format", "json")
     document = json.loads(out)
-    assert document["mode"] == "compare" and document["replay_safe"] is True
+    # Equivalent runs; the right side (an Anthropic record) is not replayable on its own.
+    assert document["mode"] == "compare" and document["replay_safe"] is False
     assert document["document_changes"] == [
         {
             "code": "format_changed",
@@ -283,7 +306,8 @@ def test_json_mode_document_changes_and_verdict():
             "right_items": [],
         }
     ]
-    assert document["verdict_summary"]["outcome"] == "blocked"
+    assert document["verdict_summary"]["outcome"] == "equivalent"
+    assert document["verdict_summary"]["exit_status"] == 0
     renamed = next(g for g in document["changes_by_code"] if g["code"] == "call_id_renamed")
     assert (renamed["count"], renamed["severity"], renamed["pairs"]) == (
         6,

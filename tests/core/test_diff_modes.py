@@ -15,19 +15,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspector.core.decision import Outcome, decide_pair, side_decision
 from inspector.core.diff import (
     CodeGroup,
     DiffMode,
     DiffResult,
     DocumentChange,
-    Outcome,
     align_items,
     diff_results,
     diff_transcripts,
     plain_text,
 )
 from inspector.core.formats import anthropic, chat_completions, load_bytes, load_path, load_tools
-from inspector.core.gate import decide, gate_transcript
+from inspector.core.gate import gate_transcript
 from inspector.core.model import Envelope, InspectorError, Item, Origin, Transcript
 from inspector.core.report.diff_json import diff_document
 from tests.conftest import SAMPLES
@@ -124,7 +124,7 @@ def test_a_result_built_the_old_way_still_works():
     left = gate_transcript(transcript([USER]))
     old = DiffResult(left, left, (), True, ())
     assert old.mode is DiffMode.REPLAY and old.document_changes == ()
-    assert old.verdict_summary().outcome is Outcome.SAFE
+    assert decide_pair(old).outcome is Outcome.SAFE
     assert old.changes_by_code() == ()
 
 
@@ -167,9 +167,9 @@ def test_renamed_call_ids_sample_reordered_batch_and_reformatted_arguments():
     assert pairs_of(result) == [(0, 0), (1, 2), (2, 1), (3, 4), (4, 3), (5, 5), (6, 6), (7, 7)]
     assert severities(result) == INFO_ONLY
     assert codes(result)[5] == ["call_id_renamed", "arguments_reformatted"]
-    verdict = result.verdict_summary()
-    assert verdict.equivalent and verdict.outcome is Outcome.SAFE
-    assert verdict.headline == "Replay safe: equivalent (informational changes only)"
+    verdict = decide_pair(result)
+    assert verdict.equivalent and verdict.outcome is Outcome.EQUIVALENT
+    assert verdict.headline == "Equivalent: informational changes only"
     # In replay mode the same pair is unsafe: every call_id changed.
     replayed = sample("renamed-call-ids", "replay")
     assert not replayed.replay_safe
@@ -180,7 +180,11 @@ def test_reordered_parallel_batch_pairs_in_both_modes():
     for mode in ("replay", "compare"):
         result = sample("reordered-parallel", mode)
         assert pairs_of(result) == [(0, 0), (1, 2), (2, 1), (3, 4), (4, 3), (5, 5)], mode
-        assert result.replay_safe and all(p.changes == () for p in result.pairs)
+        assert result.replay_safe
+        # Compare mode says the batch came back in another order, as information.
+        expected = {"calls_reordered"} if mode == "compare" else set()
+        assert all(p.codes <= expected for p in result.pairs)
+        assert all(c.severity == "info" for p in result.pairs for c in p.changes)
 
 
 def test_reordered_batch_with_renamed_ids_and_reordered_outputs():
@@ -338,7 +342,10 @@ def test_type_change_to_a_prefixed_type_blocks_in_compare_mode():
 def test_worse_arguments_still_block_in_compare_mode():
     result = compare([fc("c1")], [fc("t1", arguments='{"region":"global"}')])
     assert not result.replay_safe
+    # Other arguments are a divergence in compare mode, and the verdict that got worse too.
     assert result.reasons == (
+        "#0 function_call get_latest_sales_report has other arguments at /arguments/region "
+        "(right #0)",
         "#0 function_call get_latest_sales_report is ok on the left but arguments_schema on the "
         "right (right #0)",
     )
@@ -400,13 +407,16 @@ def test_chat_completions_against_anthropic_is_equivalent_in_compare_mode():
     )
     assert codes(result)[5] == ["call_id_renamed", "output_reformatted"]
     assert codes(result)[6] == ["content_reformatted"]
-    verdict = result.verdict_summary()
-    # Equivalent, but an Anthropic record replayed as Open Responses has the wrong envelope.
-    assert verdict.outcome is Outcome.BLOCKED and verdict.equivalent
+    verdict = decide_pair(result)
+    # Equivalent (exit 0); an Anthropic record replayed as Open Responses has the wrong
+    # envelope, which is the right side's own finding: shown per side, not replay safe.
+    assert verdict.outcome is Outcome.EQUIVALENT and verdict.equivalent
+    assert verdict.exit_status == 0 and not verdict.replay_safe
+    assert verdict.headline == "Equivalent: informational changes only"
+    assert "right side on its own: replay unsafe (anthropic_envelope: " in verdict.note
     # What blocks on the right is the gate's own decision for that file.
-    assert verdict.headline == "Equivalent (informational changes only), but 1 error finding"
-    assert verdict.right_reasons == decide(result.right).reasons
-    assert verdict.blocking_findings[0] == "anthropic_envelope"
+    assert verdict.sides[1].blocking == side_decision(result.right, side="right").blocking
+    assert verdict.to_json()["blocking_findings"][0] == "anthropic_envelope"
 
 
 @pytest.mark.parametrize("reverse", [False, True])
@@ -439,10 +449,10 @@ def test_format_change_in_replay_mode_is_unsafe_for_the_foreign_envelope():
     assert result.reason_details[0].code == "foreign_envelope"
     assert result.reason_details[0].pair is None
     assert result.reasons[0] == (
-        "right side: samples/diff/format-change/right.json:1: the file is an Anthropic Messages "
+        "right side: right.json:1: the file is an Anthropic Messages "
         "record, not Open Responses; replaying it would send the wrong envelope to the next "
         "provider"
-    ).replace("samples/", str(SAMPLES) + "/")
+    )  # the file by its base name (the point 6)
 
 
 def test_chat_completions_file_against_itself():
@@ -452,10 +462,11 @@ def test_chat_completions_file_against_itself():
     assert [r.code for r in replayed.reason_details] == ["foreign_envelope"]
     compared = diff_transcripts(chat, chat, mode="compare")
     assert compared.replay_safe and compared.document_changes == ()
-    verdict = compared.verdict_summary()
-    assert verdict.outcome is Outcome.BLOCKED
-    assert verdict.outcome.severity == "warning"
-    assert verdict.headline == "No differences, but 1 error finding"
+    verdict = decide_pair(compared)
+    assert verdict.outcome is Outcome.EQUIVALENT and verdict.exit_status == 0
+    assert verdict.outcome.severity == "info" and not verdict.replay_safe
+    assert verdict.headline == "Equivalent: no differences"
+    assert "chat_completions_envelope" in verdict.note
 
 
 def test_foreign_envelope_on_the_left_only_does_not_block_a_replay():
@@ -556,39 +567,49 @@ def test_verdict_summary_of_an_unsafe_switch():
         load_path(SAMPLES / "providers" / "provider-a.json"),
         load_path(SAMPLES / "providers" / "provider-b.json"),
     )
-    verdict = result.verdict_summary()
+    verdict = decide_pair(result)
     assert verdict.outcome is Outcome.UNSAFE and verdict.outcome.severity == "error"
     assert verdict.headline == (
         "Replay UNSAFE: #5 function_call search_web became provider-prefixed "
-        "openai:web_search_call (right #5) (+2 more)"
+        "openai:web_search_call (right #5) (+3 more)"
     )
-    assert verdict.reasons == result.reasons and not verdict.equivalent
+    # The diff's own reasons, then what blocks the right side by itself.
+    assert tuple(verdict.reason_lines()[: len(result.reasons)]) == result.reasons
+    assert verdict.reasons[-1].side == "right" and not verdict.equivalent
     assert verdict.differences == 4
     assert verdict.to_json()["outcome"] == "unsafe"
 
 
 def test_verdict_summary_of_a_safe_switch_with_changes():
     result = replay([USER, ANSWER], [USER, {**ANSWER, "content": "Done."}])
-    verdict = result.verdict_summary()
-    assert verdict.outcome is Outcome.SAFE
-    assert verdict.headline == "Replay safe: 1 difference, none blocking"
-    assert (verdict.blocked_items, verdict.right_items) == (0, 2)
+    verdict = decide_pair(result)
+    # A warning-level change is listed: safe, with warnings (exit 0; --strict blocks).
+    assert verdict.outcome is Outcome.SAFE_WITH_WARNINGS and verdict.exit_status == 0
+    assert verdict.headline == (
+        "Replay safe with warnings: 1 difference, none blocking; "
+        "#1 message assistant (right #1): content_changed"
+    )
+    assert (verdict.blocked_items, verdict.items) == (0, 2)
+    assert decide_pair(result, strict=True).outcome is Outcome.UNSAFE
 
 
 def test_verdict_summary_counts_blocked_items_without_differences():
     blocked = [USER, fc("c1", arguments='{"region":"global"}')]
-    verdict = replay(blocked, blocked).verdict_summary()
-    assert verdict.outcome is Outcome.BLOCKED
-    assert verdict.headline == "No differences, but 1 of 2 items block a replay"
+    verdict = decide_pair(replay(blocked, blocked))
+    # The right side blocks on its own: unsafe, so replay_safe and the outcome agree.
+    assert verdict.outcome is Outcome.UNSAFE and not verdict.replay_safe
+    assert verdict.headline == (
+        "Replay UNSAFE: right side: 1 of 2 items block a replay (verdicts: arguments_schema 1)"
+    )
     assert verdict.blocked_items == 1
 
 
 def test_verdict_summary_when_a_finding_without_items_blocks():
     failed = load_path(SAMPLES / "findings" / "response-failed.json")
-    verdict = diff_transcripts(failed, failed).verdict_summary()
-    assert verdict.outcome is Outcome.BLOCKED
-    assert verdict.headline == "No differences, but 1 error finding"
-    assert verdict.blocking_findings == ("response_failed",)
+    verdict = decide_pair(diff_transcripts(failed, failed))
+    assert verdict.outcome is Outcome.UNSAFE
+    assert verdict.headline.startswith("Replay UNSAFE: right side: response_failed: ")
+    assert verdict.to_json()["blocking_findings"] == ["response_failed"]
     assert verdict.blocked_items == 0
 
 
@@ -632,7 +653,8 @@ def test_json_document_has_mode_and_document_changes():
     assert list(document)[:6] == ["left", "right", "pairs", "replay_safe", "reasons", "summary"]
     assert document["mode"] == "compare"
     assert document["document_changes"][0]["code"] == "format_changed"
-    assert document["verdict_summary"]["outcome"] == "blocked"
+    assert document["verdict_summary"]["outcome"] == "equivalent"
+    assert document["replay_safe"] is False  # the right side is an Anthropic record
     assert {g["code"] for g in document["changes_by_code"]} >= {"call_id_renamed"}
     json.dumps(document)
 
@@ -705,7 +727,7 @@ def test_the_same_session_from_two_providers_is_equivalent(session, seed):
     result = diff_transcripts(left, right, mode="compare")
     assert result.replay_safe, result.reasons
     assert severities(result) <= INFO_ONLY
-    assert result.verdict_summary().equivalent
+    assert decide_pair(result).equivalent
     assert sorted(p.left for p in result.pairs if p.left is not None) == list(
         range(len(left_items))
     )
@@ -770,5 +792,5 @@ def test_compare_mode_on_arbitrary_files(left_data, right_data):
             range(len(right.items))
         )
         assert result.replay_safe == (not result.reasons)
-        result.verdict_summary()
+        decide_pair(result)
         json.dumps(diff_document(result, "l", "r"), default=repr)

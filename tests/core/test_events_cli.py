@@ -36,6 +36,8 @@ def run_json(*argv: str) -> tuple[int, dict[str, Any]]:
 
 EXIT = {
     "delta-before-item": (1, 1),
+    "done-only": (1, 1),
+    "mcp-call-arguments-logprobs": (0, 1),
     "event-after-completion": (1, 1),
     "extension-heartbeat": (0, 0),
     "failed-after-error": (0, 1),

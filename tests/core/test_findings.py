@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from inspector.core.decision import decide_file
 from inspector.core.formats import load_path, load_tools
 from inspector.core.gate import gate_transcript
 from inspector.core.model import Severity
@@ -107,16 +108,16 @@ def test_replayed_items_are_not_duplicates(samples):
 
 def test_error_findings_block_even_when_no_verdict_counts(samples):
     result, _ = findings_of(samples / "findings" / "output-for-blocked-call.json")
-    assert result.blocking(fail_on=[], strict=False)
+    assert decide_file(result, fail_on=[], strict=False).blocks
     article, _ = findings_of(
         samples / "article" / "items.json", samples / "article" / "region-schema.tools.json"
     )
     assert not any(f.severity == Severity.ERROR for f in article.findings)
-    assert not article.blocking(fail_on=[], strict=True)
-    assert article.blocking()
+    assert not decide_file(article, fail_on=[], strict=True).blocks
+    assert decide_file(article).blocks
 
 
 def test_warnings_block_only_when_strict(samples):
     result, _ = findings_of(samples / "findings" / "non-portable-type.json")
-    assert not result.blocking()
-    assert result.blocking(strict=True)
+    assert not decide_file(result).blocks
+    assert decide_file(result, strict=True).blocks

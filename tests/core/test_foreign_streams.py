@@ -172,7 +172,7 @@ def test_anthropic_message_is_assembled() -> None:
         ([chunk({"content": "a"}), "[1, 2]"], 1, "not an object"),
         ([chunk({"content": "a"}), "{nope"], 1, "not JSON"),
         ([{**chunk({}), "object": "chat.completion"}], 0, "chat.completion.chunk"),
-        ([chunk({"tool_calls": [{"function": {"arguments": "x"}}]})], 0, "index"),
+        ([chunk({"tool_calls": [{"index": "0", "function": {"arguments": "x"}}]})], 0, "index"),
         ([chunk({"tool_calls": 7})], 0, "not an array"),
         ([chunk("text")], 0, "delta is not an object"),  # type: ignore[arg-type]
         ([{**chunk({}), "choices": {"0": {}}}], 0, "choices"),

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from inspector.core import formats
+from inspector.core.decision import decide_file as decide
 from inspector.core.formats import REGISTRY, FormatSpec, Registry, register
 from inspector.core.formats._records import Builder, Detection, Record, add_items
-from inspector.core.gate import decide, gate_transcript
+from inspector.core.gate import gate_transcript
 from inspector.core.model import Envelope, Origin
 from tests import codes_seen
 from tests.conftest import REPO, SAMPLES

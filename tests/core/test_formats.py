@@ -178,6 +178,52 @@ def test_gemini_streams_sse_and_json_array():
     assert codes(gate_transcript(array))["response_incomplete"] == Severity.WARNING
 
 
+def test_gemini_jsonl_chunks_with_partial_args_are_one_stream():
+    # Vertex AI streams arguments by JSON Path; 8 chunks are the 2 calls the model made.
+    t = load_path(NATIVE / "gemini-stream-partial-args.jsonl")
+    assert t.stream is not None and t.stream.dialect == "gemini" and t.stream.events == 8
+    first, second = t.items
+    assert (first.name, first.raw["arguments"], first.status) == (
+        "get_latest_sales_report",
+        '{"region":"emea"}',
+        "completed",
+    )
+    assert first.raw["google:thought_signature"] == "CtUBAdHtim9vQm8kR2v1Yk3s0Q=="
+    assert json.loads(second.raw["arguments"]) == {"query": "EMEA retail news", "max_results": 5}
+    assert not any("partial" in k or "will_continue" in k for i in t.items for k in i.raw)
+
+
+def test_gemini_stream_cut_inside_a_call_keeps_what_was_streamed(tmp_path):
+    chunk = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {
+                            "functionCall": {
+                                "name": "search_web",
+                                "partialArgs": [{"jsonPath": "$.query", "stringValue": "ra"}],
+                                "willContinue": True,
+                            }
+                        }
+                    ],
+                }
+            }
+        ],
+        "responseId": "r",
+    }
+    path = tmp_path / "cut.jsonl"
+    path.write_text(json.dumps(chunk) + "\n" + json.dumps(chunk) + "\n", encoding="utf-8")
+    (item,) = load_path(path).items
+    assert item.raw["arguments"] == '{"query":"rara"}' and item.status != "completed"
+
+
+def test_gemini_system_instruction_is_the_system_prompt_whatever_its_role():
+    t = load_path(NATIVE / "gemini-request-system-role.json")
+    assert [(i.type, i.role) for i in t.items] == [("message", "system"), ("message", "user")]
+
+
 def test_gemini_max_tokens_leaves_the_last_call_incomplete():
     response = {
         "candidates": [
@@ -301,6 +347,28 @@ def test_events_and_gate_agree_on_native_streams(name, dialect):
     assert events["assembled"] == load_path(NATIVE / name).stream.assembled
 
 
+def test_bedrock_server_tools_are_prefixed_items_not_client_calls():
+    # Nova's code interpreter runs in Bedrock's sandbox: a replay must not ask a client to.
+    result = gated(NATIVE / "bedrock-response-server-tool.json")
+    kinds = [i.type for i in result.transcript.items]
+    assert kinds == ["message", "bedrock:server_tool_use", "bedrock:server_tool_result", "message"]
+    use, answer = result.transcript.items[1:3]
+    assert use.raw["toolUseId"] == answer.raw["toolUseId"]
+    assert answer.raw["result_type"] == "nova_code_interpreter_result"
+    assert "output_for_blocked_call" not in codes(result)
+
+
+def test_empty_native_content_gives_no_items():
+    # An empty `system` list and a trailing `{"text": ""}` hold nothing: no empty messages
+    # that would show as one-side-only changes in every compare.
+    t = load_path(NATIVE / "bedrock-request-empty-content.json")
+    assert [(i.type, i.role) for i in t.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+    ]
+
+
 def test_bedrock_stream_as_json_array_and_a_cut_off_call(tmp_path):
     events = [
         json.loads(line) for line in (NATIVE / "bedrock-stream.jsonl").read_text().splitlines()
@@ -355,6 +423,39 @@ def test_chat_stream_cut_off_by_length():
     assert [i.status for i in result.transcript.items] == ["completed", "incomplete"]
     assert verdicts(result)[1] == ("call_Qw8Er1Ty4Ui7Op0As3Df6Gh9", "status")
     assert codes(result)["response_incomplete"] == Severity.WARNING
+
+
+def test_chat_stream_calls_without_index_are_told_apart_by_id():
+    # Mistral streams each call whole, with no `index`: each new id is the next call.
+    result = gated(NATIVE / "chat-completions-stream-no-index.sse", SALES)
+    assert verdicts(result) == [("D681PevKs", "ok"), ("kT2bQx9Lm", "ok")]
+    assert [i.name for i in result.transcript.items] == ["get_latest_sales_report", "search_web"]
+
+
+def test_chat_stream_empty_continuations_keep_name_and_id_and_no_arguments_is_derived():
+    result = gated(NATIVE / "chat-completions-stream-continuations.sse", SALES)
+    first, second = result.transcript.items
+    assert (first.name, first.call_id) == ("get_latest_sales_report", "call_5f1a9c2e7b3d4e8f9a0b1c")
+    assert first.raw["arguments"] == '{"region": "emea"}' and "arguments" not in marks(first)
+    assert (second.name, second.call_id) == ("get_current_time", "call_9e8d7c6b5a4f3e2d1c0b9a")
+    assert second.raw["arguments"] == "{}" and marks(second)["arguments"] == "serialised"
+    assert verdicts(result)[1] == ("call_9e8d7c6b5a4f3e2d1c0b9a", "unknown_tool")
+
+
+def test_chat_stream_entry_without_index_or_id_continues_the_last_call(tmp_path):
+    chunk = {"object": "chat.completion.chunk", "id": "c", "model": "m"}
+    deltas = [
+        {"tool_calls": [{"id": "a1", "function": {"name": "search_web", "arguments": '{"qu'}}]},
+        {"tool_calls": [{"function": {"arguments": 'ery": "rain"}'}}]},
+    ]
+    lines = [
+        json.dumps({**chunk, "choices": [{"index": 0, "delta": d, "finish_reason": None}]})
+        for d in deltas
+    ]
+    path = tmp_path / "s.sse"
+    path.write_text("".join(f"data: {x}\n\n" for x in lines), encoding="utf-8")
+    (item,) = load_path(path).items
+    assert (item.call_id, item.raw["arguments"]) == ("a1", '{"query": "rain"}')
 
 
 def test_chat_legacy_function_call_pairs_by_name():
@@ -426,6 +527,58 @@ def test_chat_parts_refusal_and_unknown_fields_are_kept():
         "input_image",
         "openai:input_audio",
     ]
+
+
+# Cohere v2 chat
+
+
+def test_cohere_response_calls_are_read_not_taken_for_an_item_reference():
+    # It has an `id`, but is no item_reference: both calls under message.tool_calls are read.
+    result = gated(NATIVE / "cohere-response.json", SALES)
+    assert result.transcript.format == "cohere"
+    assert [i.type for i in result.transcript.items] == [
+        "cohere:tool_plan",
+        "function_call",
+        "function_call",
+    ]
+    assert verdicts(result) == [
+        ("get_latest_sales_report_ma4prd4t0rv5", "ok"),
+        ("search_web_1byjy32y4hvq", "ok"),
+    ]
+    assert codes(result)["cohere_envelope"] == Severity.ERROR
+
+
+def test_cohere_request_pairs_its_tool_result_and_takes_its_tools():
+    t = load_path(NATIVE / "cohere-request.json")
+    assert [i.type for i in t.items] == [
+        "message",
+        "message",
+        "cohere:tool_plan",
+        "function_call",
+        "function_call_output",
+    ]
+    assert t.items[3].call_id == t.items[4].call_id and "get_latest_sales_report" in t.tools
+
+
+def test_cohere_stream_assembles_its_plan_and_call():
+    t = load_path(NATIVE / "cohere-stream.sse")
+    assert t.stream is not None and t.stream.dialect == "cohere"
+    plan, call = t.items
+    assert plan.raw["tool_plan"] == "I will fetch the report."
+    assert (call.call_id, call.raw["arguments"], call.status) == (
+        "get_latest_sales_report_9kd2m1x7q3ab",
+        '{"region": "emea"}',
+        "completed",
+    )
+
+
+def test_an_object_that_merely_has_an_id_is_unrecognised(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text('{"id": "m1", "size": 3, "sha": "ab"}', encoding="utf-8")
+    with pytest.raises(LoadError, match="unrecognised record"):
+        load_path(path)
+    path.write_text('{"id": "msg_1"}', encoding="utf-8")
+    assert [i.type for i in load_path(path).items] == ["item_reference"]
 
 
 def test_anthropic_thinking_blocks_are_prefixed_items():
@@ -840,9 +993,24 @@ RESULT_KEYS = ("functionResponse", "function_response", "toolResult")
 SETTINGS = ("tools", "functions", "toolConfig", "tool_choice", "toolChoice")
 
 
+def _server_tool_ids(node: Any) -> set[Any]:
+    """The ids of Bedrock `toolUse` blocks marked `server_tool_use`, anywhere in a value."""
+    if isinstance(node, list):
+        return set().union(*map(_server_tool_ids, node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    found = set().union(*map(_server_tool_ids, node.values())) if node else set()
+    use = node.get("toolUse")
+    if isinstance(use, dict) and use.get("type") == "server_tool_use":
+        found.add(use.get("toolUseId"))
+    return found
+
+
 def native_counts(value: Any) -> tuple[int, int]:
     """Count the tool calls and results in native JSON of any supported format."""
     calls = results = 0
+    # Bedrock's server tools (its own sandbox) are no client calls, nor are their results.
+    server = _server_tool_ids(value)
 
     def walk(node: Any) -> None:
         nonlocal calls, results
@@ -853,6 +1021,9 @@ def native_counts(value: Any) -> tuple[int, int]:
         if not isinstance(node, dict):
             return
         node = _trim(node)
+        inner = node.get("toolUse") or node.get("toolResult")
+        if isinstance(inner, dict) and inner.get("toolUseId") in server:
+            return
         kind, role = node.get("type"), node.get("role")
         calls += kind in ("function_call", "tool_use")
         results += kind in ("function_call_output", "tool_result") or role in ("tool", "function")
@@ -881,7 +1052,9 @@ def stream_counts(path: Path) -> tuple[int, int]:
         for choice in data.get("choices") or ():
             if choice.get("index") == 0:
                 for call in choice.get("delta", {}).get("tool_calls") or ():
-                    calls.add(("chat", call.get("index")))
+                    # Without `index` (Mistral) each call is told apart by its `id`.
+                    index = call.get("index")
+                    calls.add(("chat", index if index is not None else call.get("id")))
         block = data.get("content_block") or {}
         if data.get("type") == "content_block_start" and block.get("type") == "tool_use":
             calls.add(("anthropic", data["index"]))
@@ -890,12 +1063,15 @@ def stream_counts(path: Path) -> tuple[int, int]:
             and data["item"].get("type") == "function_call"
         ):
             calls.add(("open_responses", data["item"].get("id"), data.get("output_index")))
+        if data.get("type") == "tool-call-start":
+            calls.add(("cohere", data["index"]))
         start = (data.get("contentBlockStart") or {}).get("start") or {}
         if "toolUse" in start:
             calls.add(("bedrock", data["contentBlockStart"]["contentBlockIndex"]))
         for candidate in (data.get("candidates") or ())[:1]:
             for part in (candidate.get("content") or {}).get("parts") or ():
-                if "functionCall" in part:
+                # A continuation of a streamed call (Vertex `partialArgs`) names no function.
+                if "functionCall" in part and "name" in part["functionCall"]:
                     calls.add(("gemini", ev.index, json.dumps(part)))
     return len(calls), 0
 

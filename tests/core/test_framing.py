@@ -17,6 +17,7 @@ from tests.conftest import CORPUS, SAMPLES
 EVENT_FILES = {
     "samples/native/bedrock-stream.jsonl": Framing.EVENT_JSONL,
     "samples/native/gemini-stream.json": Framing.EVENT_ARRAY,
+    "samples/native/gemini-stream-partial-args.jsonl": Framing.EVENT_JSONL,
     "samples/streams/two-responses.jsonl": Framing.EVENT_JSONL,
     "corpus/vercel-ai/openai-apply-patch-tool.1.chunks.jsonl": Framing.EVENT_JSONL,
     "corpus/vercel-ai/openai-error.1.chunks.jsonl": Framing.EVENT_JSONL,

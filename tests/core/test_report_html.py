@@ -210,7 +210,7 @@ def test_single_file_lists_blocked_items_with_their_json(tmp_path: Path) -> None
     _, page = render(tmp_path, *ARTICLE)
     parsed = audit(page)
     text = " ".join(parsed.text)
-    assert "Blocks a replay" in text
+    assert "Replay UNSAFE" in text
     assert parsed.count("pre", class_="json") == 2  # the two blocked items
     assert '"region": "global"' not in text  # arguments are a string in the item
     assert '\\"region\\":\\"global\\"' in text

@@ -41,7 +41,10 @@ def test_one_case_per_item_and_finding() -> None:
     assert status == 1
     assert_counts_add_up(root)
     result = gate_transcript(load_path(path), load_tools(tools))
-    (suite,) = root.findall("testsuite")
+    suite, decided = root.findall("testsuite")
+    assert decided.get("name") == "replay decision"
+    (case,) = decided.findall("testcase")
+    assert case.find("failure") is not None  # the decision fails exactly when the exit is 1
     items = suite.findall("testcase[@classname='gate.items']")
     findings = suite.findall("testcase[@classname='gate.findings']")
     assert len(items) == len(result.verdicts) == 11
@@ -55,7 +58,7 @@ def test_one_case_per_item_and_finding() -> None:
     # Info findings pass; the decision and the redaction are recorded as properties.
     assert all(c.find("failure") is None for c in findings)
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert props["decision"].startswith("Blocks a replay")  # type: ignore[union-attr]
+    assert props["decision"].startswith("Replay UNSAFE")  # type: ignore[union-attr]
     assert props["redaction"].startswith("Redaction on")  # type: ignore[union-attr]
 
 
@@ -67,7 +70,7 @@ def test_diff_has_a_case_per_pair() -> None:
     assert names[2] == "replay decision" and names[0].startswith("left: ")  # type: ignore[union-attr]
     tools = load_tools(PAIR[3])
     diff = diff_transcripts(load_path(PAIR[0]), load_path(PAIR[1]), tools)
-    pairs = root.findall("testsuite[@name='replay decision']/testcase")
+    pairs = root.findall("testsuite[@name='replay decision']/testcase[@classname='diff.pairs']")
     assert len(pairs) == len(diff.pairs)
     assert sum(c.find("failure") is not None for c in pairs) == sum(p.blocking for p in diff.pairs)
 

@@ -64,7 +64,7 @@ def test_sample_pair() -> None:
 def test_single_file() -> None:
     status, text, _ = run_report(*ARTICLE)
     assert status == 1
-    assert text.startswith("## ❌ Blocks a replay")
+    assert text.startswith("## ❌ Replay UNSAFE")
     assert_table_shape(text)
     assert "### Blocked items (2)" in text
     assert "### Findings (1)" in text

@@ -20,8 +20,9 @@ import pytest
 from inspector.cli import run
 from inspector.commands.scan import Progress
 from inspector.core import scan
+from inspector.core.decision import decide_file
 from inspector.core.formats import load_conversations
-from inspector.core.gate import PASSING, gate_transcript
+from inspector.core.gate import gate_transcript
 from inspector.core.model import LoadError, Transcript
 from inspector.core.report import error_document, gate_document
 from inspector.core.targets import check_tool, with_target_findings
@@ -96,16 +97,9 @@ def _cli(*args: str) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def _blocks(document: dict[str, Any], strict_levels: tuple[str, ...] = ("error",)) -> str:
-    """The replay decision from a gate JSON document (the oracle the rows are checked by)."""
-    stream = document.get("stream") or {}
-    severities = [f["severity"] for f in document["findings"]]
-    severities += [v["severity"] for v in stream.get("violations", [])]
-    if any(i["verdict"] not in {str(v) for v in PASSING} for i in document["items"]) or any(
-        s in strict_levels for s in severities
-    ):
-        return "unsafe"
-    return "safe_with_warnings" if "warning" in severities else "safe"
+def _blocks(document: dict[str, Any]) -> str:
+    """The replay decision a gate JSON document states (the oracle the rows are checked by)."""
+    return document["verdict_summary"]["outcome"]
 
 
 Gated = tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, Any]]
@@ -129,12 +123,15 @@ def gate_json(path: str) -> list[Gated]:
 
 def _gated(path: str, transcript: Transcript) -> Gated:
     result = gate_transcript(transcript)
-    document = gate_document(path, result)
+    document = gate_document(path, result, decide_file(result, name=path))
     document["items"] = list(document["items"].elements)
     targets, marks = {}, {}
     for target in TARGETS:
         found = with_target_findings(result, target)
-        targets[target] = {**document, "findings": [f.to_json() for f in found.findings]}
+        targets[target] = {
+            **gate_document(path, found, decide_file(found, name=path)),
+            "items": document["items"],
+        }
         marks[target] = {t.name: check_tool(t, target).mark for t in transcript.tools.values()}
     return document, targets, marks
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from inspector.core.formats import load_path
 from inspector.core.jsonio import parse_event as parse_json
-from inspector.core.model import LoadError
+from inspector.core.model import LoadError, Severity
 from inspector.core.stream import (
     SPEC_EVENT_TYPES,
     VIOLATION_CODES,
@@ -1123,3 +1124,31 @@ def test_openrouter_terminal_snapshot_renames_the_reasoning_item() -> None:
     assert v.event_index == 39 and "in: id" in v.message
     # The transcript keeps the id the events used.
     assert result.responses[0].items[0].item["id"] == "rs_tmp_2kbe7x16sax"
+
+
+# -- fields only output_item.done carries; every disagreement with the terminal snapshot ------
+
+
+def test_hosted_call_arguments_and_logprobs_come_from_output_item_done() -> None:
+    t = load_path(REPO / "samples" / "streams" / "mcp-call-arguments-logprobs.sse")
+    mcp, msg = (i.raw for i in t.items)
+    assert mcp["arguments"] == '{"query":"rate limits"}' and mcp["output"].startswith("Rate")
+    assert [lp["token"] for lp in msg["content"][0]["logprobs"]] == ["Per", " organisation."]
+    assert t.stream is not None and t.stream.count(Severity.ERROR) == 0
+
+
+def test_every_field_the_terminal_snapshot_contradicts_is_reported() -> None:
+    s = Stream().start()
+    added = {"id": "mcp_1", "type": "mcp_call", "server_label": "d", "name": "n", "arguments": ""}
+    done = {**added, "arguments": '{"q":1}', "output": "x", "status": "completed"}
+    s.add("response.output_item.added", output_index=0, item=added)
+    s.add("response.output_item.done", output_index=0, item=done)
+    result = s.complete([{**done, "arguments": '{"q":2}', "output": "y"}]).done().reduce()
+    mismatch = only(result, "snapshot_mismatch")
+    assert "arguments" in mismatch.message and "output" in mismatch.message
+
+
+def test_a_stream_of_only_done_is_an_error() -> None:
+    result = reduce_stream(events_from_sse(decode_sse(b"data: [DONE]\n\n")))
+    assert only(result, "response_not_started").severity == "error"
+    assert result.responses == ()

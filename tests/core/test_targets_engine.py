@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from inspector.core.decision import decide_file
 from inspector.core.formats import load_path, load_text, load_tools
 from inspector.core.gate import Finding, ToolSet, gate_transcript, make_toolset
 from inspector.core.model import LoadError, Severity, Tool
@@ -303,9 +304,9 @@ def test_target_errors_block_like_any_error():
         [*CALLED, {"type": "function_call_output", "call_id": "call_1", "output": "x"}]
     )
     result = gate_transcript(transcript, TOOLS)
-    assert not result.blocking()
+    assert not decide_file(result).blocks
     judged = with_target_findings(result, "mistral")
-    assert judged.blocking() and judged.verdicts == result.verdicts
+    assert decide_file(judged).blocks and judged.verdicts == result.verdicts
     assert judged.findings[: len(result.findings)] == result.findings
 
 
@@ -330,7 +331,7 @@ def test_a_transcript_every_target_accepts_gets_no_finding():
             {"type": "message", "role": "user", "content": "Thanks."},
         ]
     )
-    assert not gate_transcript(transcript, tools).blocking()
+    assert not decide_file(gate_transcript(transcript, tools)).blocks
     for name in profile_names():
         assert check_transcript(transcript, tools, name) == [], name
 
@@ -428,7 +429,7 @@ CLEAN = [
 def test_clean_samples_only_break_what_they_genuinely_break(name):
     transcript = load_path(SAMPLES / name)
     result = gate_transcript(transcript)
-    assert not result.blocking(), "the sample is no longer clean"
+    assert not decide_file(result).blocks, "the sample is no longer clean"
     for target in profile_names():
         found = {f.rule for f in check_transcript(transcript, result.toolset, target)}
         assert found <= GENUINE[target], (target, found - GENUINE[target])

@@ -142,10 +142,6 @@ SCHEMAS: dict[str, tuple[Any, Any]] = {
         {"type": "object", "properties": {"a": {"anyOf": [S, N], "description": "d"}}},
         {"type": "object", "properties": {"a": {"anyOf": [S, N]}}},
     ),
-    "gemini.schema.empty_properties": (
-        {"type": "object", "properties": {}},
-        {"type": "object", "properties": {"a": S}},
-    ),
     "gemini.schema.type_required": (
         {"type": "object", "properties": {"a": {"description": "anything"}}},
         {"type": "object", "properties": {"a": {"type": "string", "description": "text"}}},
@@ -280,6 +276,18 @@ TRANSCRIPTS: dict[str, tuple[list[Any], list[Any]]] = {
         [user(), call("c1"), call("c2"), output("c1"), assistant(), output("c2")],
         [user(), call("c1"), call("c2"), output("c1"), output("c2"), assistant()],
     ),
+    "anthropic.order.tool_result_first": (
+        [user(), call("c1"), user("wait"), output("c1")],
+        [user(), call("c1"), output("c1"), user("and?")],
+    ),
+    "bedrock.order.tool_config_with_history": (
+        [user(), call("c1"), output("c1"), user("thanks")],
+        [user(), assistant(), user("thanks")],
+    ),
+    "bedrock.order.result_count": (
+        [user(), call("c1"), call("c2"), output("c1"), assistant(), output("c2")],
+        [user(), call("c1"), call("c2"), output("c2"), output("c1"), assistant()],
+    ),
     "gemini.order.response_count": (
         [user(), call("c1"), call("c2"), output("c1"), assistant(), output("c2")],
         [user(), call("c1"), call("c2"), output("c2"), output("c1"), assistant()],
@@ -410,3 +418,33 @@ def test_transcript_rule(rule_id):
     assert all(f.items for f in flagged)
     clean = check_transcript(transcript(good), None, profile)
     assert rule_id not in found_rules(clean), [f.to_json() for f in clean]
+
+
+def test_gemini_rules_do_not_judge_tools_declared_with_json_schema():
+    # A live Gemini 2.5 request with exactly such tools was answered with 200.
+    t = load_text(
+        json.dumps(
+            {
+                "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                "tools": [
+                    {
+                        "functionDeclarations": [
+                            {"name": "closed", "parametersJsonSchema": obj(a=S)},
+                            {"name": "legacy", "parameters": obj(a=S)},
+                            {"name": "none", "parameters": {"type": "object", "properties": {}}},
+                        ]
+                    }
+                ],
+            }
+        )
+    )
+    assert check_tool(t.tools["closed"], "gemini").problems == ()
+    legacy = {p.rule.id for p in check_tool(t.tools["legacy"], "gemini").problems}
+    assert "gemini.schema.additional_properties" in legacy
+    assert check_tool(t.tools["none"], "gemini").problems == ()
+
+
+def test_gemini_3_reads_the_signature_a_converted_call_keeps():
+    items = [user(), call("c1", **{"google:thought_signature": "c2ln"}), output("c1")]
+    findings = check_transcript(transcript(items), None, "gemini-3")
+    assert "gemini_3.reasoning.signature_required" not in found_rules(findings)

@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QPlainTextEdit
 
-from inspector.core.diff import Outcome, diff_results
+from inspector.core.decision import Outcome, decide_pair
+from inspector.core.diff import diff_results
 from inspector.core.formats import load_path
 from inspector.core.gate import gate_transcript
 from inspector.gui import qt_app, qt_palette
@@ -25,9 +26,9 @@ LEFT, RIGHT = RENAMED / "left.json", RENAMED / "right.json"
 
 
 def _core_verdict(left: Path, right: Path, mode: str):
-    return diff_results(
-        gate_transcript(load_path(left)), gate_transcript(load_path(right)), mode=mode
-    ).verdict_summary()
+    return decide_pair(
+        diff_results(gate_transcript(load_path(left)), gate_transcript(load_path(right)), mode=mode)
+    )
 
 
 def _text_colour(window):
@@ -62,13 +63,17 @@ def test_replay_mode_calls_renamed_ids_unsafe_and_compare_mode_safe(window):
     assert window.session.mode == "compare"
     assert window.alignment.diff.mode == "compare"
     verdict = _core_verdict(LEFT, RIGHT, "compare")
-    assert verdict.outcome == Outcome.SAFE
-    assert window.decision_label.text().startswith(verdict.headline + "   (compare mode")
-    assert window.decision_label.text().startswith("Replay safe")
+    assert verdict.outcome == Outcome.EQUIVALENT
+    assert window.decision_label.text().startswith(verdict.status_line() + "   (compare mode")
+    assert window.decision_label.text().startswith("Equivalent")
     assert _icon_is(window, qt_palette.verdict_swatch("ok"))
     assert _text_colour(window) == window.statusBar().palette().color(QPalette.ColorRole.WindowText)
     # The Changes tab lists the renamings, every one an info change.
-    assert dict(window.changes_panel.rows()) == {"arguments_reformatted": 3, "call_id_renamed": 6}
+    assert dict(window.changes_panel.rows()) == {
+        "arguments_reformatted": 3,
+        "call_id_renamed": 6,
+        "calls_reordered": 4,
+    }
 
     window.set_mode("replay")
     assert window.mode_switch.actions["replay"].isChecked()
@@ -78,14 +83,14 @@ def test_replay_mode_calls_renamed_ids_unsafe_and_compare_mode_safe(window):
 def test_agreeing_sides_whose_right_side_blocks_are_not_called_safe(window):
     window.open_pair(str(PROVIDER_B), str(PROVIDER_B))  # no tools: its calls block
     verdict = _core_verdict(PROVIDER_B, PROVIDER_B, "replay")
-    assert verdict.outcome == Outcome.BLOCKED
+    # The right side blocks on its own: the pair is unsafe, in the window as in the CLI.
+    assert verdict.outcome == Outcome.UNSAFE
     text = window.decision_label.text()
-    assert text.startswith("No differences, but 2 of 9 items block a replay")
-    assert text.startswith(verdict.headline)
-    assert "safe" not in text.lower()
-    warning = qt_palette.severity_swatch("warning")
-    assert _icon_is(window, warning)
-    assert _text_colour(window) == warning.foreground.color()
+    assert text.startswith("Replay UNSAFE: right side: 2 of 9 items block a replay")
+    assert text.startswith(verdict.status_line())
+    error = qt_palette.severity_swatch("error")
+    assert _icon_is(window, error)
+    assert _text_colour(window) == error.foreground.color()
 
 
 def test_the_status_line_opens_the_changes_tab(window, qtbot):

@@ -89,7 +89,9 @@ def test_next_problem_steps_through_blocking_items(pair_window):
 def test_status_bar_shows_the_replay_decision_and_reasons(pair_window):
     text = pair_window.decision_label.text()
     assert text.startswith("Replay UNSAFE")
-    assert "provider-prefixed" in text and "call_id changed" in text
+    # The line holds the headline (the first reason); the tooltip lists every reason.
+    assert "provider-prefixed" in text and "(+3 more)" in text
+    assert "call_id changed" in pair_window.decision_label.toolTip()
 
 
 def test_aligned_mode_scrolls_both_trees_together(pair_window, qtbot):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from inspector.core.decision import decide_file
 from inspector.core.diff import diff_results
 from inspector.core.formats import load_path, load_tools
-from inspector.core.gate import decide, gate_transcript
+from inspector.core.gate import gate_transcript
 from inspector.gui import navigation, status
 from inspector.gui.alignment import Alignment
 from tests.gui.conftest import ARTICLE, PROVIDER_A, PROVIDER_B, REGION_TOOLS, SALES_TOOLS
@@ -72,29 +73,31 @@ def test_counterpart_is_the_other_side_of_the_pair():
     assert navigation.counterpart(alignment, "left", None) is None
 
 
-def test_the_status_line_of_a_diff_is_the_core_s_verdict():
+def test_the_status_line_of_a_diff_is_the_core_s_decision():
     alignment = _pair()
-    verdict = status.decided(alignment.diff)
-    assert verdict == alignment.diff.verdict_summary()
+    decision = alignment.decision
     right = alignment.diff.right
-    sides = [status.Side("provider-b.json", decide(right), right.summary())]
-    line = status.diff_status(verdict, len(alignment.changed), sides)
-    assert line.text.startswith("Replay UNSAFE: " + verdict.reasons[0])
+    answer = decide_file(right, name="provider-b.json")
+    sides = [status.Side("provider-b.json", answer, right.summary())]
+    line = status.diff_status(decision, len(alignment.changed), sides)
+    assert line.text.startswith(decision.status_line())
+    assert decision.headline.startswith("Replay UNSAFE")
     assert line.text.endswith(f"(replay mode; {len(alignment.changed)} changed pairs)")
     assert (line.icon, line.severity) == ("error", "error")
-    assert "provider-b.json: blocks a replay" in line.tip
+    assert decision.reason_lines()[0] in line.tip
+    assert f"provider-b.json: {answer.status_line()}" in line.tip
     assert line.tip.endswith(status.CLICK_HINT)
 
 
 def test_the_status_line_of_one_file_says_what_is_missing():
     result = gate_transcript(load_path(ARTICLE), load_tools(REGION_TOOLS))
-    side = status.Side("items.json", decide(result), result.summary())
+    side = status.Side("items.json", decide_file(result, name="items.json"), result.summary())
     line = status.window_status(
         {"left": side}, {"left": str(ARTICLE), "right": None}, lambda _s: False, None, 0, False
     )
-    assert line.text.startswith("items.json: blocks a replay — ")
+    assert line.text.startswith("items.json: Replay UNSAFE: ")
     assert line.text.endswith("— open a second transcript to compare")
-    assert line.icon == "error" and line.severity is None
+    assert (line.icon, line.severity) == ("error", "error")
     unreadable = status.window_status(
         {"left": side}, {"left": "a", "right": "/x/broken.json"}, lambda s: s == "right",
         None, 0, False,

@@ -42,7 +42,7 @@ def test_a_target_rejudges_both_panes(window):
     window.set_mode("compare")  # two runs of one session: equivalent, nothing blocks
     before = {side: window.results[side] for side in ("left", "right")}
     assert not any(_targets_found(r) for r in before.values())
-    assert window.decision_label.text().startswith("Replay safe: equivalent")
+    assert window.decision_label.text().startswith("Equivalent: informational changes only")
     _choose(window, "mistral")
     assert window.session.target_name == "mistral"
     for side in ("left", "right"):
@@ -57,25 +57,27 @@ def test_a_target_rejudges_both_panes(window):
     rows = [r.payload for r in window.findings_panel.model.records()]
     listed = {(side, f.code) for side, f in rows}
     assert {("left", "target_call_id"), ("right", "target_call_id")} <= listed
-    # The core's decision counts them: the right side now blocks a replay on its own.
-    errors = len(_targets_found(window.results["right"]))
-    assert window.decision_label.text().startswith(
-        f"Equivalent (informational changes only), but {errors} error findings"
-    )
-    assert window.alignment.diff.verdict_summary().outcome == "blocked"
+    # The core's decision lists them per side: the runs are still equivalent, but the right
+    # side would not replay to the target on its own.
+    text = window.decision_label.text()
+    assert text.startswith("Equivalent: informational changes only — ")
+    assert "right side on its own: replay unsafe (target_call_id: " in text
+    decision = window.alignment.decision
+    assert decision.outcome == "equivalent" and not decision.replay_safe
     _choose(window, None)
     assert not any(_targets_found(window.results[s]) for s in ("left", "right"))
-    assert window.decision_label.text().startswith("Replay safe: equivalent")
+    assert window.decision_label.text().startswith("Equivalent: informational changes only")
 
 
 def test_mistral_blocks_the_article_in_the_status_bar(article_window):
     window = article_window
     text = window.decision_label.text()
-    assert text.startswith("items.json: blocks a replay — 2 of 4 items block a replay (")
+    assert text.startswith("items.json: Replay UNSAFE: 2 of 4 items block a replay (")
     window.set_target("mistral")
     assert window.target_selector.currentText() == "mistral"
     assert window.decision_label.text().startswith(
-        "items.json: blocks a replay — 2 of 4 items block a replay; 2 error findings ("
+        "items.json: Replay UNSAFE: 2 of 4 items block a replay (verdicts: namespaced 1, "
+        "arguments_schema 1) (+1 more)"
     )
     # The same answer as `gate --target mistral` gives.
     out, err = io.StringIO(), io.StringIO()
@@ -307,6 +309,8 @@ def test_the_threaded_window_judges_both_sides_for_a_target_chosen_while_loading
     qtbot.waitUntil(settled, timeout=60_000)
     assert all(_targets_found(window.results[s]) for s in ("left", "right"))
     assert window.alignment.diff.mode == "compare"
-    assert window.decision_label.text().startswith("Equivalent (informational changes only), but")
+    text = window.decision_label.text()
+    assert text.startswith("Equivalent: informational changes only — ")
+    assert "side on its own: replay unsafe (target_call_id: " in text
     assert window.tools_panel.matrix.current == "mistral"
     assert window.tools_panel.matrix.rows

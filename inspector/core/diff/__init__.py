@@ -83,7 +83,6 @@ from inspector.core.diff.values import (
     Pair,
     Reason,
 )
-from inspector.core.diff.verdict import DiffVerdict, Outcome, verdict_summary
 
 __all__ = [
     "CALL_TYPES",
@@ -92,9 +91,7 @@ __all__ = [
     "CodeGroup",
     "DiffMode",
     "DiffResult",
-    "DiffVerdict",
     "DocumentChange",
-    "Outcome",
     "Pair",
     "Reason",
     "align_items",
@@ -112,5 +109,4 @@ __all__ = [
     "same_json",
     "signature",
     "type_change",
-    "verdict_summary",
 ]

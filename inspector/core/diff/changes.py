@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +15,7 @@ from inspector.core.diff.values import (
     Change,
     DiffMode,
 )
-from inspector.core.gate import GateResult, Verdict, gate_item
+from inspector.core.gate import GateResult, ToolSet, Verdict, gate_item
 from inspector.core.jsonio import parse_arguments
 from inspector.core.model import (
     PORTABLE_CORE,
@@ -26,6 +27,8 @@ from inspector.core.model import (
 )
 
 _ABSENT: Any = object()
+#: Provider-prefixed types that hold a model's thinking (`anthropic:thinking`, `google:thought…`).
+_THINKING = re.compile(r"thinking|thought|reasoning")
 
 
 def _kind(value: Any) -> str:
@@ -124,16 +127,24 @@ _FIELD_CODES = (
     ("role", "role_changed", WARNING),
     ("status", "status_changed", WARNING),
 )
+#: The instruction roles: Open Responses' `developer` is Chat Completions' and Anthropic's `system`.
+_INSTRUCTIONS = ("system", "developer")
+
+
+def _instructions(left: Any, right: Any) -> bool:
+    """Whether both roles are instruction roles (values from files: any JSON, compared by ==)."""
+    return left in _INSTRUCTIONS and right in _INSTRUCTIONS
+
+
 _OWN_CODE = frozenset({"type", "arguments", "output", "content"} | {f for f, _, _ in _FIELD_CODES})
 
 
-def _status_not_recorded(item: Item) -> bool:
-    """Whether an item has no status because its record's format carries none."""
-    return (
-        item.envelope != Envelope.OPEN_RESPONSES
-        and _is_object(item)
-        and item.get("status", _ABSENT) is _ABSENT
-    )
+def _status_not_recorded(item: Item, history: frozenset[int] = frozenset()) -> bool:
+    """Whether an item has no status because its record's format carries none, or because it
+    is a call sent back as history with its answer (`history`: the gate's status_not_recorded)."""
+    if item.envelope == Envelope.OPEN_RESPONSES and item.index not in history:
+        return False
+    return _is_object(item) and item.get("status", _ABSENT) is _ABSENT
 
 
 def _is_object(item: Item) -> bool:
@@ -141,20 +152,54 @@ def _is_object(item: Item) -> bool:
     return item.lean_source is not None or isinstance(item.raw, dict)
 
 
+#: The one-key objects a provider requires around a tool result, unwrapped before comparing.
+#: Gemini's FunctionResponse.response "is a JSON object"; callers put the result under "output"
+#: or "result" (and a failure under "error"): https://ai.google.dev/api/caching#FunctionResponse
+RESULT_WRAPPERS: frozenset[str] = frozenset({"output", "result"})
+
+
+def _result_value(value: Any) -> Any:
+    """A tool result as a value: parsed when it is JSON text, out of a required one-key wrapper."""
+    if isinstance(value, str):
+        try:
+            value = parse_arguments(value)
+        except ArgumentsError:
+            return value
+    text = plain_text(value)
+    if text is not None and not isinstance(value, str):
+        return _result_value(text)
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in RESULT_WRAPPERS:
+        return _result_value(next(iter(value.values())))
+    return value
+
+
+def _same_result(left: Any, right: Any) -> bool:
+    """Whether two tool results say the same, whatever their text, parts or wrapper."""
+    return same_json(_result_value(left), _result_value(right))
+
+
 def _text_or_changes(
     code: str, pointer: str, left: Any, right: Any, compare: bool, per_pointer: bool
 ) -> list[Change]:
-    """Changes of a text-bearing field; in compare mode the same text in another shape is info."""
+    """Changes of a text-bearing field; in compare mode the same text in another shape is info.
+
+    Compare mode judges the structural record: a tool result that differs is an error (the
+    runs diverged), a message worded otherwise is information (two models never write the
+    same words).
+    """
     if same_json(left, right):
         return []
+    severity = WARNING
     if compare:
         text = plain_text(left)
-        if text is not None and text == plain_text(right):
+        same = text is not None and text == plain_text(right)
+        if same or (code == "output_changed" and _same_result(left, right)):
             reformatted = code.replace("_changed", "_reformatted")
             return [Change(reformatted, pointer, left, right, INFO)]
+        severity = ERROR if code == "output_changed" else INFO
     if per_pointer:
-        return json_changes(code, pointer, left, right, WARNING)
-    return [Change(code, pointer, left, right, WARNING)]
+        return json_changes(code, pointer, left, right, severity)
+    return [Change(code, pointer, left, right, severity)]
 
 
 def pair_changes(
@@ -164,6 +209,7 @@ def pair_changes(
     right_verdict: Verdict,
     *,
     mode: DiffMode | str = DiffMode.REPLAY,
+    history: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset()),
 ) -> tuple[Change, ...]:
     """Every change between two aligned items, `id` ignored.
 
@@ -189,7 +235,9 @@ def pair_changes(
             return key in lraw or key in rraw
         return key in lraw and key in rraw
 
-    unrecorded = compare and (_status_not_recorded(left) or _status_not_recorded(right))
+    unrecorded = compare and (
+        _status_not_recorded(left, history[0]) or _status_not_recorded(right, history[1])
+    )
     for key, code, severity in _FIELD_CODES:
         if not compared(key) or (compare and key == "call_id"):
             continue
@@ -197,9 +245,21 @@ def pair_changes(
             continue
         if key == "status" and unrecorded:
             code, severity = "status_not_recorded", INFO
+        elif compare and key == "name":
+            severity = ERROR  # another tool called: the runs diverged
+        elif compare and key == "role" and _instructions(lraw.get(key), rraw.get(key)):
+            severity = INFO  # the instruction role each API names its own way
+        elif compare and key == "status" and not _is_call_type(left.type):
+            severity = INFO  # a message's or reasoning's status is how it was written down
         out.append(Change(code, "/" + key, lraw.get(key), rraw.get(key), severity))
     if compared("arguments"):
-        out.extend(arguments_changes(lraw.get("arguments"), rraw.get("arguments")))
+        found = arguments_changes(lraw.get("arguments"), rraw.get("arguments"))
+        if compare:  # other arguments: the runs diverged
+            found = [
+                Change(c.code, c.pointer, c.left, c.right, ERROR) if c.severity == WARNING else c
+                for c in found
+            ]
+        out.extend(found)
     for key, per_pointer in (("output", False), ("content", True)):
         if compared(key):
             out.extend(
@@ -222,28 +282,58 @@ def pair_changes(
     return tuple(out)
 
 
-def one_side_change(item: Item, side: str) -> Change:
-    """The change for an item with no partner: only_left or only_right."""
+def is_filler(item: Item) -> bool:
+    """Whether an item says nothing another run must also say: reasoning or thinking, an empty
+    native block, an assistant's message (compare mode lists them one-sided as information)."""
+    kind = item.type
+    if not isinstance(kind, str):
+        return False
+    if kind == "reasoning" or (":" in kind and _THINKING.search(kind)):
+        return True
+    if kind == "message" and _is_object(item):
+        # An assistant's words are the model's wording, not the structural record.
+        content = item.get("content")
+        empty = content in (None, "", []) or plain_text(content) == ""
+        return empty or item.get("role") == "assistant"
+    return False
+
+
+def one_side_change(item: Item, side: str, mode: DiffMode | str = DiffMode.REPLAY) -> Change:
+    """The change for an item with no partner: only_left or only_right.
+
+    A call or output on one side only is an error; in compare mode reasoning, thinking and empty
+    blocks present in one run only are information, any other item a warning.
+    """
     severity = ERROR if _is_call_type(item.type) else WARNING
+    if severity == WARNING and DiffMode(mode) is DiffMode.COMPARE and is_filler(item):
+        severity = INFO
     if side == "left":
         return Change("only_left", "", item.raw, None, severity)
     return Change("only_right", "", None, item.raw, severity)
 
 
-def _format_neutral_verdicts(result: GateResult) -> list[Verdict]:
-    """The verdicts, with a call the format records no status for judged as completed."""
+def _format_neutral_verdicts(
+    result: GateResult, tools: ToolSet | None = None, history: frozenset[int] = frozenset()
+) -> list[Verdict]:
+    """The verdicts compare mode weighs: a call whose status is not recorded (by its format, or
+    as answered history) judged as completed, and with `tools` (those known on either side) a
+    call whose schema only the other file holds judged against it."""
     verdicts = [v.verdict for v in result.verdicts]
     memo: dict[tuple[str, str], Verdict] = {}
+    toolset = tools if tools is not None else result.toolset
     for item in result.transcript.items:
-        if verdicts[item.index] != Verdict.STATUS or not _status_not_recorded(item):
+        verdict = verdicts[item.index]
+        unrecorded = verdict == Verdict.STATUS and _status_not_recorded(item, history)
+        unknown = verdict == Verdict.UNKNOWN_TOOL and toolset is not result.toolset
+        if not (unrecorded or unknown):
             continue
         raw = item.raw
         name, arguments = raw.get("name"), raw.get("arguments")
         key = (name, arguments) if isinstance(name, str) and isinstance(arguments, str) else None
-        verdict = memo.get(key) if key is not None else None
-        if verdict is None:
-            verdict = gate_item({**raw, "status": "completed"}, result.toolset).verdict
+        found = memo.get(key) if key is not None else None
+        if found is None:
+            found = gate_item({**raw, "status": "completed"}, toolset).verdict
             if key is not None:
-                memo[key] = verdict
-        verdicts[item.index] = verdict
+                memo[key] = found
+        verdicts[item.index] = found
     return verdicts

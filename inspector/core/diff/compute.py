@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from inspector.core.diff.align import _align
 from inspector.core.diff.call_ids import _CallIds
-from inspector.core.diff.changes import _format_neutral_verdicts, one_side_change, pair_changes
-from inspector.core.diff.keys import _Side
+from inspector.core.diff.changes import (
+    _format_neutral_verdicts,
+    is_filler,
+    one_side_change,
+    pair_changes,
+    same_json,
+)
+from inspector.core.diff.keys import _is_call_type, _Side
+from inspector.core.diff.match import IndexPair
 from inspector.core.diff.reasons import _reasons
 from inspector.core.diff.result import DiffResult
 from inspector.core.diff.values import (
@@ -21,8 +29,8 @@ from inspector.core.diff.values import (
     Reason,
     _plural,
 )
-from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.model import Envelope, Tool, Transcript, paused_gc
+from inspector.core.gate import GateResult, ToolSet, answered_history, gate_transcript
+from inspector.core.model import Envelope, Item, Tool, Transcript, paused_gc
 
 
 def _format_name(transcript: Transcript) -> str:
@@ -116,13 +124,22 @@ def _diff_results(
     rside = _Side.of(ritems, shared, done=read(len(litems)))
     del shared
     lkeys, rkeys = lside.keys, rside.keys
+    history = (
+        (answered_history(left), answered_history(right)) if compare else (frozenset(), frozenset())
+    )
     if compare:
-        lverdicts, rverdicts = _format_neutral_verdicts(left), _format_neutral_verdicts(right)
+        # Whether a schema is known is a property of a file, not a difference between the runs:
+        # the tools known on either side judge both.
+        tools = _either(left, right)
+        lverdicts = _format_neutral_verdicts(left, tools, history[0])
+        rverdicts = _format_neutral_verdicts(right, tools, history[1])
     else:
         lverdicts = [v.verdict for v in left.verdicts]
         rverdicts = [v.verdict for v in right.verdicts]
     progress("Aligning the items", _READ)
     index_pairs = _align(lside, rside, mode)
+    if compare:
+        index_pairs = _split_unlike(index_pairs, litems, ritems)
     call_ids = _CallIds(index_pairs, lside, rside, litems, ritems) if compare else None
     pairs: list[Pair] = []
     notes: dict[int, str] = {}
@@ -133,10 +150,10 @@ def _diff_results(
             progress("Comparing the pairs", done)
         if j is None:
             assert i is not None
-            pairs.append(Pair(i, None, (one_side_change(litems[i], "left"),)))
+            pairs.append(Pair(i, None, (one_side_change(litems[i], "left", mode),)))
             continue
         if i is None:
-            pairs.append(Pair(None, j, (one_side_change(ritems[j], "right"),)))
+            pairs.append(Pair(None, j, (one_side_change(ritems[j], "right", mode),)))
             continue
         lcall, rcall = lside.call_ids[i], rside.call_ids[j]
         if (
@@ -148,7 +165,9 @@ def _diff_results(
             # call_id, checked below) differs.
             changes: tuple[Change, ...] = ()
         else:
-            changes = pair_changes(litems[i], ritems[j], lverdicts[i], rverdicts[j], mode=mode)
+            changes = pair_changes(
+                litems[i], ritems[j], lverdicts[i], rverdicts[j], mode=mode, history=history
+            )
         if call_ids is not None and (found := call_ids.change(i, j)) is not None:
             change, note = found
             at = 1 if changes and changes[0].pointer == "/type" else 0
@@ -156,6 +175,8 @@ def _diff_results(
             if note is not None:
                 notes[len(pairs)] = note
         pairs.append(Pair(i, j, changes))
+    if compare:
+        pairs = _mark_reordered(pairs, litems)
     documents = document_changes(left, right, mode)
     details = [Reason(d.code, d.message, None) for d in documents if d.severity == ERROR] + [
         Reason(code, text, number)
@@ -175,6 +196,64 @@ def _diff_results(
         document_changes=tuple(documents),
         reason_details=tuple(details),
     )
+
+
+def _either(left: GateResult, right: GateResult) -> ToolSet:
+    """The tools known on either side (the left's win a clash), limited as either side limits."""
+    if left.toolset.tools == right.toolset.tools:
+        return left.toolset
+    tools = {**right.toolset.tools, **left.toolset.tools}
+    allowed = [a for a in (left.toolset.allowed, right.toolset.allowed) if a is not None]
+    return ToolSet(MappingProxyType(tools), frozenset().union(*allowed) if allowed else None)
+
+
+def _split_unlike(
+    pairs: list[IndexPair], litems: Sequence[Item], ritems: Sequence[Item]
+) -> list[IndexPair]:
+    """Compare mode: a call or output never pairs with another kind of item, nor reasoning or
+    an assistant's words with a call; such pairs become one item on each side."""
+    out: list[IndexPair] = []
+    for i, j in pairs:
+        if i is not None and j is not None:
+            left, right = litems[i], ritems[j]
+            lcall, rcall = _is_call_type(left.type), _is_call_type(right.type)
+            # A call that became a provider-prefixed item stays one pair: became_namespaced.
+            prefixed = any(isinstance(t, str) and ":" in t for t in (left.type, right.type))
+            unlike = (lcall or rcall) and not prefixed and not same_json(left.type, right.type)
+            if unlike or is_filler(left) != is_filler(right):
+                out += [(i, None), (None, j)]
+                continue
+        out.append((i, j))
+    return out
+
+
+def _mark_reordered(pairs: list[Pair], litems: Sequence[Item]) -> list[Pair]:
+    """Compare mode: calls and outputs paired out of order (a parallel batch against calls made
+    one after another) carry `calls_reordered`, information."""
+    calls = [
+        n
+        for n, p in enumerate(pairs)
+        if p.left is not None and p.right is not None and _is_call_type(litems[p.left].type)
+    ]
+    calls.sort(key=lambda n: pairs[n].left or 0)
+    rights = [pairs[n].right or 0 for n in calls]
+    crossed = set()
+    highest = -1
+    for n, right in zip(calls, rights, strict=True):
+        if right < highest:
+            crossed.add(n)
+        highest = max(highest, right)
+    lowest = len(rights) and max(rights) + 1
+    for n, right in zip(reversed(calls), reversed(rights), strict=True):
+        if right > lowest:
+            crossed.add(n)
+        lowest = min(lowest, right)
+    out = list(pairs)
+    for n in crossed:
+        pair = pairs[n]
+        change = Change("calls_reordered", "", pair.left, pair.right, INFO)
+        out[n] = Pair(pair.left, pair.right, (*pair.changes, change))
+    return out
 
 
 def diff_transcripts(

@@ -17,6 +17,12 @@ def _label(item: Item, side: str = "") -> str:
 
 
 _TYPE_REASONS = {"became_namespaced", "became_non_portable"}
+#: Compare mode's errors within a pair of calls or outputs: what differs.
+_DIVERGED = {
+    "name_changed": "calls another tool",
+    "arguments_changed": "has other arguments",
+    "output_changed": "has another result",
+}
 
 
 def _reasons(
@@ -34,6 +40,7 @@ def _reasons(
         return
     label = _label(left[pair.left])
     where = f"(right #{pair.right})"
+    seen: dict[str, bool] = {}
     for change in pair.changes:
         if change.severity != ERROR:
             continue
@@ -52,6 +59,13 @@ def _reasons(
             yield code, f"{label} call_id changed from {change.left!r} to {change.right!r} {where}"
         elif code == "call_id_mismatch":
             yield code, note or f"{label} call_id {change.left!r} does not match {where}"
+        elif code in _DIVERGED:
+            # Compare mode: the same call made with other arguments, to another tool, or
+            # answered otherwise; one reason per pair and code, at its first pointer.
+            if seen.get(code, False):
+                continue
+            seen[code] = True
+            yield code, f"{label} {_DIVERGED[code]} at {change.pointer} {where}"
         elif code == "verdict_changed" and not (pair.codes & _TYPE_REASONS):
             # After a type change the verdict change is its consequence, already a reason.
             yield (

@@ -17,7 +17,6 @@ from inspector.core.diff.values import (
     Reason,
     Severity,
 )
-from inspector.core.diff.verdict import DiffVerdict, verdict_summary
 from inspector.core.gate import GateResult
 
 _SEVERITY_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -25,7 +24,11 @@ _SEVERITY_RANK = {ERROR: 0, WARNING: 1, INFO: 2}
 
 @dataclass(frozen=True, slots=True)
 class DiffResult:
-    """Both gate results, the aligned pairs in display order, and the replay decision."""
+    """Both gate results, the aligned pairs in display order, and the reasons that block.
+
+    `replay_safe` says only that no change of the diff itself blocks; the answer every output
+    gives (with each side's own findings) is `core.decision.decide_pair`.
+    """
 
     left: GateResult
     right: GateResult
@@ -83,17 +86,6 @@ class DiffResult:
             else:
                 counts["info" if pair.changes else "same"] += 1
         return counts
-
-    def verdict_summary(self) -> DiffVerdict:
-        """The status line's facts (see `verdict.verdict_summary`)."""
-        return verdict_summary(
-            mode=self.mode,
-            pairs=self.pairs,
-            document_changes=self.document_changes,
-            replay_safe=self.replay_safe,
-            reasons=self.reasons,
-            right_result=self.right,
-        )
 
     def changes_by_code(self) -> tuple[CodeGroup, ...]:
         """Every change, document change and reason grouped by code: errors first, then by code."""

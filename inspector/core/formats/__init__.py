@@ -168,6 +168,7 @@ FORMAT_MODULES = (
     "anthropic",
     "gemini",
     "bedrock",
+    "cohere",
     "errors",
     "codex",
     "claude_code",

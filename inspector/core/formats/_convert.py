@@ -69,6 +69,27 @@ PARTS_CONVERTED = Derivation(
 )
 
 
+def _empty_text(part: Any) -> bool:
+    """A converted text part with no text and nothing else."""
+    return (
+        isinstance(part, dict)
+        and part.get("text") == ""
+        and part.keys() == {"type", "text"}
+        and part["type"] in ("input_text", "output_text")
+    )
+
+
+def _empty_content(content: Any) -> bool:
+    """Native content that holds nothing: none given, an empty list, only empty text blocks."""
+    if content is ABSENT:
+        return True
+    if not isinstance(content, list):
+        return False
+    return all(
+        isinstance(b, dict) and b.get("text") == "" and set(b) <= {"type", "text"} for b in content
+    )
+
+
 def text_part(role: Any, text: Any) -> dict[str, Any]:
     """An Open Responses text content part for a message of this role."""
     return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
@@ -242,7 +263,10 @@ class Converter:
         message = self.message
         if message is None or not message.parts:
             return
-        self._message_item(message, list(message.parts), message.part_marks)
+        # Empty text parts (a trailing `{"text": ""}`) hold nothing: no message of them alone.
+        parts = [p for p in message.parts if not _empty_text(p)]
+        if parts:
+            self._message_item(message, parts, message.part_marks)
         message.parts.clear()
         message.part_marks = []
 
@@ -261,7 +285,7 @@ class Converter:
         if message is None:
             return
         self._flush()
-        if not message.produced:
+        if not message.produced and not _empty_content(content):
             self._message_item(message, [] if content is ABSENT else content)
         self.message = None
 

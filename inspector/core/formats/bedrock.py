@@ -173,14 +173,15 @@ def detect_stream(events: Sequence[StreamEvent]) -> bool | None:
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add a Converse request, response or message as converted items."""
     obj = record.obj
+    server = _server_tool_ids(obj)
     if kind == "bedrock_response":
         reason = obj.get("stopReason")
         conv = start(b, record, kind, API, reason=reason, error=obj.get("error"))
         pointer = join_pointer(record.base, "output", "message")
-        _message(conv, obj["output"]["message"], pointer, record.line)
+        _message(conv, obj["output"]["message"], pointer, record.line, server)
     elif kind == "bedrock_message":
         conv = start(b, record, kind, API)
-        _message(conv, obj, record.base, record.line)
+        _message(conv, obj, record.base, record.line, server)
     else:
         conv = start(b, record, kind, API)
         _add_settings(b, record)
@@ -190,8 +191,31 @@ def load(b: Builder, record: Record, kind: str) -> None:
             conv.begin("system", pointer, system, record.line)
             _blocks_into(conv, "system", system, pointer, record.line)
             conv.end(system)
-        conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
+        conv.turns("messages", lambda m, p, line: _message(conv, m, p, line, server))
     conv.finish()
+
+
+#: A `toolUse` Bedrock runs itself (a system tool such as the Nova code interpreter) says so.
+#: Source: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolUseBlock.html
+#: (`type`: "server_tool_use").
+SERVER_TOOL_USE = "server_tool_use"
+
+
+def _server_tool_ids(obj: Any) -> frozenset[Any]:
+    """The ids of the record's server tool uses: their results are Bedrock's, not a client's."""
+    found: set[Any] = set()
+    messages = obj.get("messages") if isinstance(obj.get("messages"), list) else None
+    if messages is None:
+        output = obj.get("output")
+        message = output.get("message") if isinstance(output, dict) else obj
+        messages = [message]
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            use = block.get("toolUse") if isinstance(block, dict) else None
+            if isinstance(use, dict) and use.get("type") == SERVER_TOOL_USE:
+                found.add(use.get("toolUseId"))
+    return frozenset(found)
 
 
 def _add_settings(b: Builder, record: Record) -> None:
@@ -218,17 +242,34 @@ def _add_settings(b: Builder, record: Record) -> None:
             b.tool_choice = "auto"
 
 
-def _message(conv: Converter, message: dict[str, Any], pointer: str, line: int | None) -> None:
+def _message(
+    conv: Converter,
+    message: dict[str, Any],
+    pointer: str,
+    line: int | None,
+    server: frozenset[Any] = frozenset(),
+) -> None:
     role = message.get("role")
     fields = {f"{SLUG}:{k}": v for k, v in message.items() if k not in ("role", "content")}
     conv.begin(role, pointer, message, line, fields)
     content = message.get("content")
-    _blocks_into(conv, role, content, join_pointer(pointer, "content"), line)
+    _blocks_into(conv, role, content, join_pointer(pointer, "content"), line, server)
     conv.end(content)
 
 
-def _blocks_into(conv: Converter, role: Any, blocks: Any, pointer: str, line: int | None) -> None:
-    """Convert a block list (at `pointer`): text to parts; calls, results, reasoning to items."""
+def _blocks_into(
+    conv: Converter,
+    role: Any,
+    blocks: Any,
+    pointer: str,
+    line: int | None,
+    server: frozenset[Any] = frozenset(),
+) -> None:
+    """Convert a block list (at `pointer`): text to parts; calls, results, reasoning to items.
+
+    A server tool's use and result (`server`: their ids) become provider-prefixed items, as
+    Anthropic's do: a replay must not ask a client to run Bedrock's own sandbox.
+    """
     if isinstance(blocks, str):
         conv.content(blocks)
         return
@@ -239,7 +280,14 @@ def _blocks_into(conv: Converter, role: Any, blocks: Any, pointer: str, line: in
             continue
         use = block.get("toolUse")
         result = block.get("toolResult")
-        if isinstance(use, dict):
+        if isinstance(use, dict) and use.get("type") == SERVER_TOOL_USE:
+            fields = {k: v for k, v in use.items() if k != "type"}
+            conv.extra(SERVER_TOOL_USE, fields, here, block, line)
+        elif isinstance(result, dict) and result.get("toolUseId") in server:
+            # Its own `type` (e.g. "nova_code_interpreter_result") is kept as `result_type`.
+            fields = {("result_type" if k == "type" else k): v for k, v in result.items()}
+            conv.extra("server_tool_result", fields, here, block, line)
+        elif isinstance(use, dict):
             conv.call(
                 name=use.get("name"),
                 call_id=use.get("toolUseId"),

@@ -206,26 +206,7 @@ def _message(conv: Converter, message: dict[str, Any], pointer: str, line: int |
             conv.content(content)
     if isinstance(refusal, str):
         conv.part({"type": "refusal", "refusal": refusal}, _REFUSAL_PART)
-    if isinstance(calls, list):
-        for j, call in enumerate(calls):
-            here = join_pointer(pointer, "tool_calls", j)
-            if not isinstance(call, dict):
-                conv.extra("tool_call", {"value": call}, here, call, line)
-                continue
-            function = call.get("function")
-            function = function if isinstance(function, dict) else {}
-            conv.call(
-                name=function.get("name"),
-                call_id=call.get("id"),
-                arguments=function.get("arguments", ABSENT),
-                pointer=here,
-                native=call,
-                line=line,
-                fields={
-                    **prefixed(call, ("id", "type", "function"), SLUG),
-                    **prefixed(function, ("name", "arguments"), SLUG),
-                },
-            )
+    add_tool_calls(conv, calls, pointer, line, SLUG)
     if isinstance(legacy, dict):
         conv.call(
             name=legacy.get("name"),
@@ -238,6 +219,34 @@ def _message(conv: Converter, message: dict[str, Any], pointer: str, line: int |
         )
     # A message that gave no item (no text, no call) is kept with its content as it was.
     conv.end(content)
+
+
+def add_tool_calls(conv: Converter, calls: Any, pointer: str, line: int | None, slug: str) -> None:
+    """Convert a message's `tool_calls` (`{id, type, function: {name, arguments}}` each).
+
+    Cohere v2 chat sends its calls in this shape too; their other fields keep `slug`.
+    """
+    if not isinstance(calls, list):
+        return
+    for j, call in enumerate(calls):
+        here = join_pointer(pointer, "tool_calls", j)
+        if not isinstance(call, dict):
+            conv.extra("tool_call", {"value": call}, here, call, line)
+            continue
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
+        conv.call(
+            name=function.get("name"),
+            call_id=call.get("id"),
+            arguments=function.get("arguments", ABSENT),
+            pointer=here,
+            native=call,
+            line=line,
+            fields={
+                **prefixed(call, ("id", "type", "function"), slug),
+                **prefixed(function, ("name", "arguments"), slug),
+            },
+        )
 
 
 def _part(role: Any, part: Any) -> Any:
@@ -265,13 +274,15 @@ def _part(role: Any, part: Any) -> Any:
 
 
 class _Choice:
-    __slots__ = ("finish_reason", "function_call", "role", "text", "tool_calls")
+    __slots__ = ("by_id", "finish_reason", "function_call", "role", "text", "tool_calls")
 
     def __init__(self, path: str | None) -> None:
         self.role: Any = None
         self.text: dict[str, list[str]] = {}
         # A tool call has no start event: its first delta opens it.
         self.tool_calls = Blocks(path, "tool call", opens_on_delta=True)
+        #: The calls streamed without `index`, by their `id`.
+        self.by_id: dict[str, int] = {}
         #: The legacy single call (`functions`): its name and its streamed arguments.
         self.function_call: dict[str, Any] | None = None
         self.finish_reason: Any = None
@@ -289,15 +300,23 @@ class _Choice:
                 lambda call: {
                     "id": call.value["id"],
                     "type": call.value["type"],
-                    "function": {"name": call.value["name"], "arguments": call.joined("arguments")},
+                    "function": _function(call.value["name"], call.joined("arguments") or ""),
                 }
             )
         if self.function_call is not None:
-            msg["function_call"] = {
-                "name": self.function_call["name"],
-                "arguments": "".join(self.function_call["arguments"]),
-            }
+            msg["function_call"] = _function(
+                self.function_call["name"], "".join(self.function_call["arguments"])
+            )
         return msg
+
+
+def _function(name: Any, arguments: str) -> dict[str, Any]:
+    """A streamed call's function; no streamed arguments leaves `arguments` out.
+
+    A no-argument call streams `"arguments": ""` (or nothing); the same call from the same
+    model in any other format is `{}`, so the converter gives it `{}`, marked as derived.
+    """
+    return {"name": name, "arguments": arguments} if arguments else {"name": name}
 
 
 def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> dict[str, Any]:
@@ -347,7 +366,7 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
             if isinstance(legacy, dict):
                 state = choice.function_call or {"name": None, "arguments": []}
                 choice.function_call = state
-                if legacy.get("name") is not None:
+                if legacy.get("name"):
                     state["name"] = legacy["name"]
                 if isinstance(legacy.get("arguments"), str):
                     state["arguments"].append(legacy["arguments"])
@@ -380,21 +399,41 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
 def _merge_tool_call(ev: StreamEvent, choice: _Choice, call: Any, path: str | None) -> None:
     if not isinstance(call, dict):
         raise event_error(ev, "a tool_calls entry is not an object", path)
-    index = event_field(ev, call, "index", int, "tool call", path)
+    index = _call_index(ev, choice, call, path)
     streamed = choice.tool_calls.delta(ev, index, _new_call)
     state = streamed.value
-    if call.get("id") is not None:
+    # Continuation chunks of OpenAI-compatible servers (GLM, Qwen) repeat `"id": ""` and
+    # `"name": ""`: an empty string never overwrites what was received.
+    if call.get("id"):
         state["id"] = call["id"]
-    if call.get("type") is not None:
+    if call.get("type"):
         state["type"] = call["type"]
     function = call.get("function") or {}
     if not isinstance(function, dict):
         raise event_error(ev, "tool call function is not an object", path)
-    if function.get("name") is not None:
+    if function.get("name"):
         state["name"] = function["name"]
     # Every call has its arguments, if only empty ones.
     streamed.append("arguments", function.get("arguments"))
     streamed.texts.setdefault("arguments", [])
+
+
+def _call_index(ev: StreamEvent, choice: _Choice, call: dict[str, Any], path: str | None) -> int:
+    """The call a `tool_calls` entry adds to: its `index`, or else the call with its `id`.
+
+    Without `index` (Mistral sends each call whole so), a new id opens the next call and an
+    entry with no id continues the last one (or opens the first).
+    """
+    if call.get("index") is not None:
+        return event_field(ev, call, "index", int, "tool call", path)
+    used = [index for index, _ in choice.tool_calls]
+    call_id = call.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        return max(used, default=0)
+    known = choice.by_id.get(call_id)
+    if known is None:
+        known = choice.by_id[call_id] = max(used, default=-1) + 1
+    return known
 
 
 def _new_call() -> dict[str, Any]:

@@ -130,6 +130,22 @@ def _is_chunk(obj: Any) -> bool:
     )
 
 
+def is_event(obj: Any) -> bool:
+    """Whether a value is a streamed chunk that is not the last: no candidate has finished yet.
+
+    A whole response always names its `finishReason`; SDKs that save a stream one chunk per
+    line (or the REST API without `alt=sse`) write the chunks before it without one.
+    """
+    if not _is_chunk(obj):
+        return False
+    candidates = obj.get("candidates")
+    # The key, not its value: an assembled stream that was cut off says `finishReason: null`.
+    return bool(candidates) and all(
+        isinstance(c, dict) and "finishReason" not in c and "finish_reason" not in c
+        for c in candidates
+    )
+
+
 def _is_content(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("parts"), list) and "type" not in obj
 
@@ -144,6 +160,8 @@ def detect(obj: Any) -> Detection | None:
         return None
     if isinstance(obj.get("contents"), list):
         return 90, "gemini_request"
+    if is_event(obj):
+        return 95, "stream_event"
     if _is_chunk(obj):
         return 90, "gemini_response"
     if _is_content(obj) and ("role" in obj or _REQUEST_SIGNS & obj.keys()):
@@ -181,7 +199,8 @@ def load(b: Builder, record: Record, kind: str) -> None:
         system = _get(obj, "systemInstruction")
         if system is not None:
             pointer = join_pointer(record.base, _key(obj, "systemInstruction"))
-            _content(conv, system, pointer, record.line, role="system")
+            # The system prompt whatever `role` it carries (the Google SDKs write "user").
+            _content(conv, system, pointer, record.line, role="system", forced=True)
         conv.turns("contents", lambda c, p, line: _content(conv, c, p, line))
     conv.finish()
 
@@ -233,6 +252,13 @@ def _add_settings(b: Builder, record: Record) -> None:
                 if schema is ABSENT:
                     parameters = _get(declaration, "parameters")
                     schema = None if parameters is None else json_schema(parameters)
+                    member = _key(declaration, "parameters") if parameters is not None else None
+                else:
+                    member = _key(declaration, "parametersJsonSchema")
+                # The origin names the member: target rules differ for `parameters` (an
+                # OpenAPI subset) and `parametersJsonSchema` (JSON Schema).
+                if member is not None:
+                    pointer = join_pointer(pointer, member)
                 b.add_tool(name, schema, pointer, record.line)
     config = _get(_get(obj, "toolConfig"), "functionCallingConfig")
     names = _get(config, "allowedFunctionNames")
@@ -281,10 +307,20 @@ def json_schema(schema: Any) -> Any:
 
 
 def _content(
-    conv: Converter, content: dict[str, Any], pointer: str, line: int | None, role: Any = None
+    conv: Converter,
+    content: dict[str, Any],
+    pointer: str,
+    line: int | None,
+    role: Any = None,
+    forced: bool = False,
 ) -> None:
-    """Convert one Content (a turn): its parts, split around calls, results and thoughts."""
-    native_role = content.get("role", role)
+    """Convert one Content (a turn): its parts, split around calls, results and thoughts.
+
+    `forced`: `role` is the turn's role whatever the content says (`systemInstruction`).
+    """
+    if not isinstance(content, dict):
+        content = {"parts": [{"text": content}]} if isinstance(content, str) else {}
+    native_role = role if forced else content.get("role", role)
     role = _ROLES.get(native_role, native_role) if isinstance(native_role, str) else native_role
     fields = _kept(content, frozenset({"role", "parts"}))
     conv.begin(role, pointer, content, line, fields)
@@ -391,7 +427,20 @@ def assemble_stream(events: Sequence[StreamEvent], path: str | None = None) -> d
         if "error" in result:
             return result
         raise LoadError("no GenerateContentResponse chunk in the stream", path=path)
-    result["candidates"] = [{**c.value, "index": i} for i, c in candidates]
+    for _, candidate in candidates:
+        for part in (candidate.value.get("content") or {}).get("parts") or ():
+            if isinstance(part, dict) and _BUILDING in part:
+                # The stream ended inside a call: the arguments seen so far, never completed.
+                built = part.pop(_BUILDING)
+                call = part[_key(part, "functionCall")]
+                call.setdefault("args", built)
+                call["willContinue"] = True
+    result["candidates"] = [
+        {"finishReason": None, **c.value, "index": i}
+        if _get(c.value, "finishReason") is None
+        else {**c.value, "index": i}
+        for i, c in candidates
+    ]
     return result
 
 
@@ -413,12 +462,15 @@ def _merge_candidate(
         if not isinstance(parts, list):
             raise event_error(ev, "content parts is not an array", path)
         for part in parts:
-            _merge_part(content["parts"], part)
+            _merge_part(ev, content["parts"], part, path)
 
 
-def _merge_part(parts: list[Any], part: Any) -> None:
+def _merge_part(ev: StreamEvent, parts: list[Any], part: Any, path: str | None) -> None:
     """Append a streamed part, joining text to the text before it (a thought to a thought)."""
     last = parts[-1] if parts else None
+    if isinstance(last, dict) and _continues_call(last, part):
+        _add_partial_call(ev, last, part, path)
+        return
     if (
         isinstance(part, dict)
         and isinstance(part.get("text"), str)
@@ -434,6 +486,99 @@ def _merge_part(parts: list[Any], part: Any) -> None:
             last["thoughtSignature"] = signature
         return
     parts.append(dict(part) if isinstance(part, dict) else part)
+    call = _get(part, "functionCall")
+    if isinstance(call, dict) and ("partialArgs" in call or "willContinue" in call):
+        parts[-1] = {**part, _key(part, "functionCall"): {}}
+        _add_partial_call(ev, parts[-1], part, path)
+
+
+# Vertex AI streams a call's arguments (`streamFunctionCallArguments`): a `functionCall` part
+# with `willContinue: true` is continued by the next ones, each adding `partialArgs` (a JSON
+# Path, RFC 9535, and a string, number, bool or null value; string pieces of one path join).
+# Source: https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/Content
+# (FunctionCall.partialArgs, willContinue; PartialArg).
+_VALUE_KEYS = ("stringValue", "numberValue", "boolValue", "nullValue")
+_PATH_STEP = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]|\['([^']*)'\]|\[\"([^\"]*)\"\]")
+#: The arguments being built on a call part still streaming (taken off when it ends).
+_BUILDING = "\x00partial_args"
+
+
+def _continues_call(last: Any, part: Any) -> bool:
+    return (
+        isinstance(last, dict)
+        and _BUILDING in last
+        and isinstance(part, dict)
+        and isinstance(_get(part, "functionCall"), dict)
+    )
+
+
+def _add_partial_call(ev: StreamEvent, into: dict[str, Any], part: Any, path: str | None) -> None:
+    """Add one streamed piece of a call to the call part `into` (its args built by path)."""
+    key = _key(into, "functionCall")
+    call = into[key]
+    piece = _get(part, "functionCall")
+    args = into.setdefault(_BUILDING, {})
+    for name, value in piece.items():
+        if snake(name) not in ("partial_args", "will_continue"):
+            call[name] = value
+    for signature in ("thoughtSignature", "thought_signature"):
+        if signature in part:
+            into[signature] = part[signature]
+    partial = _get(piece, "partialArgs") or []
+    if not isinstance(partial, list):
+        raise event_error(ev, "functionCall.partialArgs is not an array", path)
+    for arg in partial:
+        _set_partial(ev, args, arg, path)
+    if _get(piece, "willContinue") is not True:
+        built = into.pop(_BUILDING)
+        if "args" not in call and built:
+            call["args"] = built
+
+
+def _set_partial(ev: StreamEvent, args: dict[str, Any], arg: Any, path: str | None) -> None:
+    where = _get(arg, "jsonPath")
+    if not isinstance(where, str) or not where.startswith("$"):
+        raise event_error(ev, "a partialArgs entry has no JSON Path (`jsonPath`)", path)
+    steps: list[str | int] = []
+    at = 1
+    while at < len(where):
+        found = _PATH_STEP.match(where, at)
+        if found is None:
+            raise event_error(ev, f"partialArgs jsonPath {where!r} is not a simple path", path)
+        name, index, quoted, dquoted = found.groups()
+        steps.append(int(index) if index is not None else name or quoted or dquoted or "")
+        at = found.end()
+    if not steps:
+        raise event_error(ev, f"partialArgs jsonPath {where!r} names no argument", path)
+    value: Any = None
+    for key in _VALUE_KEYS:
+        if key in arg or snake(key) in arg:
+            value = None if key == "nullValue" else _get(arg, key)
+            break
+    node: Any = args
+    container: Any
+    for step, following in zip(steps, [*steps[1:], None], strict=True):
+        last = following is None
+        if isinstance(step, int):
+            if not isinstance(node, list):
+                raise event_error(ev, f"partialArgs jsonPath {where!r} indexes a non-array", path)
+            while len(node) <= step:
+                node.append(None)
+            slot_get, container = node[step], node
+        else:
+            if not isinstance(node, dict):
+                raise event_error(
+                    ev, f"partialArgs jsonPath {where!r} names into a non-object", path
+                )
+            slot_get, container = node.get(step), node
+        if last:
+            joined = isinstance(slot_get, str) and isinstance(value, str)
+            container[step] = slot_get + value if joined else value
+        else:
+            if slot_get is None:
+                slot_get = [] if isinstance(following, int) else {}
+                container[step] = slot_get
+            node = slot_get
 
 
 FORMAT = FormatSpec(
@@ -444,6 +589,7 @@ FORMAT = FormatSpec(
     load=load,
     detect_stream=detect_stream,
     assemble_stream=assemble_stream,
+    is_event=is_event,
     array_stream_kind=ARRAY_STREAM_KIND,
     declares_tools=True,
 )

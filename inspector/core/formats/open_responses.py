@@ -67,7 +67,9 @@ def detect(obj: Any) -> Detection | None:
         and ("sequence_number" in obj or "response" in obj or "item_id" in obj or "delta" in obj)
     ):
         return 55, "stream_event"
-    if "type" in obj or "role" in obj or "id" in obj:
+    # An object that merely has an `id` is no item_reference (a Cohere response, a manifest
+    # entry): only `{"type": "item_reference", "id": …}` or an object with only `id` is one.
+    if "type" in obj or "role" in obj or obj.keys() == {"id"}:
         return 10, "item"
     return None
 

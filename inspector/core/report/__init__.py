@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from inspector.core.decision import Decision
 from inspector.core.gate import GateResult
 from inspector.core.model import LoadError, Transcript
 
@@ -69,8 +70,10 @@ def transcript_info(transcript: Transcript) -> dict[str, Any]:
     }
 
 
-def gate_document(path: str, result: GateResult) -> dict[str, Any]:
-    """Return the JSON object for one gated file."""
+def gate_document(
+    path: str, result: GateResult, decision: Decision | None = None
+) -> dict[str, Any]:
+    """Return the JSON object for one gated file (with its decision, when given)."""
     info = transcript_info(result.transcript)
     document: dict[str, Any] = {
         "path": path,
@@ -84,6 +87,9 @@ def gate_document(path: str, result: GateResult) -> dict[str, Any]:
     stream = result.transcript.stream
     if stream is not None:
         document["stream"] = stream.to_json()
+    if decision is not None:
+        document["replay_safe"] = decision.replay_safe
+        document["verdict_summary"] = decision.to_json()
     return document
 
 

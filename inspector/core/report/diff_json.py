@@ -4,28 +4,37 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import DiffResult, Pair
 from inspector.core.report import Streamed
 
 
 def diff_document(
-    result: DiffResult, left_path: str, right_path: str, *, streamed: bool = False
+    result: DiffResult,
+    left_path: str,
+    right_path: str,
+    *,
+    streamed: bool = False,
+    decision: Decision | None = None,
 ) -> dict[str, Any]:
-    """Return the CLI's JSON document of a diff (paths as given).
+    """Return the CLI's JSON document of a diff (paths as given) and its decision.
 
-    `streamed`: the pairs as a `Streamed` array, made one by one as it is written.
+    `streamed`: the pairs as a `Streamed` array, made one by one as it is written. `replay_safe`,
+    `reasons` and `verdict_summary` render the one decision (`core.decision.decide_pair`).
     """
+    if decision is None:
+        decision = decide_pair(result, names=(left_path, right_path))
     pairs = (pair_row(result, pair) for pair in result.pairs)
     return {
         "left": left_path,
         "right": right_path,
         "pairs": Streamed(pairs) if streamed else list(pairs),
-        "replay_safe": result.replay_safe,
-        "reasons": list(result.reasons),
+        "replay_safe": decision.replay_safe,
+        "reasons": decision.reason_lines(),
         "summary": result.summary(),
         "mode": str(result.mode),
         "document_changes": [c.to_json() for c in result.document_changes],
-        "verdict_summary": result.verdict_summary().to_json(),
+        "verdict_summary": decision.to_json(),
         "changes_by_code": [g.to_json() for g in result.changes_by_code()],
     }
 

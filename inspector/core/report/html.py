@@ -27,6 +27,7 @@ from inspector.core.report.model import (
     ReportInput,
     ReportSide,
     count_text,
+    decision_mark,
     extra_title,
     finding_extras,
     is_blocked,
@@ -78,6 +79,14 @@ def _e(text: str) -> str:
 # Palette: CSS and icons
 
 
+#: The decision banner per decision severity: its class and icon.
+_DECISION_STATES = {
+    "error": ("block", "s-error"),
+    "warning": ("warn", "s-warning"),
+    "info": ("pass", "v-ok"),
+}
+
+
 def _colour_rules(theme: str) -> list[str]:
     data = palette_data()
     rules = []
@@ -89,7 +98,7 @@ def _colour_rules(theme: str) -> list[str]:
     gap = data["gap"][theme]
     rules.append(f".gap{{color:{gap['fg']};background:{gap['bg']}}}")
     # The decision banner takes the colours of a blocked and of a passing verdict.
-    for state, verdict in (("block", "arguments_schema"), ("pass", "ok")):
+    for state, verdict in (("block", "arguments_schema"), ("warn", "status"), ("pass", "ok")):
         colours = data["verdicts"][verdict][theme]
         rules.append(
             f".decision.{state}{{color:{colours['fg']};background:{colours['bg']};"
@@ -577,15 +586,20 @@ class _Page:
         """Title, decision and reasons, the files with their formats and verdict counts."""
         report = self.report
         decision = report.decision
-        state = "block" if decision.blocking else "pass"
-        mark = icon("s-error" if decision.blocking else "v-ok")
-        reasons = [f"<li>{self.text(r, DETAIL)}</li>" for r in decision.reasons]
+        state, symbol = _DECISION_STATES[decision_mark(decision)]
+        mark = icon(symbol)
+        reasons = [
+            f"<li>{self.text(r, DETAIL)}</li>"
+            for r in (*decision.reason_lines(), *decision.warning_lines())
+        ]
         listed = "".join(reasons[:REASONS_SHOWN])
         if len(reasons) > REASONS_SHOWN:
             listed += (
                 f"<li><details><summary>{len(reasons) - REASONS_SHOWN:,} more reasons</summary>"
                 f"<ul>{''.join(reasons[REASONS_SHOWN:])}</ul></details></li>"
             )
+        notes = [n for n in (decision.note, decision.suggestion) if n]
+        noted = "".join(f'<p class="note">{self.text(n, DETAIL)}</p>' for n in notes)
         rows = []
         for name, side in zip(report.side_names, report.sides, strict=True):
             chips = "".join(
@@ -603,7 +617,8 @@ class _Page:
         redaction = "on" if self.redactor.enabled else "off"
         return (
             "<header><h1>Replay report</h1>"
-            f'<div class="decision {state}">{mark}{_e(decision.headline)}</div>'
+            f'<div class="decision {state}">{mark}{self.text(decision.headline, DETAIL)}</div>'
+            + noted
             + (f'<ul class="reasons">{listed}</ul>' if reasons else "")
             + f'<table class="files">{"".join(rows)}</table>'
             + (f'<p class="muted">{" · ".join(meta)}</p>' if meta else "")

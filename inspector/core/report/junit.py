@@ -1,7 +1,12 @@
 """JUnit XML for CI: one test case per item, per finding, per stream violation and per pair.
 
-A blocked item fails with its detail as the message; a finding or violation of error severity
-fails; with two files, each pair is a test case too, failing when its changes block the replay.
+The cases fail as the one decision does (`core.decision`): on the side being replayed (the only
+file, or the right one in replay mode) a blocked item fails with its detail as the message and
+a finding or violation of error severity (or warning, under strict) fails; each pair is a test
+case too, failing when its changes block the replay (compare mode: when they are more than
+information). The left side in replay mode, and both sides in compare mode, are listed and never
+fail: their own findings do not flip the decision. A last case, "decision", fails exactly when
+the exit status is 1.
 Built with xml.etree, which escapes; characters XML 1.0 forbids never reach it (`printable`
 writes them as visible escapes first). Suites follow the common JUnit schema that Jenkins,
 GitLab, GitHub actions and Azure read: testsuites > testsuite > testcase > failure.
@@ -18,12 +23,14 @@ from inspector.core.report.model import (
     FindingLike,
     ReportInput,
     ReportSide,
+    deciding_sides,
     describe_item,
     extra_title,
+    failing_items,
     finding_extras,
-    is_blocked,
     items_text,
     pair_kind,
+    where_text,
 )
 from inspector.core.report.redact import Redactor
 
@@ -66,11 +73,17 @@ class _Suites:
             )
             element.text = clean(body)
 
-    def items(self, side: ReportSide, classname: str, suite: ET.Element) -> None:
-        """One test case per item; a blocked verdict fails."""
-        for item, verdict in zip(side.items, side.result.verdicts, strict=True):
+    def failing(self, severity: object, deciding: bool) -> bool:
+        """Whether a finding of this severity fails its case (on a side that decides)."""
+        levels = ("error", "warning") if self.report.decision.strict else ("error",)
+        return deciding and str(severity) in levels
+
+    def items(self, side: ReportSide, classname: str, suite: ET.Element, deciding: bool) -> None:
+        """One test case per item; a blocked verdict fails (on a side that decides)."""
+        failing = failing_items(side, self.report.decision) if deciding else frozenset()
+        for index, (item, verdict) in enumerate(zip(side.items, side.result.verdicts, strict=True)):
             failure = None
-            if is_blocked(verdict.verdict):
+            if index in failing:
                 lines = [verdict.detail]
                 for error in verdict.errors:
                     line = f"{error.path or '/'}: {error.keyword}: {error.message}"
@@ -80,63 +93,87 @@ class _Suites:
             name = f"{describe_item(item)}: {verdict.verdict.value}"
             self.case(suite, f"{classname}.items", name, failure)
 
-    def findings(self, findings: Sequence[FindingLike], classname: str, suite: ET.Element) -> None:
-        """One test case per finding; error severity fails."""
+    def findings(
+        self,
+        findings: Sequence[FindingLike],
+        classname: str,
+        suite: ET.Element,
+        deciding: bool = True,
+    ) -> None:
+        """One test case per finding; error severity fails (on a side that decides)."""
         for finding in findings:
             where = items_text(list(finding.items))
             name = f"{finding.code} {where}".strip()
             failure = None
-            if str(finding.severity) == "error":
+            if self.failing(finding.severity, deciding):
                 extras = "".join(
                     f"\n{k}: {self.clean.json(v)}" for k, v in finding_extras(finding).items()
                 )
                 failure = (str(finding.code), finding.message, f"{finding.message}{extras}")
             self.case(suite, classname, f"{name} ({finding.severity})", failure)
 
-    def violations(self, side: ReportSide, classname: str, suite: ET.Element) -> None:
-        """One test case per stream violation; error severity fails."""
+    def violations(
+        self, side: ReportSide, classname: str, suite: ET.Element, deciding: bool
+    ) -> None:
+        """One test case per stream violation; error severity fails (on a side that decides)."""
         for v in side.violations():
-            where = f"event {v.event_index}" + (f" line {v.line}" if v.line is not None else "")
-            failure = (v.code, v.message, v.message) if str(v.severity) == "error" else None
+            where = where_text(v)
+            failing = self.failing(v.severity, deciding)
+            failure = (v.code, v.message, v.message) if failing else None
             self.case(suite, classname, f"{v.code} {where} ({v.severity})", failure)
 
     def pairs(self, diff: DiffResult, suite: ET.Element) -> None:
-        """One test case per aligned pair; a blocking change fails."""
+        """One test case per aligned pair; a change that decides the outcome fails."""
+        decision = self.report.decision
+        # Replay mode: errors block (warnings too under strict); compare: anything above info.
+        counted = decision.mode == "compare" or decision.strict
         litems, ritems = diff.left.transcript.items, diff.right.transcript.items
         for pair in diff.pairs:
             left = describe_item(litems[pair.left]) if pair.left is not None else "-"
             right = describe_item(ritems[pair.right]) if pair.right is not None else "-"
             name = f"{left} | {right}: {pair_kind(pair)}"
             failure = None
-            if pair.blocking:
+            if pair.blocking or (counted and pair.changed):
                 lines = [
                     f"{c.severity} {c.code} {c.pointer or '(item)'}: "
                     f"{self.clean.json(c.left, 300)} -> {self.clean.json(c.right, 300)}"
                     for c in pair.changes
                 ]
-                codes = ", ".join(c.code for c in pair.changes if c.severity == "error")
-                failure = ("replay_unsafe", f"blocks replay: {codes}", "\n".join(lines))
+                codes = ", ".join(c.code for c in pair.changes if c.severity != "info")
+                failure = (str(decision.outcome), f"{decision.outcome}: {codes}", "\n".join(lines))
             self.case(suite, "diff.pairs", name, failure)
 
     def render(self) -> str:
         report = self.report
-        for name, side in zip(report.side_names, report.sides, strict=True):
+        decision = report.decision
+        for name, side, deciding in zip(
+            report.side_names, report.sides, deciding_sides(report), strict=True
+        ):
             classname = f"{name}" if len(report.sides) == 2 else "gate"
             properties = {"path": self.clean(side.path), "format": self.clean(side.format)}
             suite = self.suite(f"{name}: {self.clean(side.path)}", properties)
-            self.items(side, classname, suite)
-            self.findings(side.result.findings, f"{classname}.findings", suite)
-            self.violations(side, f"{classname}.stream", suite)
+            self.items(side, classname, suite, deciding)
+            self.findings(side.result.findings, f"{classname}.findings", suite, deciding)
+            self.violations(side, f"{classname}.stream", suite, deciding)
             if side.extra_findings or report.target:
                 title = self.clean(extra_title(report))
-                self.findings(side.extra_findings, f"{classname}.{title}", suite)
+                self.findings(side.extra_findings, f"{classname}.{title}", suite, deciding)
+        suite = self.suite(
+            "replay decision",
+            {
+                "replay_safe": str(decision.replay_safe).lower(),
+                "outcome": str(decision.outcome),
+                "mode": report.mode or "",
+            },
+        )
         if report.diff is not None:
-            decision = report.decision
-            suite = self.suite(
-                "replay decision",
-                {"replay_safe": str(not decision.blocking).lower(), "mode": report.mode or ""},
-            )
             self.pairs(report.diff, suite)
+        failure = None
+        if decision.blocks:
+            listed = [*decision.reason_lines(), *decision.warning_lines()]
+            body = "\n".join([decision.headline, *listed])
+            failure = (str(decision.outcome), decision.headline, body)
+        self.case(suite, "decision", f"decision: {decision.outcome}", failure)
         self.count()
         # Last, once every string has passed the redactor: the counts are complete.
         stamp = {
@@ -173,9 +210,8 @@ class _Suites:
 def decision_text(report: ReportInput, clean: Cleaner) -> str:
     """The decision and its reasons on one line."""
     decision = report.decision
-    reasons = "; ".join(clean(r) for r in decision.reasons)
-    text = f"{decision.headline}: {reasons}" if reasons else decision.headline
-    return clean(text, MESSAGE * 4)
+    lines = [decision.headline, *decision.reason_lines(), *decision.warning_lines()]
+    return clean("; ".join(lines), MESSAGE * 4)
 
 
 def render_junit(report: ReportInput, redactor: Redactor) -> str:

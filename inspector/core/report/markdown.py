@@ -24,13 +24,14 @@ from inspector.core.report.model import (
     ReportInput,
     ReportSide,
     count_text,
+    decision_mark,
     describe_item,
     extra_title,
     is_blocked,
     item_cells,
-    items_text,
     pair_kind,
     verdict_counts,
+    where_text,
 )
 from inspector.core.report.redact import Redactor
 
@@ -49,6 +50,8 @@ _LINE_BREAKS = re.compile(r"[\r\n\t]+")
 _BACKTICKS = re.compile(r"`+")
 _JOINER = "\u2060"
 _RANK = {"error": 0, "warning": 1, "info": 2}
+#: The headline's mark per decision severity.
+_MARKS = {"error": "❌", "warning": "⚠️", "info": "✅"}
 
 
 def escape(text: str) -> str:
@@ -129,17 +132,24 @@ class _Summary:
         """The decision, the files, the reasons and the verdict counts."""
         report = self.report
         decision = report.decision
-        mark = "❌" if decision.blocking else "✅"
-        lines = [f"## {mark} {decision.headline}", ""]
+        mark = _MARKS[decision_mark(decision)]
+        lines = [f"## {mark} {self.text(decision.headline, CELL * 2)}", ""]
+        lines += [f"*{self.text(n, CELL * 2)}*" for n in (decision.note, decision.suggestion) if n]
+        if decision.note or decision.suggestion:
+            lines.append("")
         for name, side in self.names:
             lines.append(f"- {name}: {self.code(side.path, False)} ({escape(side.format)})")
         lines.extend(f"- {name}: {self.code(value, False)}" for name, value in report.settings())
-        if decision.reasons:
-            reasons = decision.reasons
-            lines += ["", "**Reasons**", ""]
-            lines.extend(f"- {self.text(r, CELL * 2)}" for r in reasons[:REASONS_SHOWN])
-            if len(reasons) > REASONS_SHOWN:
-                lines.append(f"- … and {len(reasons) - REASONS_SHOWN:,} more")
+        for title, listed in (
+            ("Reasons", decision.reason_lines()),
+            ("Warnings", decision.warning_lines()),
+        ):
+            if not listed:
+                continue
+            lines += ["", f"**{title}**", ""]
+            lines.extend(f"- {self.text(r, CELL * 2)}" for r in listed[:REASONS_SHOWN])
+            if len(listed) > REASONS_SHOWN:
+                lines.append(f"- … and {len(listed) - REASONS_SHOWN:,} more")
         return [*lines, "", *self.counts_table()]
 
     # ---- sections ----------------------------------------------------------------------------
@@ -200,7 +210,7 @@ class _Summary:
                     name,
                     str(f.severity),
                     self.code(f.code),
-                    escape(items_text(list(f.items))),
+                    escape(where_text(f)),
                     self.text(f.message),
                 ]
 

@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from inspector import __version__
+from inspector.core.decision import Decision, answered_history, decide_file, decide_pair
+from inspector.core.decision import FindingLike as DecidedFinding
 from inspector.core.diff import DiffResult, Pair
 from inspector.core.gate import PASSING, GateResult, Verdict, item_label
-from inspector.core.gate import decide as gate_decision
 from inspector.core.model import Item
 from inspector.core.report.redact import Redactor
 
@@ -28,17 +29,11 @@ FINDING_FIELDS = frozenset({"code", "severity", "items", "message"})
 ITEMS_SHOWN = 12
 
 
-class FindingLike(Protocol):
-    """A finding from any check: gate findings, target findings, or what comes next."""
+class FindingLike(DecidedFinding, Protocol):
+    """A finding from any check (gate findings, target findings, …): where it is, its JSON."""
 
     @property
-    def code(self) -> str: ...
-    @property
-    def severity(self) -> Any: ...
-    @property
     def items(self) -> Sequence[int]: ...
-    @property
-    def message(self) -> str: ...
     def to_json(self) -> dict[str, Any]: ...
 
 
@@ -70,20 +65,8 @@ class ReportSide:
         return tuple(stream.violations) if stream is not None else ()
 
 
-@dataclass(frozen=True, slots=True)
-class ReportDecision:
-    """Whether anything blocks the replay, and why, in sentences."""
-
-    blocking: bool
-    reasons: tuple[str, ...]
-    compare: bool
-
-    @property
-    def headline(self) -> str:
-        """The decision in a few words."""
-        if self.compare:
-            return "Replay UNSAFE" if self.blocking else "Replay safe"
-        return "Blocks a replay" if self.blocking else "Nothing blocks a replay"
+#: The report's decision is the core's one decision value.
+ReportDecision = Decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +74,7 @@ class ReportInput:
     """Everything a report shows: one or two sides, the diff of two, the decision, provenance."""
 
     sides: tuple[ReportSide, ...]
-    decision: ReportDecision
+    decision: Decision
     diff: DiffResult | None = None
     tools: str | None = None
     target: str | None = None
@@ -120,21 +103,51 @@ class ReportInput:
         return self.generated.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def decide(sides: Sequence[ReportSide], diff: DiffResult | None) -> ReportDecision:
-    """The replay decision: the diff's for two sides, the gate's for one; error extras block."""
+def decide(
+    sides: Sequence[ReportSide], diff: DiffResult | None, *, strict: bool = False
+) -> Decision:
+    """The report's decision: the pair's for two sides, the file's for one, with extra findings."""
     if diff is not None:
-        blocking = not diff.replay_safe
-        reasons = list(diff.reasons)
-    else:
-        gated = gate_decision(sides[0].result)
-        blocking = gated.blocks
-        reasons = list(gated.reasons)
-    for name, side in zip(("left ", "right ") if diff is not None else ("",), sides, strict=True):
-        for finding in side.extra_findings:
-            if str(finding.severity) == "error":
-                blocking = True
-                reasons.append(f"{name}{finding.code}: {finding.message}")
-    return ReportDecision(blocking, tuple(reasons), diff is not None)
+        return decide_pair(
+            diff,
+            names=(sides[0].path, sides[1].path),
+            strict=strict,
+            extra_findings=(sides[0].extra_findings, sides[1].extra_findings),
+        )
+    side = sides[0]
+    return decide_file(
+        side.result, name=side.path, strict=strict, extra_findings=side.extra_findings
+    )
+
+
+def deciding_sides(report: ReportInput) -> tuple[bool, ...]:
+    """Per side, whether its own findings count towards the decision (the side replayed)."""
+    mode = report.decision.mode
+    if mode == "file":
+        return (True,)
+    return (False, mode != "compare")
+
+
+def failing_items(side: ReportSide, decision: Decision) -> frozenset[int]:
+    """The items of a side that block by their verdict (answered history only under strict)."""
+    history = frozenset() if decision.strict else answered_history(side.result)
+    return frozenset(i for i in side.blocked() if i not in history)
+
+
+def decision_mark(decision: Decision) -> str:
+    """'error', 'warning' or 'info': how a report colours the decision."""
+    return str(decision.severity)
+
+
+def where_text(finding: Any) -> str:
+    """Where a finding or stream violation is: its items, or its event and line."""
+    items = getattr(finding, "items", None)
+    if items is not None:
+        return items_text(list(items))
+    event = getattr(finding, "event_index", None)
+    line = getattr(finding, "line", None)
+    parts = [f"event {event}" if event is not None else "", f"line {line}" if line else ""]
+    return ", ".join(p for p in parts if p)
 
 
 def verdict_counts(result: GateResult) -> list[tuple[str, int]]:
@@ -257,8 +270,11 @@ __all__ = [
     "clip",
     "count_text",
     "decide",
+    "deciding_sides",
+    "decision_mark",
     "describe_item",
     "extra_title",
+    "failing_items",
     "finding_extras",
     "is_blocked",
     "item_cells",
@@ -266,4 +282,5 @@ __all__ = [
     "pair_kind",
     "printable",
     "verdict_counts",
+    "where_text",
 ]

@@ -238,8 +238,19 @@ def _norm_parts(parts: Any) -> list[tuple[Any, Any]]:
     return out
 
 
-def item_differences(built: Mapping[str, Any], other: Any, *, status: bool = True) -> list[str]:
-    """Return the fields in which `other` disagrees with the event-built item."""
+#: Opaque blobs the provider re-issues on every emission: a real OpenAI stream's terminal
+#: snapshot carries another `encrypted_content` than its output_item.done (the same reasoning).
+_OPAQUE = frozenset({"encrypted_content"})
+
+
+def item_differences(
+    built: Mapping[str, Any], other: Any, *, status: bool = True, others: bool = True
+) -> list[str]:
+    """Return the fields in which `other` disagrees with the event-built item.
+
+    `others`: also every other field both carry (only once the item is done: before, what
+    nothing streams is only on the done item, which is authoritative for it).
+    """
     if not isinstance(other, dict):
         return ["(not an object)"]
     diffs = []
@@ -256,6 +267,15 @@ def item_differences(built: Mapping[str, Any], other: Any, *, status: bool = Tru
         for key in ("summary", "content"):
             if _norm_parts(built.get(key)) != _norm_parts(other.get(key)):
                 diffs.append(key)
+    if not others:
+        return diffs
+    # Every other field both carry (a hosted call's arguments or output, …) must agree too.
+    seen = {"type", "id", "status", "content", "summary", *diffs, *_OPAQUE}
+    if kind == "function_call":
+        seen.update(("name", "call_id", "arguments"))
+    diffs.extend(
+        key for key in built if key not in seen and key in other and built[key] != other[key]
+    )
     return diffs
 
 
@@ -558,6 +578,11 @@ class _Reducer:
     def _done_sentinel(self, ev: StreamEvent) -> None:
         resp = self.current
         if resp is None:
+            if not self.responses:
+                # `[DONE]` alone, or before the first event: a stream with no response.
+                self.report(
+                    "response_not_started", ev, "data: [DONE] before any response was opened"
+                )
             return
         resp.counts["[DONE]"] = resp.counts.get("[DONE]", 0) + 1
         resp.last_event = ev.index
@@ -718,10 +743,13 @@ class _Reducer:
                 )
                 continue
             other = output[position]
-            diffs = item_differences(it.build(), other, status=it.closed)
+            closed = it.closed
+            diffs = item_differences(it.build(), other, status=closed, others=closed)
             if diffs:
                 earlier = it.done_item if it.done_item is not None else it.build(True)
-                diffs = _common(diffs, item_differences(earlier, other, status=it.closed))
+                diffs = _common(
+                    diffs, item_differences(earlier, other, status=closed, others=closed)
+                )
             if diffs:
                 self.report(
                     "snapshot_mismatch",
@@ -810,10 +838,12 @@ class _Reducer:
                         f"{label} {index} of {state.id!r} was not done before output_item.done",
                     )
         built = state.build()
-        diffs = item_differences(built, item, status=False)  # done is where status changes
+        # Done is where status changes, and the item's other fields arrive.
+        diffs = item_differences(built, item, status=False, others=False)
         if diffs:
             # A disagreement already reported at a text/arguments .done is not reported again.
-            diffs = _common(diffs, item_differences(state.build(True), item, status=False))
+            claimed = state.build(True)
+            diffs = _common(diffs, item_differences(claimed, item, status=False, others=False))
         if diffs:
             self.report(
                 "snapshot_mismatch",
@@ -825,7 +855,12 @@ class _Reducer:
         # tool results); what was streamed stays as built. Type and id keep the added values.
         merged = dict(item)
         for key in ("type", "id", "content", "summary", "arguments"):
-            if key in built:
+            if key == "arguments" and state.type != "function_call":
+                continue  # only a function_call's arguments are built from deltas (mcp_call's
+                # come whole with the done item, which is authoritative for them)
+            if key in ("content", "summary") and isinstance(built.get(key), list):
+                merged[key] = _with_done_fields(built[key], item.get(key))
+            elif key in built:
                 merged[key] = built[key]
         state.item = merged
         state.done_item = item
@@ -1044,6 +1079,26 @@ class _Reducer:
         resp.extensions.append(
             ExtensionRecord(ev.index, ev.line, kind, seq if type(seq) is int else None, data)
         )
+
+
+def _with_done_fields(built: list[Any], done: Any) -> list[Any]:
+    """Built parts, with the fields only the done item has (a part's `logprobs`, …) filled in.
+
+    The streamed text stays as built; a field the events left empty takes the done value.
+    """
+    if not isinstance(done, list):
+        return built
+    out = []
+    for position, part in enumerate(built):
+        other = done[position] if position < len(done) else None
+        if isinstance(part, dict) and isinstance(other, dict):
+            part = {**other, **{k: v for k, v in part.items() if not _empty(v) or k not in other}}
+        out.append(part)
+    return out
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == [] or value == {}
 
 
 def _common(first: list[str], second: list[str]) -> list[str]:

@@ -76,6 +76,7 @@ ORDER_CHECKS = (
     "no_user_after_tool",
     "output_required",
     "reasoning_followed",
+    "tool_config_with_history",
 )
 REASONING_CHECKS = ("foreign", "any_reasoning", "signature_required")
 #: Kinds of provider-bound reasoning a transcript can carry.
@@ -112,6 +113,8 @@ def _schema_rule_schema() -> dict[str, Any]:
             "effect": {"enum": list(EFFECTS)},
             "mode": {"enum": list(MODES)},
             "when_normalized": {"enum": ["altered", "accepted"]},
+            # Declaration fields (a tool definition's schema member) the rule does not judge.
+            "skips_declared_in": {"$ref": "#/$defs/names"},
             **spec.get("properties", {}),
         }
         branches.append(_rule_schema(properties, ["check", "effect", *spec.get("required", [])]))

@@ -465,6 +465,18 @@ class ToolVerdict:
         return "~" if self.altered else "✓"
 
 
+def declared_in(tool: Tool) -> str | None:
+    """The member of its definition a tool's schema was read from (`parametersJsonSchema` …).
+
+    Formats point a tool's origin at that member when the API has several; else None.
+    """
+    pointer = tool.origin.pointer if tool.origin is not None else None
+    if not pointer:
+        return None
+    last = pointer.rsplit("/", 1)[-1]
+    return None if last.isdigit() else last.replace("~1", "/").replace("~0", "~")
+
+
 def strict_mode(tool: Tool, profile: Profile) -> str:
     """How the target reads this tool: 'strict', 'loose' or 'normalize' (strict when it can)."""
     if profile.strict is None:
@@ -527,7 +539,8 @@ def _schema_problems(tool: Tool, profile: Profile, mode: str) -> tuple[list[Tool
     def applies(rule: Rule, wanted: str) -> bool:
         return rule.get("mode", "any") in ("any", wanted)
 
-    rules = list(profile.schema)
+    field = declared_in(tool)
+    rules = [r for r in profile.schema if field not in r.get("skips_declared_in", ())]
     if mode == "normalize":
         strict_only = [r for r in rules if r.get("mode") == "strict"]
         strict_hits = run(strict_only)

@@ -115,6 +115,10 @@ def _gemini_signature(raw: dict[str, Any]) -> bool:
         isinstance(raw.get(k), str) and raw[k] for k in _SIGNATURE_KEYS
     ):
         return True
+    # Where the Gemini format keeps a part's signature on the item it converted.
+    kept = raw.get("google:thought_signature")
+    if isinstance(kept, str) and kept:
+        return True
     nested = raw.get("google")
     return isinstance(nested, dict) and any(isinstance(nested.get(k), str) for k in _SIGNATURE_KEYS)
 
@@ -357,6 +361,24 @@ _ORDER_CHECKS = {
 }
 
 
+def _tool_config_with_history(
+    profile: Profile, rule: Rule, items: tuple[Item, ...], tools: Any
+) -> Iterator[TargetFinding]:
+    """Tool calls or results in the history, and no tool definitions to send with them."""
+    if tools:
+        return
+    used = [i for i in items if i.type in ("function_call", "function_call_output")]
+    if used:
+        yield _finding(
+            profile,
+            rule,
+            ORDER,
+            [i.index for i in used],
+            f"{_count(used, 'tool call or result')} in the history ({_listing(used[:3])}"
+            f"{', …' if len(used) > 3 else ''}) and no tool definitions to send",
+        )
+
+
 # -- reasoning -----------------------------------------------------------------------------------
 
 _FAMILY_WORDS = {
@@ -520,6 +542,9 @@ def check_transcript(
     out.extend(_history_name_findings(profile, items))
     out.extend(_call_id_findings(profile, items))
     for rule in profile.order:
+        if rule.check == "tool_config_with_history":
+            out.extend(_tool_config_with_history(profile, rule, items, listed or transcript.tools))
+            continue
         check = _ORDER_CHECKS[rule.check or ""]
         for part, conversation in zip(parts, conversations, strict=True):
             out.extend(check(profile, rule, part, conversation))

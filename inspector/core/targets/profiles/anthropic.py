@@ -159,7 +159,20 @@ PROFILE = {
                 "https://github.com/Kilo-Org/kilocode/issues/5163",
                 "https://github.com/edison7009/EchoBird/issues/338",
             ],
-        }
+        },
+        {
+            "id": "anthropic.order.tool_result_first",
+            "check": "results_follow_calls",
+            "reason": "the user message after a tool_use must begin with its tool_result blocks; "
+            "text before them is rejected ('Did not find 1 tool_result block(s) at the beginning "
+            "of this message. Messages following tool_use blocks must begin with a matching "
+            "number of tool_result blocks')",
+            "source": [
+                "https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use",
+                "https://github.com/anthropics/anthropic-sdk-typescript/issues/653",
+            ],
+            "fix": "put every tool_result first in the next user message, then any text",
+        },
     ],
     "reasoning": [
         {

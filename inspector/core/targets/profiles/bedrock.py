@@ -85,4 +85,29 @@ PROFILE = {
             ],
         }
     ],
+    "order": [
+        {
+            "id": "bedrock.order.tool_config_with_history",
+            "check": "tool_config_with_history",
+            "reason": "a history holding toolUse or toolResult blocks needs toolConfig, even when "
+            "the current turn offers no tools ('The toolConfig field must be defined when using "
+            "toolUse and toolResult content blocks')",
+            "source": [
+                "https://github.com/vercel/ai/pull/7537",
+                "https://github.com/langgenius/dify/issues/7328",
+            ],
+            "fix": "send toolConfig with the tools the history used",
+        },
+        {
+            "id": "bedrock.order.result_count",
+            "check": "next_turn_response_count",
+            "reason": "the turn after a toolUse turn must hold as many toolResult blocks as there "
+            "were toolUse blocks ('The number of toolResult blocks at messages.2.content exceeds "
+            "the number of toolUse blocks of previous turn')",
+            "source": [
+                "https://github.com/OpenHands/OpenHands/issues/4912",
+                "https://github.com/pydantic/pydantic-ai/issues/2327",
+            ],
+        },
+    ],
 }

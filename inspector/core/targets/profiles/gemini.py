@@ -1,4 +1,13 @@
-"""Google Gemini API function declarations (`parameters`, an OpenAPI 3.0 subset)."""
+"""Google Gemini API function declarations (`parameters`, an OpenAPI 3.0 subset).
+
+Every schema rule here is about `parameters`: a tool declared with `parametersJsonSchema`
+(JSON Schema, "mutually exclusive with parameters") is not judged by them. Source:
+https://ai.google.dev/api/caching#FunctionDeclaration. Live Gemini 2.5 and Vertex requests with
+such tools, and with `properties: {}`, were answered with 200 and the tool called; the
+third-party rule that rejected an empty `properties` (langchainjs PR 7935) was dropped for it.
+"""
+
+from typing import Any
 
 _ZED = "https://github.com/zed-industries/zed/issues/43231"
 _FIELDS = "https://googleapis.github.io/js-genai/release_docs/interfaces/types.Schema.html"
@@ -74,15 +83,6 @@ PROFILE = {
             "effect": "rejected",
             "reason": "when anyOf is used it must be the only field of its schema",
             "source": "https://github.com/hideya/langchain-mcp-tools-ts/blob/main/TECHNICAL.md",
-        },
-        {
-            "id": "gemini.schema.empty_properties",
-            "check": "object_properties",
-            "nonempty": True,
-            "effect": "rejected",
-            "reason": "an OBJECT schema needs non-empty `properties` (for a tool without "
-            "arguments the AI SDK leaves `parameters` out)",
-            "source": "https://github.com/langchain-ai/langchainjs/pull/7935",
         },
         {
             "id": "gemini.schema.type_required",
@@ -195,3 +195,9 @@ PROFILE = {
         }
     ],
 }
+
+#: The declaration members holding JSON Schema, which the OpenAPI-subset rules do not judge.
+_JSON_SCHEMA_MEMBERS = ["parametersJsonSchema", "parameters_json_schema"]
+_rules: list[dict[str, Any]] = PROFILE["schema"]  # type: ignore[assignment]
+for _rule in _rules:
+    _rule["skips_declared_in"] = _JSON_SCHEMA_MEMBERS

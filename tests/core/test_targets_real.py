@@ -1,0 +1,49 @@
+"""Every target profile is clean on real requests its provider accepted (HTTP 200).
+
+A rule that a live provider contradicts destroys trust in every other rule: each request here
+was answered with 200 by the provider the profile describes (see samples/SOURCES.md and
+../shared/corpus/SOURCES.md for where each was recorded).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.core.formats import load_path
+from inspector.core.gate import gate_transcript
+from inspector.core.targets import check_transcript, profile_names
+from tests.conftest import CORPUS, SAMPLES
+
+REAL = SAMPLES / "real"
+
+#: Profile → real requests its provider accepted.
+ACCEPTED = {
+    "openai": [CORPUS / "pydantic-ai" / "tool_call_roundtrip.req1.json"],
+    "openai-chat": [CORPUS / "mirascope" / "chat_parallel_tools.req1.json"],
+    "anthropic": [CORPUS / "mirascope" / "anthropic_parallel_tools.req1.json"],
+    "gemini": [REAL / "gemini-3-thought-signature.req1.json"],
+    "gemini-3": [REAL / "gemini-3-thought-signature.req1.json"],
+    "bedrock": [REAL / "bedrock-tool-roundtrip.req1.json"],
+    "mistral": [REAL / "mistral-tool.req0.json"],
+    "groq": [REAL / "groq-tools.req0.json"],
+}
+#: Profiles without a public recording of an accepted request yet (none found for them).
+UNRECORDED = {"ollama", "vllm"}
+
+
+def test_every_profile_is_listed():
+    assert set(ACCEPTED) | UNRECORDED == set(profile_names())
+
+
+@pytest.mark.parametrize(
+    ("profile", "path"),
+    [(p, path) for p, paths in ACCEPTED.items() for path in paths],
+    ids=lambda v: v if isinstance(v, str) else v.name,
+)
+def test_profile_is_clean_on_a_real_accepted_request(profile, path):
+    if not path.is_file():
+        pytest.skip(f"{path} is not in this checkout")
+    transcript = load_path(path)
+    result = gate_transcript(transcript)
+    findings = check_transcript(transcript, result.toolset, profile)
+    assert [f.to_json() for f in findings] == []
