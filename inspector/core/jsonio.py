@@ -559,9 +559,47 @@ def load_json(
         ) from None
 
 
+_DIGITS = b"0123456789"
+#: What _strict_fast gives back when the text needs the full strict parser.
+_UNDECIDED: Any = object()
+
+
+def _strict_fast(text: str) -> Any:
+    """A strict parse by orjson alone, or _UNDECIDED when only the full parser may answer.
+
+    Each check of the strict parser runs only when cheap byte counts say it can matter: a long
+    integer needs 19 digits in the text, a repeated key two colons. orjson drops a repeated
+    key's first value, so the canonical text it writes back holds fewer colons than the input;
+    a `\\u` escape could spell a colon and hide that, so it sends the text to the full parser.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) - len(data.translate(None, _DIGITS)) >= 19 and has_long_digits(data):
+        return _UNDECIDED
+    if not orjson_has_headroom(len(data)):
+        return _UNDECIDED
+    try:
+        value = orjson.loads(data)  # no NaN, no lone surrogate, no invalid UTF-8
+    except orjson.JSONDecodeError:
+        return _UNDECIDED
+    colons = data.count(b":")
+    if colons > 1:
+        if b"\\u" in data:
+            return _UNDECIDED
+        try:
+            if orjson.dumps(value).count(b":") != colons:
+                return _UNDECIDED
+        except orjson.JSONEncodeError:  # nested past orjson's writing depth
+            return _UNDECIDED
+    _check_depth(value, data)
+    return value
+
+
 def parse_arguments(text: str) -> Any:
     """Parse an `arguments` string as strict JSON: no NaN/Infinity, no duplicate keys."""
     try:
+        value = _strict_fast(text) if isinstance(text, str) else _UNDECIDED
+        if value is not _UNDECIDED:
+            return value
         return parse(text, strict=True, unique_keys=True)
     except JSONError as exc:
         message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")

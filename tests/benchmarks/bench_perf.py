@@ -7,15 +7,19 @@ synthetic.py's: eight tool schemas, about a quarter of the calls invalid; the ri
 of a pair is a second provider's version of the left (bench_diff.make_right: new ids, 1% of
 items changed).
 
-  gate --format json on a 100k-item JSONL ÷ a stdlib json parse of it; the same ÷ an orjson
-  parse; gate peak RSS ÷ file size; `inspector diff` of two 100k-item files: peak RSS ÷ both
-  files; the GUI with both loaded and diffed: peak RSS ÷ both files; cold start to first paint
-  with the sample pair ÷ a bare PySide6 window; diff ÷ load; stream reduce ÷ parse; first paint
-  of a 200k-item pane.
+  gate --format json on a 100k-item JSONL ÷ the source article's own gate (its code cut from
+  ../shared/seeds/replay-gate-article.txt at run time: article_gate.py), ÷ a stdlib json parse
+  (on every core, and in one process) and ÷ an orjson parse; gate peak RSS ÷ file size, and on
+  a 1M-item file its RSS ÷ file and time ÷ the 100k run; `inspector diff` of two 100k-item
+  files: peak RSS ÷ both files; the GUI with both loaded and diffed: peak RSS ÷ both files;
+  cold start to first paint with the sample pair ÷ a bare PySide6 window; diff ÷ load of two
+  200k-item files; stream reduce ÷ parse; first paint of a 200k-item pane; the new sources
+  (Claude Code sessions, OTLP traces) ÷ their stdlib parse, where this checkout reads them.
 
 The dedicated benchmarks beside this file (bench_diff, bench_stream, bench_gui) measure the
-last four and print more detail; each also runs on its own. `--quick` runs every figure once on
-small inputs, to check that the benchmark still works (its figures mean little).
+last figures and print more detail; each also runs on its own. `--quick` runs every figure once
+on small inputs, its groups side by side, to check that the benchmark still works (its figures
+mean little).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,9 +43,12 @@ sys.path[:0] = [str(HERE.parents[1]), str(HERE)]
 
 import bench_gui  # noqa: E402
 import bench_stream  # noqa: E402
+import synthetic  # noqa: E402
 from measure import Measured, run_measured  # noqa: E402
 
 PARSE_JSON = "import json,sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
+#: The source article, whose own gate is the first baseline (read at run time, never copied).
+ARTICLE = HERE.parents[1].parent / "shared" / "seeds" / "replay-gate-article.txt"
 PARSE_ORJSON = "import orjson,sys\nfor line in open(sys.argv[1], 'rb'):\n    orjson.loads(line)\n"
 
 
@@ -48,6 +57,12 @@ class Sizes:
     """How big and how often: items per file, items in the pane and the stream, runs."""
 
     items: int
+    #: items in the large file whose gate must stay linear (10× `items`)
+    large: int
+    #: items per file of the diff ÷ load pair
+    diff: int
+    #: bytes of the Claude Code session file
+    source: int
     pane: int
     stream: int
     runs: int
@@ -55,8 +70,26 @@ class Sizes:
     memory_runs: int
 
 
-FULL = Sizes(items=100_000, pane=200_000, stream=200_000, runs=5, memory_runs=3)
-QUICK = Sizes(items=5_000, pane=20_000, stream=20_000, runs=1, memory_runs=1)
+FULL = Sizes(
+    items=100_000,
+    large=1_000_000,
+    diff=200_000,
+    source=100_000_000,
+    pane=200_000,
+    stream=200_000,
+    runs=5,
+    memory_runs=3,
+)
+QUICK = Sizes(
+    items=1_000,
+    large=10_000,
+    diff=1_000,
+    source=300_000,
+    pane=5_000,
+    stream=5_000,
+    runs=1,
+    memory_runs=1,
+)
 
 
 @dataclass(frozen=True)
@@ -64,17 +97,20 @@ class Figure:
     """One row of the table: what, the measured value, its target, and how it was measured."""
 
     name: str
-    value: float
+    #: None: not measured (the detail says why)
+    value: float | None
     limit: float
     detail: str
     unit: str = ""
 
     def line(self) -> str:
         """The row as printed: name, value, target, met, detail."""
-        met = "yes" if self.value <= self.limit else "NO"
         target = f"≤ {self.limit:.1f}{self.unit}"
+        if self.value is None:
+            return f"{self.name:58} {'—':>9}  {target:>8}  {'—':3}  {self.detail}"
+        met = "yes" if self.value <= self.limit else "NO"
         value = f"{self.value:.2f}{self.unit}"
-        return f"{self.name:50} {value:>9}  {target:>8}  {met:3}  {self.detail}"
+        return f"{self.name:58} {value:>9}  {target:>8}  {met:3}  {self.detail}"
 
 
 def _mb(size: float) -> str:
@@ -90,45 +126,84 @@ def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[Mea
     return done
 
 
-def gate_figures(jsonl: Path, tools: Path, runs: int) -> list[Figure]:
-    """gate --format json against a stdlib and an orjson parse, whole processes; its peak RSS.
+def _gate(path: Path, tools: Path) -> list[str]:
+    """`inspector gate --format json FILE --tools TOOLS` as a command line."""
+    return [
+        sys.executable,
+        "-m",
+        "inspector",
+        "gate",
+        "--format",
+        "json",
+        str(path),
+        "--tools",
+        str(tools),
+    ]
 
-    The same command on the file's first item alone, timed with them, is the fixed cost of a
-    run (interpreter, imports, argument parsing), shown for context.
+
+def _median(done: dict[str, list[Measured]], what: str) -> dict[str, float]:
+    return {
+        name: statistics.median(getattr(m, what) for m in runs_) for name, runs_ in done.items()
+    }
+
+
+def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Figure]:
+    """gate --format json against the article's own gate, a stdlib and an orjson parse; its RSS.
+
+    Whole processes, interleaved. The article's gate is its code cut from the article at run
+    time (article_gate.py). The same command on the file's first item alone, timed with them,
+    is the fixed cost of a run (interpreter, imports, argument parsing), shown for context.
     """
     py = sys.executable
     one = jsonl.with_name("one-item.jsonl")
     with jsonl.open("rb") as source:
         one.write_bytes(source.readline())
-
-    def gate(path: Path) -> list[str]:
-        return [py, "-m", "inspector", "gate", "--format", "json", str(path), "--tools", str(tools)]
-
-    done = interleaved(
-        {
-            "gate": gate(jsonl),
-            "json": [py, "-c", PARSE_JSON, str(jsonl)],
-            "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
-            "one": gate(one),
-        },
-        runs,
-    )
-    seconds = {name: statistics.median(m.seconds for m in runs_) for name, runs_ in done.items()}
-    peak = {name: statistics.median(m.peak_rss for m in runs_) for name, runs_ in done.items()}
+    commands = {
+        "gate": _gate(jsonl, tools),
+        "json": [py, "-c", PARSE_JSON, str(jsonl)],
+        "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
+        "one": _gate(one, tools),
+    }
+    if article.is_file():
+        commands["article"] = [
+            py,
+            str(HERE / "article_gate.py"),
+            str(article),
+            str(jsonl),
+            str(tools),
+        ]
+    done = interleaved(commands, runs)
+    seconds, peak = _median(done, "seconds"), _median(done, "peak_rss")
     size = jsonl.stat().st_size
-    return [
+    gate_s = seconds["gate"]
+    # gate has no process pool yet: on every core it still runs in one process.
+    single = f"gate {gate_s:.2f} s, json {seconds['json']:.2f} s; {size / 1e6:.1f} MB JSONL"
+    article_row = (
         Figure(
-            "gate --format json ÷ stdlib json parse",
-            seconds["gate"] / seconds["json"],
+            "gate --format json ÷ the article's own gate",
+            gate_s / seconds["article"],
             1.0,
-            f"gate {seconds['gate']:.2f} s, json {seconds['json']:.2f} s; {size / 1e6:.1f} MB "
-            f"JSONL; gate of one item {seconds['one']:.2f} s",
+            f"gate {gate_s:.2f} s, article's gate {seconds['article']:.2f} s (verdicts only)",
+        )
+        if "article" in seconds
+        else Figure(
+            "gate --format json ÷ the article's own gate", None, 1.0, f"{article} not found"
+        )
+    )
+    return [
+        article_row,
+        Figure(
+            "gate on every core ÷ stdlib json parse",
+            gate_s / seconds["json"],
+            1.0,
+            f"no process pool: one process on {os.cpu_count()} cores, as below",
         ),
+        Figure("gate in one process ÷ stdlib json parse", gate_s / seconds["json"], 2.0, single),
         Figure(
             "gate --format json ÷ orjson parse",
-            seconds["gate"] / seconds["orjson"],
+            gate_s / seconds["orjson"],
             3.0,
-            f"orjson {seconds['orjson']:.2f} s",
+            f"orjson {seconds['orjson']:.2f} s; gate of one item {seconds['one']:.2f} s",
         ),
         Figure(
             "gate peak RSS ÷ file size",
@@ -137,6 +212,62 @@ def gate_figures(jsonl: Path, tools: Path, runs: int) -> list[Figure]:
             f"peak {_mb(peak['gate'])}; gate of one item {_mb(peak['one'])}",
         ),
     ]
+
+
+def large_gate_figures(folder: Path, small: Path, tools: Path, items: int) -> list[Figure]:
+    """gate on a file 10× the size of `small`, once each: peak RSS ÷ file, time ÷ the small one."""
+    large = folder / "large.jsonl"
+    synthetic.write_jsonl(large, items)
+    done = interleaved({"large": _gate(large, tools), "small": _gate(small, tools)}, 1)
+    big, little = done["large"][0], done["small"][0]
+    size = large.stat().st_size
+    scale = size / small.stat().st_size
+    return [
+        Figure(
+            f"gate of {items:,} items: peak RSS ÷ file size",
+            big.peak_rss / size,
+            5.0,
+            f"peak {_mb(big.peak_rss)}, file {size / 1e6:.0f} MB; {big.seconds:.1f} s",
+        ),
+        Figure(
+            f"gate of {items:,} items: time ÷ the {scale:.0f}× smaller file",
+            big.seconds / little.seconds,
+            10.0,
+            f"{big.seconds:.1f} s ÷ {little.seconds:.2f} s",
+        ),
+    ]
+
+
+def source_figures(folder: Path, tools: Path, size: int) -> list[Figure]:
+    """The new sources' target: a 100 MB session or trace file gates within 2× its stdlib parse."""
+    from inspector.core.formats import FORMATS
+
+    names = {spec.name for spec in FORMATS}
+    label = "Claude Code session"
+    if "claude_code" not in names:
+        figures = [Figure(f"gate of a {label} ÷ stdlib json parse", None, 2.0, "no such format")]
+    else:
+        session = folder / "claude-code.jsonl"
+        synthetic.write_claude_code(session, size)
+        done = interleaved(
+            {
+                "gate": _gate(session, tools),
+                "json": [sys.executable, "-c", PARSE_JSON, str(session)],
+            },
+            1,
+        )
+        gate_s, json_s = (done[name][0].seconds for name in ("gate", "json"))
+        megabytes = session.stat().st_size / 1e6
+        figures = [
+            Figure(
+                f"gate of a {megabytes:.1f} MB {label} ÷ stdlib json parse",
+                gate_s / json_s,
+                2.0,
+                f"gate {gate_s:.2f} s, json {json_s:.2f} s",
+            )
+        ]
+    otel = "no 'otel' format in this checkout" if "otel" not in names else "no generator yet"
+    return [*figures, Figure("gate of an OTLP trace ÷ stdlib json parse", None, 2.0, otel)]
 
 
 def diff_figure(left: Path, right: Path, tools: Path, runs: int) -> Figure:
@@ -150,7 +281,7 @@ def diff_figure(left: Path, right: Path, tools: Path, runs: int) -> Figure:
     return Figure(
         "diff peak RSS ÷ both files",
         peak / both,
-        6.0,
+        5.0,
         f"peak {_mb(peak)}, both files {both / 1e6:.1f} MB; {seconds:.2f} s",
     )
 
@@ -222,30 +353,42 @@ def main(argv: list[str] | None = None) -> int:
     """Run every benchmark and print the table of figures beside their targets."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small inputs, one run each")
+    parser.add_argument(
+        "--article", type=Path, default=ARTICLE, help="the source article, whose gate is a baseline"
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     started = time.perf_counter()
     load_before = os.getloadavg()
-    figures: list[Figure] = []
-    with tempfile.TemporaryDirectory(prefix="bench-perf-") as scratch:
-        folder = Path(scratch)
-        left, right, tools = bench_gui.write_pair(folder, sizes.items)
-        figures += gate_figures(left, tools, sizes.runs)
-        figures.append(diff_figure(left, right, tools, sizes.memory_runs))
-        figures.append(gui_pair_figure(left, right, tools, sizes.memory_runs))
-        figures.append(cold_figure(sizes.runs))
-        figures.append(diff_load_figure(sizes.items, sizes.runs))
-        figures.append(stream_figure(sizes.stream, sizes.runs))
-        figures.append(pane_figure(folder, sizes.pane))
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, {platform.system()} {platform.release()}; "
         f"{sizes.items:,} items per file; medians of {sizes.runs} run(s), "
         f"{sizes.memory_runs} for the diff and GUI pair"
     )
-    print(f"{'figure':50} {'measured':>9}  {'target':>8}  met  detail")
-    for figure in figures:
-        print(figure.line())
+    print(f"{'figure':58} {'measured':>9}  {'target':>8}  met  detail", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-perf-") as scratch:
+        folder = Path(scratch)
+        left, right, tools = bench_gui.write_pair(folder, sizes.items)
+        groups: list[Callable[[], list[Figure]]] = [
+            lambda: gate_figures(left, tools, sizes.runs, args.article),
+            lambda: large_gate_figures(folder, left, tools, sizes.large),
+            lambda: [diff_figure(left, right, tools, sizes.memory_runs)],
+            lambda: [gui_pair_figure(left, right, tools, sizes.memory_runs)],
+            lambda: [cold_figure(sizes.runs)],
+            lambda: [diff_load_figure(sizes.diff, sizes.runs)],
+            lambda: [stream_figure(sizes.stream, sizes.runs)],
+            lambda: [pane_figure(folder, sizes.pane)],
+            lambda: source_figures(folder, tools, sizes.source),
+        ]
+        # --quick only checks that every figure still runs, so its groups may share the cores;
+        # a full run measures one group at a time, or they would slow each other down.
+        workers = (os.cpu_count() or 1) if args.quick else 1
+        # Each row is printed as its group ends (in order), so a long run shows its progress.
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for group in pool.map(lambda run: run(), groups):
+                for figure in group:
+                    print(figure.line(), flush=True)
     load_after = os.getloadavg()
     print(
         f"total benchmark time: {time.perf_counter() - started:.0f} s; load average "

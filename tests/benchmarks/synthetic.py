@@ -373,6 +373,60 @@ def write_sse(path: Path, deltas: int) -> None:
         out.write("data: [DONE]\n\n")
 
 
+def _claude_records(n: int) -> Iterator[dict[str, Any]]:
+    """items(n) as a Claude Code session's records: one record per turn or content block."""
+    parent: str | None = None
+    for k, item in enumerate(items(n)):
+        kind = item.get("type")
+        if kind == "function_call":
+            try:
+                given = json.loads(item["arguments"])
+            except (TypeError, ValueError):  # Claude Code stores an object: a spoiled text is lost
+                given = {}
+            block = {"type": "tool_use", "id": f"toolu_{item['call_id']}", "name": item["name"]}
+            message = {"id": f"msg_{k}", "type": "message", "role": "assistant"}
+            message |= {"model": "claude-bench", "content": [{**block, "input": given}]}
+            record = {"type": "assistant", "message": message, "requestId": f"req_{k}"}
+        elif kind == "function_call_output":
+            result = {"type": "tool_result", "tool_use_id": f"toolu_{item['call_id']}"}
+            content = [{**result, "content": item["output"]}]
+            record = {"type": "user", "message": {"role": "user", "content": content}}
+        elif kind == "message" and item["role"] == "assistant":
+            text = item["content"][0]["text"]
+            message = {"id": f"msg_{k}", "type": "message", "role": "assistant"}
+            message |= {"model": "claude-bench", "content": [{"type": "text", "text": text}]}
+            record = {"type": "assistant", "message": message, "requestId": f"req_{k}"}
+        elif kind == "message":
+            record = {"type": "user", "message": {"role": "user", "content": item["content"]}}
+        else:
+            continue  # reasoning and provider items have no Claude Code record here
+        uuid = f"00000000-0000-4000-8000-{k:012d}"
+        yield {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/bench/project",
+            "sessionId": "5c0375b4-57a5-4f26-b12d-d022ee4e51b7",
+            "version": "2.1.38",
+            **record,
+            "uuid": uuid,
+            "timestamp": f"2026-02-10T21:{k // 60 % 60:02d}:{k % 60:02d}.000Z",
+        }
+        parent = uuid
+
+
+def write_claude_code(path: Path, size: int) -> None:
+    """Write a Claude Code session file of about `size` bytes (items() as its records)."""
+    written, n = 0, max(size // 250, 10)  # about 250 bytes a record: more items than needed
+    with path.open("w", encoding="utf-8") as out:
+        for record in _claude_records(n):
+            line = json.dumps(record, separators=(",", ":")) + "\n"
+            out.write(line)
+            written += len(line)
+            if written >= size:
+                return
+
+
 def write_all(n: int, folder: Path) -> dict[str, Path]:
     """Write every format for n items into folder; return the paths by name."""
     folder.mkdir(parents=True, exist_ok=True)
