@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from inspector.core.codes import Severity, severity_of
+from inspector.core.display import shorten_digits
 from inspector.core.model import PORTABLE_CORE, effective_type
 from inspector.core.stream.events import SPEC_EVENT_TYPES, TERMINAL_EVENTS, StreamEvent
 from inspector.core.stream.results import (
@@ -340,6 +341,8 @@ class _Reducer:
     ) -> None:
         """Record one violation at an event, with its code's registered severity unless given."""
         severity = severity_of(code) if severity is None else Severity(severity)
+        # Indexes and sequence numbers come from the file: a 5,000-digit one is shown by length.
+        message = shorten_digits(message)
         self.violations.append(
             Violation(
                 code,
