@@ -172,13 +172,15 @@ def test_no_test_compares_wall_clock_time(path: Path) -> None:
     )
 
 
-# The patterns this suite used to hold, each of which the scan must catch.
+# The patterns this suite used to hold, each of which the scan must catch. NOW and WALL stand for
+# the clock calls in the snippets (filled in by `_snippet`), so that a text search of the tests for
+# wall-clock assertions does not mistake these examples for real ones.
 CAUGHT = {
     "direct": """
         def test_x():
             started = time.monotonic()
             run()
-            assert time.monotonic() - started < 1
+            assert NOW() - started < 1
     """,
     "elapsed": """
         def test_x():
@@ -229,7 +231,7 @@ CAUGHT = {
             def test_x(self):
                 self.started = time.time()
                 run()
-                assert time.time() - self.started < 2
+                assert WALL() - self.started < 2
     """,
 }
 
@@ -238,13 +240,13 @@ LEFT_ALONE = {
         @pytest.mark.slow
         def test_x():
             started = time.monotonic()
-            assert time.monotonic() - started < 1
+            assert NOW() - started < 1
     """,
     "slow module": """
         pytestmark = pytest.mark.slow
 
         def test_x():
-            assert time.monotonic() < 1
+            assert NOW() < 1
     """,
     "a sleep and a timeout": """
         def test_x():
@@ -260,11 +262,17 @@ LEFT_ALONE = {
 }
 
 
+def _snippet(text: str) -> str:
+    return (
+        textwrap.dedent(text).replace("NOW()", "time.monotonic()").replace("WALL()", "time.time()")
+    )
+
+
 @pytest.mark.parametrize("name", CAUGHT)
 def test_the_scan_catches_a_wall_clock_comparison(name: str) -> None:
-    assert timing_comparisons(textwrap.dedent(CAUGHT[name]))
+    assert timing_comparisons(_snippet(CAUGHT[name]))
 
 
 @pytest.mark.parametrize("name", LEFT_ALONE)
 def test_the_scan_leaves_slow_tests_and_causes_alone(name: str) -> None:
-    assert timing_comparisons(textwrap.dedent(LEFT_ALONE[name])) == []
+    assert timing_comparisons(_snippet(LEFT_ALONE[name])) == []
