@@ -1,8 +1,10 @@
-"""OpenTelemetry GenAI traces: OTLP JSON spans, the collector's file exporter, OTLP logs.
+"""OpenTelemetry GenAI traces: OTLP JSON spans, the collector's file exporter, OTLP logs, Jaeger
+JSON and the OTLP document as Jaeger's and Tempo's APIs wrap it.
 
 Counts are made here from the raw files with plain `json`, not by the loader: a call is a
 `tool_call` part, a result a `tool_call_response` part, of the content attributes of any span,
-span event or log record, each counted once by its id (chat spans resend their history).
+span event, log record, Jaeger span tag or Jaeger log field, each counted once by its id (chat
+spans resend their history).
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ CONTENT = ("gen_ai.input.messages", "gen_ai.output.messages")
 
 
 def plain(any_value: Any) -> Any:
-    """An OTLP AnyValue as a plain value (only what the samples use)."""
+    """An OTLP AnyValue as a plain value (only what the samples use); a Jaeger tag's value is
+    plain already."""
+    if not isinstance(any_value, dict):
+        return any_value
     if "arrayValue" in any_value:
         return [plain(v) for v in any_value["arrayValue"].get("values", [])]
     if "kvlistValue" in any_value:
@@ -36,8 +41,35 @@ def plain(any_value: Any) -> Any:
     return inner
 
 
-def records(path: Path) -> list[dict[str, Any]]:
-    """Every span, span event and log record of an export file, read with json."""
+def otlp_records(export: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every span, span event and log record of one OTLP document: their attribute lists."""
+    found = []
+    for resource in export.get("resourceSpans", []) + export.get("batches", []):
+        for scope in resource.get("scopeSpans", []) + resource.get(
+            "instrumentationLibrarySpans", []
+        ):
+            for span in scope["spans"]:
+                found.append(span.get("attributes", []))
+                found += [event.get("attributes", []) for event in span.get("events", [])]
+    for resource in export.get("resourceLogs", []):
+        for scope in resource["scopeLogs"]:
+            found += [record.get("attributes", []) for record in scope["logRecords"]]
+    return found
+
+
+def jaeger_records(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every span's tags and every log's fields of a Jaeger document (`data`, or one trace)."""
+    found = []
+    for trace in document.get("data", [document]):
+        for span in trace["spans"]:
+            found.append(span.get("tags", []))
+            found += [log.get("fields", []) for log in span.get("logs", [])]
+    return found
+
+
+def records(path: Path) -> list[list[dict[str, Any]]]:
+    """The attribute list of every span, span event, log record, Jaeger span and Jaeger log of
+    an export file, read with json."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         exports = [json.loads(text)]
@@ -45,16 +77,10 @@ def records(path: Path) -> list[dict[str, Any]]:
         exports = [json.loads(line) for line in text.splitlines() if line.strip()]
     found = []
     for export in exports:
-        for resource in export.get("resourceSpans", []) + export.get("batches", []):
-            for scope in resource.get("scopeSpans", []) + resource.get(
-                "instrumentationLibrarySpans", []
-            ):
-                for span in scope["spans"]:
-                    found.append(span)
-                    found += span.get("events", [])
-        for resource in export.get("resourceLogs", []):
-            for scope in resource["scopeLogs"]:
-                found += scope["logRecords"]
+        # Jaeger's /api/v3 and Tempo's /api/v2 wrap the OTLP document in one key.
+        export = export.get("result") or export.get("trace") or export
+        jaeger = "data" in export or "traceID" in export
+        found += jaeger_records(export) if jaeger else otlp_records(export)
     return found
 
 
@@ -62,15 +88,15 @@ def raw_counts(path: Path) -> tuple[int, int]:
     """Distinct tool_call ids and tool_call_response ids of the file's content attributes."""
     calls: set[str] = set()
     results: set[str] = set()
-    for record in records(path):
-        for attribute in record.get("attributes", []):
+    for attributes in records(path):
+        for attribute in attributes:
             if attribute["key"] not in CONTENT:
                 continue
             messages = plain(attribute["value"])
             if isinstance(messages, str):
                 messages = json.loads(messages)
             for message in messages:
-                for part in message["parts"]:
+                for part in message.get("parts", []):
                     if part["type"] == "tool_call":
                         calls.add(part["id"])
                     elif part["type"] == "tool_call_response":
@@ -173,6 +199,58 @@ def test_capture_off_is_a_finding_not_an_empty_success():
     assert "capture was off" in finding.message
     # The definitions are still there to read, even with no content.
     assert not t.tools
+
+
+def test_jaeger_json_is_read_from_tags_and_logs():
+    first, second = load_conversations(OTEL / "jaeger-api-traces.json")
+    assert [first.conversation, second.conversation] == [TRACE, "0af7651916cd43dd8448eb211c80319c"]
+    # The same calls as the OTLP document it shows, pointed at in Jaeger's own layout.
+    (otlp, _) = load_conversations(SPANS)
+    assert [i.raw for i in first.items] == [i.raw for i in otlp.items]
+    assert first.items[1].origin.pointer == "/data/0/spans/0/tags/11/value"
+    # The details event is a Jaeger log, named by its `event` field.
+    assert second.items[0].origin.pointer.startswith("/data/1/spans/0/logs/0/fields/")
+    # `finish_reasons` written as JSON text (an array tag) still gives the response's status.
+    assert second.groups[0].status == "completed"
+
+
+def test_jaeger_ui_fixtures_one_trace_and_the_data_list():
+    (trace,) = load_conversations(OTEL / "jaeger-ui-genai-trace.json")
+    assert trace.conversation == "4a1b2c3d4e5f60718293a4b5c6d7e8f9"
+    assert [i.raw["role"] for i in trace.items] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    # execute_tool spans describe the tool's run, not the model's call: no items of their own.
+    assert not [i for i in trace.items if i.type != "message"]
+    full, partial = load_conversations(OTEL / "jaeger-ui-download.json")
+    # Messages in a provider's own shape (`content`, no `parts`) are read as their text.
+    assert full.items[1].raw["content"][0]["text"].startswith("Can you explain how to set up")
+    assert partial.items == ()
+    codes = [f.code for f in gate_transcript(partial, {}).findings]
+    assert "content_not_captured" in codes
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "conversation"),
+    [("jaeger-api-v3.json", "result", 0), ("tempo-api-v2.json", "trace", 1)],
+)
+def test_a_backends_wrapper_around_the_otlp_document(name, key, conversation):
+    (wrapped,) = load_conversations(OTEL / name)
+    plain_otlp = load_conversations(SPANS)[conversation]
+    assert [i.raw for i in wrapped.items] == [i.raw for i in plain_otlp.items]
+    assert all(i.origin.pointer.startswith(f"/{key}/resourceSpans/0/") for i in wrapped.items)
+
+
+def test_a_document_with_jaeger_keys_that_is_no_trace_is_named(tmp_path):
+    path = tmp_path / "not-a-trace.json"
+    path.write_text(json.dumps({"traceID": "t", "spanID": "s", "operationName": "chat"}))
+    status, _, err = gate(str(path))
+    assert status == 2 and "Traceback" not in err and err.count("\n") == 1
+    assert f"{path}:" in err and "nor a Jaeger trace" in err
 
 
 def span(trace: str, span_id: str, start: int, attributes: dict[str, str]) -> dict[str, Any]:
@@ -280,6 +358,9 @@ GOLDEN = [
     ("sessions-otel-file-exporter", OTEL / "collector-file-exporter.jsonl"),
     ("sessions-otel-logs", OTEL / "inference-logs.json"),
     ("sessions-otel-capture-off", OTEL / "capture-off-spans.json"),
+    ("sessions-otel-jaeger", OTEL / "jaeger-api-traces.json"),
+    ("sessions-otel-jaeger-ui", OTEL / "jaeger-ui-genai-trace.json"),
+    ("sessions-otel-tempo", OTEL / "tempo-api-v2.json"),
 ]
 
 

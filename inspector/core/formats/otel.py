@@ -2,8 +2,12 @@
 
 Read from an OTLP JSON export (`resourceSpans` / `scopeSpans`, or the older `batches` /
 `instrumentationLibrarySpans` some exporters still write), from the collector's file exporter
-(one export request per line), or from OTLP logs (`resourceLogs` / `scopeLogs`). `kind` may be a
-number or a `SPAN_KIND_*` name; attribute values are OTLP `AnyValue`s or plain JSON.
+(one export request per line), from OTLP logs (`resourceLogs` / `scopeLogs`), from the same
+document as trace backends' APIs wrap it (Jaeger's `/api/v3` `{"result": …}`, Tempo's
+`/api/traces/ID` `{"batches": …}` and `/api/v2/traces/ID` `{"trace": …}`), or from Jaeger's own
+JSON (`/api/traces/ID` and the UI's trace JSON: `{"data": [trace]}` or one trace, spans with
+`tags` and `logs`). `kind` may be a number or a `SPAN_KIND_*` name; attribute values are OTLP
+`AnyValue`s or plain JSON.
 
 An inference is a span, a span event or a log record carrying the GenAI conventions' content:
 `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions` and
@@ -53,9 +57,17 @@ from inspector.core.model import (
 KINDS = {"otel_export": "otel"}
 LABEL = "OpenTelemetry GenAI trace"
 SLUG = "otel"
-#: Bytes an OTLP JSON export shows at its start.
-MARKERS = (b'"resourceSpans"', b'"resourceLogs"', b'"batches"')
-_HEAD = re.compile(rb'\A\s*\{\s*"(resourceSpans|resourceLogs|batches)"\s*:')
+#: Bytes an OTLP JSON export (or a Jaeger trace) shows near its start.
+MARKERS = (b'"resourceSpans"', b'"resourceLogs"', b'"batches"', b'"traceID"')
+_HEAD = re.compile(
+    rb'\A\s*\{\s*(?:"(?:result|trace)"\s*:\s*\{\s*)?"(resourceSpans|resourceLogs|batches)"\s*:'
+)
+#: The keys every Jaeger span writes (jaeger-idl `model/json`): all three early in a file mark
+#: a Jaeger trace whatever key its document starts with.
+_JAEGER_KEYS = (b'"traceID"', b'"spanID"', b'"operationName"')
+#: Backends' APIs that return the OTLP document inside one key: Jaeger's `/api/v3/traces`
+#: (`result`) and Tempo's `/api/v2/traces` (`trace`).
+_WRAPPERS = ("result", "trace")
 #: The top-level arrays of an export, and the scope arrays and records each holds
 #: (OTLP's current names first, then those of older exporters).
 _RESOURCES = ("resourceSpans", "batches", "resourceLogs")
@@ -103,16 +115,49 @@ _FLAT_CALL = re.compile(r"tool_calls\.(\d+)\.(id|name|arguments)")
 _FLAT_TOOL = re.compile(r"llm\.request\.functions\.(\d+)\.(name|description|parameters)")
 
 
+def _is_otlp(obj: Any) -> bool:
+    return isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _RESOURCES)
+
+
+def _jaeger_traces(obj: Any) -> list[Any] | None:
+    """The traces of a Jaeger JSON document (`{"data": [trace, …]}` or one trace), or None."""
+    if not isinstance(obj, dict):
+        return None
+    data = obj.get("data")
+    if isinstance(data, list) and data and all(_is_jaeger_trace(t) for t in data):
+        return data
+    return [obj] if _is_jaeger_trace(obj) else None
+
+
+def _is_jaeger_trace(obj: Any) -> bool:
+    return isinstance(obj, dict) and "traceID" in obj and isinstance(obj.get("spans"), list)
+
+
+def _unwrapped(obj: Any) -> tuple[str, Any]:
+    """The OTLP document inside a backend's wrapper key, with that key (else the value itself)."""
+    if isinstance(obj, dict):
+        for key in _WRAPPERS:
+            if _is_otlp(obj.get(key)):
+                return key, obj[key]
+    return "", obj
+
+
 def detect(obj: Any) -> Detection | None:
-    """Score a parsed value as one OTLP JSON export request, or None."""
-    if isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _RESOURCES):
+    """Score a parsed value as one OTLP JSON export request or Jaeger trace, or None."""
+    if _is_otlp(_unwrapped(obj)[1]) or _jaeger_traces(obj) is not None:
         return CERTAIN, "otel_export"
     return None
 
 
 def matches(data: bytes, first: Any) -> bool:
-    """Whether a file is an OTLP JSON export (a document, or the file exporter's lines)."""
-    return detect(first) is not None or _HEAD.match(data[:512]) is not None
+    """Whether a file is an OTLP JSON export (a document, or the file exporter's lines), or a
+    Jaeger trace."""
+    head = data[:4096]
+    return (
+        detect(first) is not None
+        or _HEAD.match(data[:512]) is not None
+        or all(key in head for key in _JAEGER_KEYS)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,13 +199,14 @@ def attributes(listed: Any) -> dict[str, Any]:
     return found
 
 
-def _value_pointers(at: str, listed: Any, found: dict[str, Any]) -> dict[str, str]:
+def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dict[str, str]:
     """The JSON Pointer of each content attribute's value (of its elements, `/N` added, when
-    they are JSON values; a JSON string is pointed at whole)."""
+    they are JSON values; a JSON string is pointed at whole). `field_name` is the record's
+    attribute list (`attributes`, or a Jaeger span's `tags` and a log's `fields`)."""
     where: dict[str, str] = {}
     if isinstance(listed, dict):
         for key in (INPUT, OUTPUT, SYSTEM, TOOLS):
-            where[key] = join_pointer(at, "attributes", key)
+            where[key] = join_pointer(at, field_name, key)
         return where
     for i, entry in enumerate(listed if isinstance(listed, list) else ()):
         name = entry.get("key") if isinstance(entry, dict) else None
@@ -169,7 +215,7 @@ def _value_pointers(at: str, listed: Any, found: dict[str, Any]) -> dict[str, st
             raw = entry.get("value")
             kind = next(iter(raw), "") if isinstance(raw, dict) and len(raw) == 1 else ""
             inner = ("value", kind, "values") if kind == "arrayValue" else ("value", kind)
-            where[key] = join_pointer(at, "attributes", i, *(inner if kind else ("value",)))
+            where[key] = join_pointer(at, field_name, i, *(inner if kind else ("value",)))
     return where
 
 
@@ -216,10 +262,53 @@ def _is_genai(attrs: dict[str, Any]) -> bool:
     return any(k.startswith("gen_ai.") for k in attrs)
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where a record keeps its fields: OTLP JSON's names, or Jaeger's."""
+
+    attributes: str
+    trace: str
+    start: tuple[str, ...]
+    #: The records' times × this = nanoseconds (Jaeger writes microseconds).
+    scale: int
+    events: str
+    event_attributes: str
+    event_time: str
+
+
+_OTLP = _Layout(
+    "attributes",
+    "traceId",
+    ("startTimeUnixNano", "timeUnixNano"),
+    1,
+    "events",
+    "attributes",
+    "timeUnixNano",
+)
+#: jaeger-idl `model/json`: a span's `tags`, and its `logs` (OTLP span events, the event's
+#: name in the `event` field, as the collector's Jaeger translator writes them).
+_JAEGER = _Layout("tags", "traceID", ("startTime",), 1000, "logs", "fields", "timestamp")
+
+
 def _inferences(
     export: dict[str, Any], line: int | None, base: str, order: list[int]
 ) -> Iterator[Inference]:
-    """The GenAI records of one export request, each with the attributes it inherits."""
+    """The GenAI records of one export request (or Jaeger document), each with the attributes
+    it inherits."""
+    traces = _jaeger_traces(export)
+    if traces is not None:
+        # `{"data": [trace, …]}`, or the trace itself.
+        listed = traces is export.get("data")
+        for t, trace in enumerate(traces):
+            at = join_pointer(base, "data", t) if listed else base
+            for n, span in enumerate(trace["spans"]):
+                if isinstance(span, dict):
+                    pointer = join_pointer(at, "spans", n)
+                    yield from _from_record(span, _JAEGER, "spans", line, pointer, order)
+        return
+    key, export = _unwrapped(export)
+    if key:
+        base = join_pointer(base, key)
     for resource_key in _RESOURCES:
         resources = export.get(resource_key)
         for r, resource in enumerate(resources if isinstance(resources, list) else ()):
@@ -237,33 +326,45 @@ def _inferences(
                                 pointer = join_pointer(
                                     base, resource_key, r, scope_key, s, record_key, n
                                 )
-                                yield from _from_record(record, record_key, line, pointer, order)
+                                yield from _from_record(
+                                    record, _OTLP, record_key, line, pointer, order
+                                )
 
 
 def _from_record(
-    record: dict[str, Any], record_key: str, line: int | None, pointer: str, order: list[int]
+    record: dict[str, Any],
+    layout: _Layout,
+    record_key: str,
+    line: int | None,
+    pointer: str,
+    order: list[int],
 ) -> Iterator[Inference]:
-    attrs = attributes(record.get("attributes"))
-    trace = record.get("traceId") or ""
+    attrs = attributes(record.get(layout.attributes))
+    trace = record.get(layout.trace) or ""
     own = attrs.get(CONVERSATION)
     kind = "otel_span" if record_key == "spans" else "otel_log"
-    time = _time(record.get("startTimeUnixNano") or record.get("timeUnixNano"))
+    start = next((record[k] for k in layout.start if record.get(k)), None)
+    time = _time(start) * layout.scale
 
-    def made(at: str, found: dict[str, Any], listed: Any, when: int) -> Inference:
+    def made(at: str, found: dict[str, Any], listed: Any, field_name: str, when: int) -> Inference:
         order[0] += 1
         conversation = found.get(CONVERSATION, own) or trace or "trace"
-        where = _value_pointers(at, listed, found)
+        where = _value_pointers(at, listed, field_name)
         return Inference(str(conversation), when, order[0], kind, line, at, found, where)
 
     if _is_genai(attrs):
-        yield made(pointer, attrs, record.get("attributes"), time)
-    events = record.get("events")
+        yield made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+    events = record.get(layout.events)
     for e, event in enumerate(events if isinstance(events, list) else ()):
-        if not (isinstance(event, dict) and event.get("name") == DETAILS_EVENT):
+        if not isinstance(event, dict):
             continue
-        found = attributes(event.get("attributes"))
-        at = join_pointer(pointer, "events", e)
-        yield made(at, found, event.get("attributes"), _time(event.get("timeUnixNano")) or time)
+        listed = event.get(layout.event_attributes)
+        found = attributes(listed)
+        if (event.get("name") or found.get("event")) != DETAILS_EVENT:
+            continue
+        at = join_pointer(pointer, layout.events, e)
+        when = _time(event.get(layout.event_time)) * layout.scale or time
+        yield made(at, found, listed, layout.event_attributes, when)
 
 
 # --------------------------------------------------------------------------------------------
@@ -510,6 +611,12 @@ def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
         sent = [(m, inference.pointer, False) for m in prompts]
         got = [(m, inference.pointer, False) for m in completions]
     reasons = attrs.get("gen_ai.response.finish_reasons")
+    if isinstance(reasons, str):
+        # Jaeger's translator writes an array attribute as its JSON text.
+        try:
+            reasons = orjson.loads(reasons)
+        except orjson.JSONDecodeError:
+            reasons = [reasons]
     reason = None
     if got and isinstance(got[0][0], dict) and "finish_reason" in got[0][0]:
         reason = got[0][0]["finish_reason"]
@@ -551,6 +658,12 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
     except orjson.JSONDecodeError:
         document = None
     if isinstance(document, dict):
+        if detect(document) is None:
+            raise LoadError(
+                "not an OTLP JSON export (resourceSpans, resourceLogs) nor a Jaeger trace "
+                "(traceID, spans)",
+                path=path,
+            )
         yield None, "", document
         return
     if document is not None:
