@@ -84,10 +84,34 @@ def records(path: Path) -> list[list[dict[str, Any]]]:
     return found
 
 
+def legacy_events(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """The older per-message events of a file's OTLP logs: each record's name and body."""
+    if path.suffix != ".json":
+        return []
+    found = []
+    for resource in json.loads(path.read_text(encoding="utf-8")).get("resourceLogs", []):
+        for scope in resource["scopeLogs"]:
+            for record in scope["logRecords"]:
+                named = {a["key"]: plain(a["value"]) for a in record.get("attributes", [])}
+                name = record.get("eventName") or named.get("event.name")
+                if isinstance(name, str) and name.startswith("gen_ai.") and "body" in record:
+                    found.append((name, plain(record["body"])))
+    return found
+
+
 def raw_counts(path: Path) -> tuple[int, int]:
-    """Distinct tool_call ids and tool_call_response ids of the file's content attributes."""
+    """Distinct tool_call ids and tool_call_response ids of the file's content attributes, and
+    of its older per-message events (a call counts when its arguments were kept, a tool
+    message when its content was)."""
     calls: set[str] = set()
     results: set[str] = set()
+    for name, body in legacy_events(path):
+        message = body.get("message", {}) if name == "gen_ai.choice" else body
+        for call in message.get("tool_calls", []):
+            if "arguments" in call["function"]:
+                calls.add(call["id"])
+        if name == "gen_ai.tool.message" and "content" in body:
+            results.add(body["id"])
     for attributes in records(path):
         for attribute in attributes:
             if attribute["key"] not in CONTENT:
@@ -253,6 +277,62 @@ def test_a_document_with_jaeger_keys_that_is_no_trace_is_named(tmp_path):
     assert f"{path}:" in err and "nor a Jaeger trace" in err
 
 
+def test_the_older_per_message_events_are_read_as_one_call_per_span():
+    (t,) = load_conversations(OTEL / "legacy-events-logs.json")
+    assert [(i.type, i.raw.get("role")) for i in t.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("message", "assistant"),
+    ]
+    # Two chat spans, each one call made of its events (named by `event.name` or `eventName`).
+    assert len(t.groups) == 2 and {g.kind for g in t.groups} == {"otel_log"}
+    pointers = [i.origin.pointer for i in t.items]
+    assert pointers[0] == "/resourceLogs/0/scopeLogs/0/logRecords/0/body"
+    assert pointers[3] == "/resourceLogs/0/scopeLogs/0/logRecords/5/body"
+    # These events keep a call's arguments as the model's text: kept, not marked.
+    call = t.items[1]
+    assert call.raw["arguments"] == '{"location":"Paris"}'
+    assert not [d for d in call.conversion.derived if d.field == "arguments"]
+    assert t.groups[-1].status == "completed"
+
+
+def test_the_older_events_without_content_are_a_finding():
+    (t,) = load_conversations(OTEL / "legacy-events-capture-off.json")
+    assert t.items == ()
+    codes = [f.code for f in gate_transcript(t, {}).findings]
+    assert "content_not_captured" in codes
+
+
+def test_the_older_events_on_a_span(tmp_path):
+    path = tmp_path / "span-events.json"
+    choice = {"tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": "{}"}}]}
+    events = [
+        {"name": "gen_ai.system.message", "attributes": [attr("content", "be brief")]},
+        {"name": "gen_ai.user.message", "attributes": [attr("content", "go")]},
+        {
+            "name": "gen_ai.choice",
+            "attributes": [
+                attr("finish_reason", "tool_calls"),
+                attr("message", json.dumps(choice)),
+            ],
+        },
+    ]
+    chat = {**span("t", "a", 1, {"gen_ai.system": "openai"}), "events": events}
+    path.write_text(export(chat))
+    (t,) = load_conversations(path)
+    assert [(i.type, i.raw.get("role")) for i in t.items] == [
+        ("message", "system"),
+        ("message", "user"),
+        ("function_call", None),
+    ]
+    assert t.items[2].origin.pointer == "/resourceSpans/0/scopeSpans/0/spans/0/events/2"
+
+
+def attr(key: str, text: str) -> dict[str, Any]:
+    return {"key": key, "value": {"stringValue": text}}
+
+
 def span(trace: str, span_id: str, start: int, attributes: dict[str, str]) -> dict[str, Any]:
     return {
         "traceId": trace,
@@ -361,6 +441,7 @@ GOLDEN = [
     ("sessions-otel-jaeger", OTEL / "jaeger-api-traces.json"),
     ("sessions-otel-jaeger-ui", OTEL / "jaeger-ui-genai-trace.json"),
     ("sessions-otel-tempo", OTEL / "tempo-api-v2.json"),
+    ("sessions-otel-legacy-events", OTEL / "legacy-events-logs.json"),
 ]
 
 

@@ -13,7 +13,9 @@ An inference is a span, a span event or a log record carrying the GenAI conventi
 `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions` and
 `gen_ai.tool.definitions` (structured values or JSON strings), the same on the
 `gen_ai.client.inference.operation.details` event, or the older flattened
-`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes. Inferences group into one
+`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes, or the older conventions'
+per-message events (`gen_ai.user.message`, …, `gen_ai.choice`: span events, or log records
+joined by their span). Inferences group into one
 conversation per `gen_ai.conversation.id`, else per trace, in time order. Each chat span
 repeats the whole history it sent: a message already read at the same position, and a tool call
 or result whose id was already read, is not added again. Tool definitions become the transcript's
@@ -82,6 +84,16 @@ CONVERSATION = "gen_ai.conversation.id"
 OPERATION = "gen_ai.operation.name"
 #: The event (and log record) that carries an inference's content off the span.
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+#: The older conventions' per-message events (semantic-conventions v1.28 to v1.36,
+#: `docs/gen-ai/gen-ai-events.md`), still the default of instrumentations written then: the
+#: role each one's body is a message of, and the event of a response choice.
+LEGACY_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+CHOICE_EVENT = "gen_ai.choice"
 #: `finish_reason` values of the conventions' output messages (gen-ai-output-messages.json,
 #: open-telemetry/semantic-conventions-genai) and of instrumentations that pass the provider's
 #: own through: what each means for the response.
@@ -242,6 +254,12 @@ class Inference:
     attrs: dict[str, Any]
     #: Content attribute → its JSON Pointer.
     where: dict[str, str] = field(default_factory=dict)
+    #: Content attribute → each message's JSON Pointer, when its messages were gathered from
+    #: several places (the older per-message events).
+    pointers: dict[str, list[str]] = field(default_factory=dict)
+    #: A log record that is one older per-message event: its span, to be joined with the
+    #: other events of that span (`_joined`).
+    span: str | None = None
 
     @property
     def has_content(self) -> bool:
@@ -352,19 +370,133 @@ def _from_record(
         where = _value_pointers(at, listed, field_name)
         return Inference(str(conversation), when, order[0], kind, line, at, found, where)
 
-    if _is_genai(attrs):
-        yield made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+    if record_key == "logRecords":
+        name = record.get("eventName") or attrs.get("event.name")
+        message = _legacy_message(name, value(record.get("body")))
+        if message is not None:
+            # One message of a call: joined with its span's other events by `_joined`.
+            single = made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+            single.span = f"{trace}/{record.get('spanId') or ''}"
+            yield _with_messages(single, [(*message, join_pointer(pointer, "body"))])
+            return
+    details: list[Inference] = []
+    legacy: list[tuple[str, dict[str, Any] | None, str]] = []
     events = record.get(layout.events)
     for e, event in enumerate(events if isinstance(events, list) else ()):
         if not isinstance(event, dict):
             continue
         listed = event.get(layout.event_attributes)
         found = attributes(listed)
-        if (event.get("name") or found.get("event")) != DETAILS_EVENT:
-            continue
+        name = event.get("name") or found.get("event")
         at = join_pointer(pointer, layout.events, e)
-        when = _time(event.get(layout.event_time)) * layout.scale or time
-        yield made(at, found, listed, layout.event_attributes, when)
+        if name == DETAILS_EVENT:
+            when = _time(event.get(layout.event_time)) * layout.scale or time
+            details.append(made(at, found, listed, layout.event_attributes, when))
+        elif (message := _legacy_message(name, found)) is not None:
+            legacy.append((*message, at))
+    if legacy:
+        base = made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+        yield _with_messages(base, legacy)
+    elif _is_genai(attrs):
+        yield made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+    yield from details
+
+
+# --------------------------------------------------------------------------------------------
+# The older conventions' per-message events
+
+
+def _legacy_message(name: Any, body: Any) -> tuple[str, dict[str, Any] | None] | None:
+    """One older per-message event as the conventions' message, with the side it is on
+    (`input`, or `output` for a choice); the message is None when the event kept no content
+    (capture off). None: not such an event."""
+    if name != CHOICE_EVENT and name not in LEGACY_EVENTS:
+        return None
+    body = _parsed(body)
+    fields = body if isinstance(body, dict) else {"content": body}
+    if name == CHOICE_EVENT:
+        choice = _parsed(fields.get("message"))
+        choice = choice if isinstance(choice, dict) else {}
+        built = _legacy_parts(choice.get("role") or "assistant", choice)
+        if built is not None and "finish_reason" in fields:
+            built["finish_reason"] = fields["finish_reason"]
+        return "output", built
+    role = LEGACY_EVENTS[name]
+    if role == "tool":
+        if fields.get("content") is None:
+            return "input", None
+        response = {"type": "tool_call_response", "id": fields.get("id")}
+        return "input", {"role": "tool", "parts": [{**response, "response": fields["content"]}]}
+    return "input", _legacy_parts(fields.get("role") or role, fields)
+
+
+def _parsed(raw: Any) -> Any:
+    """A body or field that some SDKs write as JSON text, parsed (plain text stays text)."""
+    if isinstance(raw, str) and raw[:1] in ("{", "["):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return raw
+    return raw
+
+
+def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
+    """A message of the older events' `content` and `tool_calls` (Chat Completions' shape:
+    arguments as the model's text), or None when neither was kept."""
+    parts: list[dict[str, Any]] = []
+    content = fields.get("content")
+    if isinstance(content, str) and content:
+        parts.append({"type": "text", "content": content})
+    elif content not in (None, "", []):
+        parts.append({"type": "text", "content": serialise(content) or ""})
+    calls = _parsed(fields.get("tool_calls"))
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, dict) else None
+        # Without content capture a call keeps its id and name, not its arguments.
+        if isinstance(function, dict) and "arguments" in function:
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": call.get("id"),
+                    "name": function.get("name"),
+                    "arguments": function["arguments"],
+                }
+            )
+    return {"role": role, "parts": parts} if parts else None
+
+
+def _with_messages(
+    inference: Inference, messages: list[tuple[str, dict[str, Any] | None, str]]
+) -> Inference:
+    """The inference with the events' messages as its input and output messages."""
+    attrs = dict(inference.attrs)
+    for side, key in (("input", INPUT), ("output", OUTPUT)):
+        kept = [(m, at) for s, m, at in messages if s == side and m is not None]
+        if kept:
+            attrs[key] = [*attrs.get(key, []), *(m for m, _ in kept)]
+            inference.pointers[key] = [*inference.pointers.get(key, []), *(at for _, at in kept)]
+    inference.attrs = attrs
+    return inference
+
+
+def _joined(inferences: list[Inference]) -> list[Inference]:
+    """Log records that are one span's per-message events, joined into that span's one call."""
+    joined: list[Inference] = []
+    spans: dict[str, Inference] = {}
+    for inference in inferences:
+        if inference.span is None:
+            joined.append(inference)
+            continue
+        first = spans.get(inference.span)
+        if first is None:
+            spans[inference.span] = inference
+            joined.append(inference)
+            continue
+        for key in (INPUT, OUTPUT):
+            if key in inference.attrs:
+                first.attrs[key] = [*first.attrs.get(key, []), *inference.attrs[key]]
+                first.pointers[key] = [*first.pointers.get(key, []), *inference.pointers[key]]
+    return joined
 
 
 # --------------------------------------------------------------------------------------------
@@ -605,7 +737,11 @@ def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
         if key in attrs:
             messages, plain = _decoded(attrs[key], role)
             at, raw = inference.where.get(key, inference.pointer), attrs[key]
-            into += [(m, _element(at, raw, i), plain) for i, m in enumerate(messages)]
+            listed = inference.pointers.get(key)
+            into += [
+                (m, listed[i] if listed else _element(at, raw, i), plain)
+                for i, m in enumerate(messages)
+            ]
     if not sent and not got:
         prompts, completions = _flattened(attrs)
         sent = [(m, inference.pointer, False) for m in prompts]
@@ -707,7 +843,7 @@ def _gather(data: bytes, path: str | None, check: Callable[[int], None] | None) 
         if check is not None:
             check(0)
         found += _inferences(export, line, base, order)
-    return found
+    return _joined(found)
 
 
 def _build(
@@ -757,7 +893,7 @@ def load_file(
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add one export request met among other records (a line of a mixed log), as one trace."""
     order = [0]
-    inferences = list(_inferences(record.obj, record.line, record.base, order))
+    inferences = _joined(list(_inferences(record.obj, record.line, record.base, order)))
     seen = _Seen()
     for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
         if inference.has_content:
