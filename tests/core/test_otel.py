@@ -99,6 +99,24 @@ def legacy_events(path: Path) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
+def content_events(path: Path) -> list[Any]:
+    """The Chat Completions messages of the first conventions' `gen_ai.content.prompt` and
+    `gen_ai.content.completion` span events (those written as JSON)."""
+    if path.suffix != ".json":
+        return []
+    found = []
+    for resource in json.loads(path.read_text(encoding="utf-8")).get("resourceSpans", []):
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for event in span.get("events", []):
+                    if event["name"] in ("gen_ai.content.prompt", "gen_ai.content.completion"):
+                        (attribute,) = event["attributes"]
+                        text = plain(attribute["value"])
+                        if text.startswith('[{"'):
+                            found += json.loads(text)
+    return found
+
+
 def raw_counts(path: Path) -> tuple[int, int]:
     """Distinct tool_call ids and tool_call_response ids of the file's content attributes, and
     of its older per-message events (a call counts when its arguments were kept, a tool
@@ -112,6 +130,10 @@ def raw_counts(path: Path) -> tuple[int, int]:
                 calls.add(call["id"])
         if name == "gen_ai.tool.message" and "content" in body:
             results.add(body["id"])
+    for message in content_events(path):
+        calls.update(c["id"] for c in message.get("tool_calls", []))
+        if message["role"] == "tool":
+            results.add(message["tool_call_id"])
     for attributes in records(path):
         for attribute in attributes:
             if attribute["key"] not in CONTENT:
@@ -329,6 +351,23 @@ def test_the_older_events_on_a_span(tmp_path):
     assert t.items[2].origin.pointer == "/resourceSpans/0/scopeSpans/0/spans/0/events/2"
 
 
+def test_the_first_conventions_prompt_and_completion_events():
+    plain_text, tools = load_conversations(OTEL / "content-events-spans.json")
+    # v1.27's own example is Python's repr, not JSON: one message of plain text, marked.
+    assert [i.raw["role"] for i in plain_text.items] == ["user", "assistant"]
+    assert plain_text.items[0].raw["content"][0]["text"].startswith("[{'role': 'user'")
+    (mark,) = plain_text.items[0].conversion.derived
+    assert "plain text" in mark.detail
+    # Chat Completions JSON, as the events recommend: calls, results and history read once.
+    assert [i.type for i in tools.items] == [
+        "message",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert tools.items[1].origin.pointer == "/resourceSpans/0/scopeSpans/0/spans/1/events/1"
+
+
 def attr(key: str, text: str) -> dict[str, Any]:
     return {"key": key, "value": {"stringValue": text}}
 
@@ -442,6 +481,7 @@ GOLDEN = [
     ("sessions-otel-jaeger-ui", OTEL / "jaeger-ui-genai-trace.json"),
     ("sessions-otel-tempo", OTEL / "tempo-api-v2.json"),
     ("sessions-otel-legacy-events", OTEL / "legacy-events-logs.json"),
+    ("sessions-otel-content-events", OTEL / "content-events-spans.json"),
 ]
 
 

@@ -94,6 +94,13 @@ LEGACY_EVENTS = {
     "gen_ai.tool.message": "tool",
 }
 CHOICE_EVENT = "gen_ai.choice"
+#: The conventions' first events (v1.26 and v1.27, `docs/gen-ai/gen-ai-spans.md`, still what
+#: OpenLIT writes): the whole prompt or completion as one attribute, "RECOMMENDED" to be the
+#: JSON text of Chat Completions messages; the side, attribute and default role of each.
+CONTENT_EVENTS = {
+    "gen_ai.content.prompt": ("input", "gen_ai.prompt", "user"),
+    "gen_ai.content.completion": ("output", "gen_ai.completion", "assistant"),
+}
 #: `finish_reason` values of the conventions' output messages (gen-ai-output-messages.json,
 #: open-telemetry/semantic-conventions-genai) and of instrumentations that pass the provider's
 #: own through: what each means for the response.
@@ -260,6 +267,8 @@ class Inference:
     #: A log record that is one older per-message event: its span, to be joined with the
     #: other events of that span (`_joined`).
     span: str | None = None
+    #: The pointers of messages that were plain text, not message JSON.
+    plain_at: set[str] = field(default_factory=set)
 
     @property
     def has_content(self) -> bool:
@@ -381,6 +390,7 @@ def _from_record(
             return
     details: list[Inference] = []
     legacy: list[tuple[str, dict[str, Any] | None, str]] = []
+    plain_at: set[str] = set()
     events = record.get(layout.events)
     for e, event in enumerate(events if isinstance(events, list) else ()):
         if not isinstance(event, dict):
@@ -394,8 +404,14 @@ def _from_record(
             details.append(made(at, found, listed, layout.event_attributes, when))
         elif (message := _legacy_message(name, found)) is not None:
             legacy.append((*message, at))
+        elif name in CONTENT_EVENTS:
+            side, key, role = CONTENT_EVENTS[name]
+            messages, plain = _chat_messages(found.get(key), role)
+            legacy += [(side, m, at) for m in messages]
+            plain_at.update([at] if plain else [])
     if legacy:
         base = made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+        base.plain_at = plain_at
         yield _with_messages(base, legacy)
     elif _is_genai(attrs):
         yield made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
@@ -447,8 +463,13 @@ def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
     content = fields.get("content")
     if isinstance(content, str) and content:
         parts.append({"type": "text", "content": content})
+    elif isinstance(content, list) and all(
+        isinstance(p, dict) and isinstance(p.get("text"), str) for p in content
+    ):
+        # Chat Completions' content parts, each of them text.
+        parts += [{"type": "text", "content": p["text"]} for p in content]
     elif content not in (None, "", []):
-        parts.append({"type": "text", "content": serialise(content) or ""})
+        parts.append({"type": "otel:content", "content": content})
     calls = _parsed(fields.get("tool_calls"))
     for call in calls if isinstance(calls, list) else ():
         function = call.get("function") if isinstance(call, dict) else None
@@ -463,6 +484,27 @@ def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
                 }
             )
     return {"role": role, "parts": parts} if parts else None
+
+
+def _chat_messages(raw: Any, role: str) -> tuple[list[dict[str, Any] | None], bool]:
+    """A `gen_ai.prompt` / `gen_ai.completion` value as messages (Chat Completions' JSON), and
+    whether it was plain text instead (then it is one message of the default role)."""
+    parsed = _parsed(raw)
+    if isinstance(parsed, list):
+        found: list[dict[str, Any] | None] = []
+        for message in parsed:
+            if not isinstance(message, dict):
+                continue
+            if message.get("role") == "tool":
+                response = {"type": "tool_call_response", "id": message.get("tool_call_id")}
+                part = {**response, "response": message.get("content")}
+                found.append({"role": "tool", "parts": [part]})
+            else:
+                found.append(_legacy_parts(message.get("role") or role, message))
+        return found, False
+    if isinstance(raw, str) and raw:
+        return [{"role": role, "parts": [{"type": "text", "content": raw}]}], True
+    return [], False
 
 
 def _with_messages(
@@ -738,10 +780,9 @@ def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
             messages, plain = _decoded(attrs[key], role)
             at, raw = inference.where.get(key, inference.pointer), attrs[key]
             listed = inference.pointers.get(key)
-            into += [
-                (m, listed[i] if listed else _element(at, raw, i), plain)
-                for i, m in enumerate(messages)
-            ]
+            for i, m in enumerate(messages):
+                where = listed[i] if listed else _element(at, raw, i)
+                into.append((m, where, plain or where in inference.plain_at))
     if not sent and not got:
         prompts, completions = _flattened(attrs)
         sent = [(m, inference.pointer, False) for m in prompts]
