@@ -127,13 +127,13 @@ def raw_counts(path: Path) -> tuple[int, int]:
         message = body.get("message", {}) if name == "gen_ai.choice" else body
         for call in message.get("tool_calls", []):
             if "arguments" in call["function"]:
-                calls.add(call["id"])
+                calls.add(json.dumps(call["id"]))
         if name == "gen_ai.tool.message" and "content" in body:
-            results.add(body["id"])
+            results.add(json.dumps(body["id"]))
     for message in content_events(path):
-        calls.update(c["id"] for c in message.get("tool_calls", []))
+        calls.update(json.dumps(c["id"]) for c in message.get("tool_calls", []))
         if message["role"] == "tool":
-            results.add(message["tool_call_id"])
+            results.add(json.dumps(message["tool_call_id"]))
     for attributes in records(path):
         for attribute in attributes:
             if attribute["key"] not in CONTENT:
@@ -143,10 +143,12 @@ def raw_counts(path: Path) -> tuple[int, int]:
                 messages = json.loads(messages)
             for message in messages:
                 for part in message.get("parts", []):
+                    # agent_framework 1.0.0b251007 wrote an id as a list (run id, call id).
+                    key = json.dumps(part.get("id"))
                     if part["type"] == "tool_call":
-                        calls.add(part["id"])
+                        calls.add(key)
                     elif part["type"] == "tool_call_response":
-                        results.add(part["id"])
+                        results.add(key)
     return len(calls), len(results)
 
 
@@ -368,6 +370,33 @@ def test_the_first_conventions_prompt_and_completion_events():
     assert tools.items[1].origin.pointer == "/resourceSpans/0/scopeSpans/0/spans/1/events/1"
 
 
+def test_real_agent_framework_spans_one_conversation_from_the_model_calls():
+    (t,) = load_conversations(OTEL / "agent-framework-1.0.0b251216.json")
+    # The conversation id is set on the second chat span only (the Responses API's previous
+    # response): the trace's other spans join it.
+    assert t.conversation == "resp_0e32bda5b6259ecd00694279e271348194a818447145cd1763"
+    assert [(i.type, i.raw.get("role")) for i in t.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("message", "assistant"),
+    ]
+    # The invoke_agent span repeats the whole turn: only the chat spans are read.
+    document = json.loads((OTEL / "agent-framework-1.0.0b251216.json").read_text("utf-8"))
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    read = {int(i.origin.pointer.split("/")[6]) for i in t.items}
+    assert {spans[n]["name"] for n in read} == {"chat gpt-5-mini"}
+    assert t.tools["get_weather"].parameters["required"] == ["location"]
+
+
+def test_a_call_id_written_as_a_list_is_not_paired():
+    # agent_framework 1.0.0b251007 wrote each id as [run id, call id]: not an id the
+    # conventions allow, so the call and its result cannot be matched, and the gate says so.
+    (t,) = load_conversations(OTEL / "agent-framework-1.0.0b251007.json")
+    codes = {f.code for f in gate_transcript(t, {}).findings}
+    assert {"missing_output", "orphan_output"} <= codes
+
+
 def attr(key: str, text: str) -> dict[str, Any]:
     return {"key": key, "value": {"stringValue": text}}
 
@@ -482,6 +511,8 @@ GOLDEN = [
     ("sessions-otel-tempo", OTEL / "tempo-api-v2.json"),
     ("sessions-otel-legacy-events", OTEL / "legacy-events-logs.json"),
     ("sessions-otel-content-events", OTEL / "content-events-spans.json"),
+    ("sessions-otel-agent-framework", OTEL / "agent-framework-1.0.0b251216.json"),
+    ("sessions-otel-pydantic-ai", OTEL / "pydantic-ai-1.26.0.json"),
 ]
 
 

@@ -82,6 +82,8 @@ SYSTEM = "gen_ai.system_instructions"
 TOOLS = "gen_ai.tool.definitions"
 CONVERSATION = "gen_ai.conversation.id"
 OPERATION = "gen_ai.operation.name"
+#: Operations of an agent, not of a model call (the conventions' `gen_ai.operation.name`).
+AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow", "create_agent"})
 #: The event (and log record) that carries an inference's content off the span.
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
 #: The older conventions' per-message events (semantic-conventions v1.28 to v1.36,
@@ -269,6 +271,9 @@ class Inference:
     span: str | None = None
     #: The pointers of messages that were plain text, not message JSON.
     plain_at: set[str] = field(default_factory=set)
+    #: Its trace, and whether `conversation` is its own `gen_ai.conversation.id`.
+    trace: str = ""
+    named: bool = False
 
     @property
     def has_content(self) -> bool:
@@ -375,9 +380,12 @@ def _from_record(
 
     def made(at: str, found: dict[str, Any], listed: Any, field_name: str, when: int) -> Inference:
         order[0] += 1
-        conversation = found.get(CONVERSATION, own) or trace or "trace"
+        named = found.get(CONVERSATION, own)
+        conversation = named or trace or "trace"
         where = _value_pointers(at, listed, field_name)
-        return Inference(str(conversation), when, order[0], kind, line, at, found, where)
+        found_ = Inference(str(conversation), when, order[0], kind, line, at, found, where)
+        found_.trace, found_.named = str(trace), bool(named)
+        return found_
 
     if record_key == "logRecords":
         name = record.get("eventName") or attrs.get("event.name")
@@ -868,9 +876,26 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
         yield number, "", line
 
 
+def _read(inferences: list[Inference]) -> list[Inference]:
+    """The inferences whose messages a conversation is read from, in their order."""
+    captured = [i for i in inferences if i.has_content]
+    calls = [i for i in captured if i.attrs.get(OPERATION) not in AGENT_OPERATIONS]
+    # An agent's span sums up the model calls under it (its output is the whole turn, not
+    # choices): it is read only when the trace recorded none of those calls' content.
+    return calls or captured
+
+
 def _conversations(inferences: list[Inference]) -> dict[str, list[Inference]]:
+    # Instrumentations often set `gen_ai.conversation.id` on some spans of a trace only (once
+    # a stateful API gave one): the trace's other spans belong to that conversation too.
+    by_trace: dict[str, str] = {}
+    for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
+        if inference.named and inference.trace:
+            by_trace.setdefault(inference.trace, inference.conversation)
     grouped: dict[str, list[Inference]] = {}
     for inference in inferences:
+        if not inference.named and inference.trace in by_trace:
+            inference.conversation = by_trace[inference.trace]
         grouped.setdefault(inference.conversation, []).append(inference)
     for listed in grouped.values():
         listed.sort(key=lambda i: (i.time, i.order))
@@ -892,7 +917,7 @@ def _build(
 ) -> Transcript:
     b = builder(path)
     seen = _Seen()
-    captured = [i for i in inferences if i.has_content]
+    captured = _read(inferences)
     for inference in captured:
         _add_inference(b, seen, inference)
     for inference in inferences:
@@ -936,9 +961,8 @@ def load(b: Builder, record: Record, kind: str) -> None:
     order = [0]
     inferences = _joined(list(_inferences(record.obj, record.line, record.base, order)))
     seen = _Seen()
-    for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
-        if inference.has_content:
-            _add_inference(b, seen, inference)
+    for inference in _read(sorted(inferences, key=lambda i: (i.time, i.order))):
+        _add_inference(b, seen, inference)
     if not inferences:
         raise b.fail("an OTLP export with no GenAI spans or log records", record)
 
