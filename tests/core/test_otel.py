@@ -397,6 +397,21 @@ def test_a_call_id_written_as_a_list_is_not_paired():
     assert {"missing_output", "orphan_output"} <= codes
 
 
+def test_pydantic_ai_0_2_events_attribute():
+    (t,) = load_conversations(OTEL / "pydantic-ai-0.2.15.json")
+    assert [i.raw["role"] for i in t.items] == ["system", "user", "assistant"]
+    # One model call: the chat span's `events`; the agent run's `all_messages_events` repeats
+    # the run and is not read.
+    assert len(t.groups) == 1
+    document = json.loads((OTEL / "pydantic-ai-0.2.15.json").read_text("utf-8"))
+    (chat,) = [
+        n
+        for n, span in enumerate(document["resourceSpans"][0]["scopeSpans"][0]["spans"])
+        if span["name"] == "chat gpt-4o"
+    ]
+    assert {i.origin.pointer.split("/")[6] for i in t.items} == {str(chat)}
+
+
 def attr(key: str, text: str) -> dict[str, Any]:
     return {"key": key, "value": {"stringValue": text}}
 

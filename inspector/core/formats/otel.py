@@ -96,6 +96,9 @@ LEGACY_EVENTS = {
     "gen_ai.tool.message": "tool",
 }
 CHOICE_EVENT = "gen_ai.choice"
+#: Pydantic AI before its instrumentation version 2 (0.2.x) writes those events' bodies as one
+#: span attribute, a JSON array, each with its `event.name`.
+EVENTS_ATTRIBUTE = "events"
 #: The conventions' first events (v1.26 and v1.27, `docs/gen-ai/gen-ai-spans.md`, still what
 #: OpenLIT writes): the whole prompt or completion as one attribute, "RECOMMENDED" to be the
 #: JSON text of Chat Completions messages; the side, attribute and default role of each.
@@ -129,6 +132,8 @@ _PLAIN_TEXT = Derivation(
 _OUTPUT_OBJECT = Derivation(
     "output", "serialised", "the trace keeps the tool's result as an object; written as JSON"
 )
+#: Attributes whose values' JSON Pointers are kept.
+_POINTED = (INPUT, OUTPUT, SYSTEM, TOOLS, EVENTS_ATTRIBUTE)
 #: Part types that go into a message's content as Open Responses parts.
 _MEDIA = frozenset({"blob", "uri", "file"})
 _FLAT = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
@@ -226,12 +231,12 @@ def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dic
     attribute list (`attributes`, or a Jaeger span's `tags` and a log's `fields`)."""
     where: dict[str, str] = {}
     if isinstance(listed, dict):
-        for key in (INPUT, OUTPUT, SYSTEM, TOOLS):
+        for key in _POINTED:
             where[key] = join_pointer(at, field_name, key)
         return where
     for i, entry in enumerate(listed if isinstance(listed, list) else ()):
         name = entry.get("key") if isinstance(entry, dict) else None
-        if isinstance(name, str) and name in (INPUT, OUTPUT, SYSTEM, TOOLS):
+        if isinstance(name, str) and name in _POINTED:
             key = name
             raw = entry.get("value")
             kind = next(iter(raw), "") if isinstance(raw, dict) and len(raw) == 1 else ""
@@ -417,6 +422,15 @@ def _from_record(
             messages, plain = _chat_messages(found.get(key), role)
             legacy += [(side, m, at) for m in messages]
             plain_at.update([at] if plain else [])
+    bodies = _parsed(attrs.get(EVENTS_ATTRIBUTE)) if _is_genai(attrs) else None
+    if isinstance(bodies, list):
+        at = _value_pointers(pointer, record.get(layout.attributes), layout.attributes).get(
+            EVENTS_ATTRIBUTE, pointer
+        )
+        for body in bodies:
+            name = body.get("event.name") if isinstance(body, dict) else None
+            if (message := _legacy_message(name, body)) is not None:
+                legacy.append((*message, at))
     if legacy:
         base = made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
         base.plain_at = plain_at
