@@ -136,24 +136,35 @@ def test_every_output_agrees_on_a_file(window, tmp_path, path: Path):
         conversations = load_conversations(path)
     except LoadError:
         pytest.skip("not a transcript the CLI reads")
-    if len(conversations) != 1:
-        pytest.skip("several conversations: gate reports each (tests/core/test_sources.py)")
-    (transcript,) = conversations
-    decision = decide_file(gate_transcript(transcript), name=str(path))
-    status, text = _cli("gate", str(path))
-    assert status == decision.exit_status
-    _ends_with(text, _text_tail(decision))
+    # A file of several conversations (a trace, a session with subagents): each is decided on
+    # its own, and the exit status is the worst of them.
+    decisions = [decide_file(gate_transcript(t), name=str(path)) for t in conversations]
     status, out = _cli("gate", str(path), "--format", "json")
-    (document,) = json.loads(out)["files"]
-    assert document["replay_safe"] == decision.replay_safe
-    assert document["verdict_summary"] == decision.to_json()
-    _reports(tmp_path, decision, str(path))
-    # The window: the same words and icon in the status line, for either side.
+    assert status == max(d.exit_status for d in decisions)
+    documents = json.loads(out)["files"]
+    assert [d["replay_safe"] for d in documents] == [d.replay_safe for d in decisions]
+    assert [d["verdict_summary"] for d in documents] == [d.to_json() for d in decisions]
+    several = len(conversations) > 1
+    for transcript, decision in zip(conversations, decisions, strict=True):
+        picked = ["--conversation", str(transcript.conversation)] if several else []
+        status, text = _cli("gate", str(path), *picked)
+        assert status == decision.exit_status
+        _ends_with(text, _text_tail(decision))
+    # A report renders the file's first conversation, as the window first shows it.
+    _reports(tmp_path, decisions[0], str(path))
+    # The window: the same words and icon in the status line, for either side, and for each
+    # conversation picked.
     side = "left" if FILES.index(path) % 2 == 0 else "right"
     window.open_file(side, str(path))
-    label = window.decision_label.text()
-    assert label.startswith(f"{path.name}: {decision.status_line()}"), label
-    assert window.decision_icon.pixmap().toImage() == _icon(decision)
+    for number, decision in enumerate(decisions):
+        if number:
+            window.session.pick_conversation(side, number)
+        shown = window.results[side]
+        assert shown is not None
+        assert shown.transcript.conversation == conversations[number].conversation
+        label = window.decision_label.text()
+        assert label.startswith(f"{path.name}: {decision.status_line()}"), label
+        assert window.decision_icon.pixmap().toImage() == _icon(decision)
 
 
 @pytest.mark.parametrize("mode", ["replay", "compare"])
