@@ -254,11 +254,16 @@ def test_case_reasoning_against_assistant_text():
 
 
 def test_case_a_call_one_provider_skipped():
-    _, decision = _case("skipped-call")
+    # The right run said it would call the tool, then answered without calling: its answer
+    # stands where the left run's first call does, and never pairs with it.
+    result, decision = _case("skipped-call")
     assert decision.outcome is Outcome.DIVERGED and decision.exit_status == 1
     lines = decision.reason_lines()
     assert len(lines) == 4 and all(line.endswith("exists only on the left") for line in lines)
     assert not any("not_function_call" in line for line in lines)
+    (answer,) = [p for p in result.pairs if p.left is None]
+    assert [(c.code, str(c.severity)) for c in answer.changes] == [("only_right", "info")]
+    assert result.right.transcript.items[answer.right].get("role") == "assistant"
 
 
 def test_case_an_answer_to_a_call_with_no_schema():
