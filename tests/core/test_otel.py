@@ -389,6 +389,94 @@ def test_real_agent_framework_spans_one_conversation_from_the_model_calls():
     assert t.tools["get_weather"].parameters["required"] == ["location"]
 
 
+def test_a_call_a_later_span_answers_ran_though_no_finish_reason_says_so():
+    # The chat span that made the call recorded no finish_reason; the next chat span sends the
+    # call's tool_call_response: it ran, as a call in a request's history had.
+    path = OTEL / "agent-framework-1.0.0b251216.json"
+    (t,) = load_conversations(path)
+    verdicts = [v.verdict for v in gate_transcript(t, {}).verdicts]
+    assert verdicts == ["not_function_call", "ok", "not_function_call", "not_function_call"]
+    call = t.items[1]
+    assert call.status == "completed"
+    (mark,) = [d for d in call.conversion.derived if d.field == "status"]
+    assert mark.how == "derived" and "no finish_reason" in mark.detail
+    assert "later result" in mark.detail
+    _, out, _ = gate(str(path.relative_to(REPO)), "--format", "json")
+    (entry,) = json.loads(out)["files"]
+    shown = entry["items"][1]["converted"]
+    assert (
+        shown["from"] == "otel"
+        and {"field": "status", "how": "derived"}.items()
+        <= next(d for d in shown["derived"] if d["field"] == "status").items()
+    )
+    assert entry["verdict_summary"]["outcome"] == "safe"
+
+
+def test_a_call_with_no_answer_and_no_finish_reason_stays_in_progress(tmp_path):
+    path = tmp_path / "unanswered.json"
+    asked = [{"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]}]
+    call = {"type": "tool_call", "id": "call_1", "name": "get_weather", "arguments": {}}
+    answer = {"type": "tool_call_response", "id": "call_1", "response": "sunny"}
+    # An answer read before the call (here an earlier span's) does not show that it ran.
+    path.write_text(
+        export(
+            span(
+                "t",
+                "a",
+                1,
+                {"gen_ai.input.messages": json.dumps([{"role": "tool", "parts": [answer]}])},
+            ),
+            span(
+                "t",
+                "b",
+                2,
+                {
+                    "gen_ai.input.messages": json.dumps(asked),
+                    "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [call]}]),
+                },
+            ),
+        )
+    )
+    (t,) = load_conversations(path)
+    (made,) = [i for i in t.items if i.type == "function_call"]
+    assert made.status == "in_progress"
+    (mark,) = [d for d in made.conversion.derived if d.field == "status"]
+    assert mark.detail == "no finish_reason"
+    assert gate_transcript(t, {}).verdicts[made.index].verdict == "status"
+
+
+def pydantic_tools(path: Path) -> dict[str, Any]:
+    """Each tool of the spans' `model_request_parameters` (function and output tools), read
+    with json: name → its parameters schema."""
+    found = {}
+    for attributes in records(path):
+        for attribute in attributes:
+            if attribute["key"] == "model_request_parameters":
+                parameters = json.loads(plain(attribute["value"]))
+                for tool in parameters["function_tools"] + parameters["output_tools"]:
+                    found[tool["name"]] = tool["parameters_json_schema"]
+    return found
+
+
+def test_pydantic_ai_tools_are_read_from_its_model_request_parameters():
+    path = OTEL / "pydantic-ai-1.26.0.json"
+    expected = pydantic_tools(path)
+    # Five joke tools offered by two agents, and the evaluator's output tool.
+    assert len(expected) == 6 and "final_result" in expected
+    (t,) = load_conversations(path)
+    assert {name: tool.parameters for name, tool in t.tools.items()} == expected
+    result = gate_transcript(t, {})
+    calls = [
+        v.verdict
+        for i, v in zip(t.items, result.verdicts, strict=True)
+        if i.type == "function_call"
+    ]
+    assert calls == ["ok"] * 4
+    # Pydantic AI 0.2 declared no tools for its one call.
+    (older,) = load_conversations(OTEL / "pydantic-ai-0.2.15.json")
+    assert pydantic_tools(OTEL / "pydantic-ai-0.2.15.json") == {} and older.tools == {}
+
+
 def test_a_call_id_written_as_a_list_is_not_paired():
     # agent_framework 1.0.0b251007 wrote each id as [run id, call id]: not an id the
     # conventions allow, so the call and its result cannot be matched, and the gate says so.

@@ -10,7 +10,8 @@
 - `status` comes from the record's stop reason and is marked `derived`. A response that stopped
   normally gives `completed`; one stopped by a limit (max tokens, a filter) leaves its *last*
   item `incomplete`, since only that one can have been cut off; with no stop reason the last
-  item is `in_progress`. A call sent back in a request's history had finished: `completed`.
+  item is `in_progress`, unless a result later in the source answers the call (it ran:
+  `completed`). A call sent back in a request's history had finished: `completed`.
 - Native blocks with no item equivalent become provider-prefixed items (`anthropic:thinking`,
   `google:thought`, …), and native fields with no item field stay on the item under the
   provider's prefix (`anthropic:cache_control`, `google:thought_signature`, …): never dropped.
@@ -19,7 +20,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,8 +184,19 @@ def start(
 class Converter:
     """Builds the converted items of one native record (a request, a response, a message)."""
 
-    def __init__(self, b: Builder, record: Record, group: int, api: Api, reason: Any) -> None:
+    def __init__(
+        self,
+        b: Builder,
+        record: Record,
+        group: int,
+        api: Api,
+        reason: Any,
+        answered: Container[str] = (),
+    ) -> None:
         self.b = b
+        #: Call ids that a result later in the source answers (a trace's later span): such a
+        #: call ran, even when the response recorded no stop reason.
+        self.answered = answered
         self.record = record
         self.group = group
         self.api = api
@@ -465,6 +477,9 @@ class Converter:
                 if result != COMPLETED and position != last:
                     raw["status"] = COMPLETED
                     why = f"{said}, but a later item follows the call, so it was not cut off"
+                elif self.reason is None and raw.get("call_id") in self.answered:
+                    raw["status"] = COMPLETED
+                    why = f"{said}, but a later result in the conversation answers it, so it ran"
                 else:
                     raw["status"] = result
                     why = said

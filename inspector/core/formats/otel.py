@@ -52,6 +52,7 @@ from inspector.core.model import (
     Note,
     Origin,
     Severity,
+    Tool,
     Transcript,
     join_pointer,
 )
@@ -132,8 +133,15 @@ _PLAIN_TEXT = Derivation(
 _OUTPUT_OBJECT = Derivation(
     "output", "serialised", "the trace keeps the tool's result as an object; written as JSON"
 )
+#: Pydantic AI declares the tools of a model call only in its own span attribute, the JSON of
+#: its `ModelRequestParameters` (pydantic_ai `models/__init__.py`): `function_tools` and
+#: `output_tools` (the tool the model calls to give a structured result) are `ToolDefinition`s
+#: (`name`, `description`, `parameters_json_schema`, `strict`), both sent to the provider as
+#: function tools. `builtin_tools` are the provider's own (web search …), not function tools.
+PYDANTIC_PARAMETERS = "model_request_parameters"
+PYDANTIC_TOOL_LISTS = ("function_tools", "output_tools")
 #: Attributes whose values' JSON Pointers are kept.
-_POINTED = (INPUT, OUTPUT, SYSTEM, TOOLS, EVENTS_ATTRIBUTE)
+_POINTED = (INPUT, OUTPUT, SYSTEM, TOOLS, EVENTS_ATTRIBUTE, PYDANTIC_PARAMETERS)
 #: Part types that go into a message's content as Open Responses parts.
 _MEDIA = frozenset({"blob", "uri", "file"})
 _FLAT = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
@@ -628,6 +636,7 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
             raw = None
     if isinstance(raw, list):
         b.add_tools(raw, pointer, inference.line)
+    _pydantic_tools(b, inference)
     flat: dict[int, dict[str, Any]] = {}
     for key, val in inference.attrs.items():
         found = _FLAT_TOOL.fullmatch(key)
@@ -642,6 +651,29 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
                 except orjson.JSONDecodeError:
                     parameters = None
             b.add_tool(tool["name"], parameters, inference.pointer, inference.line)
+
+
+def _pydantic_tools(b: Builder, inference: Inference) -> None:
+    """The function and output tools of Pydantic AI's `model_request_parameters` attribute."""
+    parameters = _parsed(inference.attrs.get(PYDANTIC_PARAMETERS))
+    if not isinstance(parameters, dict):
+        return
+    origin = Origin(
+        b.path, inference.line, inference.where.get(PYDANTIC_PARAMETERS, inference.pointer)
+    )
+    for key in PYDANTIC_TOOL_LISTS:
+        listed = parameters.get(key)
+        for tool in listed if isinstance(listed, list) else ():
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                strict = tool.get("strict")
+                b.tools[tool["name"]] = Tool(
+                    tool["name"],
+                    tool.get("parameters_json_schema"),
+                    "function",
+                    "transcript",
+                    origin,
+                    strict if isinstance(strict, bool) else None,
+                )
 
 
 def _media_part(role: Any, part: dict[str, Any]) -> dict[str, Any] | None:
@@ -784,12 +816,15 @@ def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bo
     conv.end()
 
 
-def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
-    """Add what one inference adds to its conversation: new history, then its response."""
+#: One message of an inference: its value, its JSON Pointer and whether it was plain text.
+_Sent = tuple[Any, str, bool]
+
+
+def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
+    """What an inference sent (system instructions and input) and what it got (its output)."""
     attrs = inference.attrs
-    _tool_definitions(b, inference)
-    sent: list[tuple[Any, str, bool]] = []
-    got: list[tuple[Any, str, bool]] = []
+    sent: list[_Sent] = []
+    got: list[_Sent] = []
     system = attrs.get(SYSTEM)
     if system is not None:
         parts, plain = _decoded(system, "system")
@@ -809,6 +844,49 @@ def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
         prompts, completions = _flattened(attrs)
         sent = [(m, inference.pointer, False) for m in prompts]
         got = [(m, inference.pointer, False) for m in completions]
+    return sent, got
+
+
+@dataclass(frozen=True, slots=True)
+class _AnsweredFrom:
+    """The call ids that a tool_call_response answers in this inference or a later one."""
+
+    #: Call id → the position of the last inference of the conversation that answers it.
+    last: dict[str, int]
+    position: int
+
+    def __contains__(self, call_id: object) -> bool:
+        return isinstance(call_id, str) and self.last.get(call_id, -1) >= self.position
+
+
+def _answers(read: list[tuple[_Sent, ...]]) -> dict[str, int]:
+    """Call id → the position of the last of the inferences' messages that answers it."""
+    last: dict[str, int] = {}
+    for position, messages in enumerate(read):
+        for message, _, _ in messages:
+            parts = message.get("parts") if isinstance(message, dict) else None
+            for part in parts if isinstance(parts, list) else ():
+                if (
+                    isinstance(part, dict)
+                    and part.get("type") == "tool_call_response"
+                    and isinstance(part.get("id"), str)
+                ):
+                    last[part["id"]] = position
+    return last
+
+
+def _add_inference(
+    b: Builder,
+    seen: _Seen,
+    inference: Inference,
+    messages: tuple[list[_Sent], list[_Sent]],
+    answered: _AnsweredFrom,
+) -> None:
+    """Add what one inference adds to its conversation: new history, then its response (a
+    call of it that a later inference answers ran, whether or not a finish reason says so)."""
+    attrs = inference.attrs
+    _tool_definitions(b, inference)
+    sent, got = messages
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
         # Jaeger's translator writes an array attribute as its JSON text.
@@ -838,7 +916,7 @@ def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
             _message(history, seen, message, pointer, plain)
     finish_lossy(history, LOSSY, (FORMAT.name, LABEL), objects_only=True)
     if got:
-        response = Converter(b, record, group, API, reason)
+        response = Converter(b, record, group, API, reason, answered)
         response.alternatives(len(got), "choices")
         message, pointer, plain = got[0]
         if fresh[-1]:
@@ -926,14 +1004,22 @@ def _gather(data: bytes, path: str | None, check: Callable[[int], None] | None) 
     return _joined(found)
 
 
+def _add_read(b: Builder, read: list[Inference]) -> None:
+    """Add a conversation's inferences in their order, each call settled knowing which later
+    inferences answer it."""
+    seen = _Seen()
+    messages = [_messages(inference) for inference in read]
+    last = _answers([(*sent, *got) for sent, got in messages])
+    for position, inference in enumerate(read):
+        _add_inference(b, seen, inference, messages[position], _AnsweredFrom(last, position))
+
+
 def _build(
     path: str | None, conversation: str, inferences: list[Inference], notes: list[Note]
 ) -> Transcript:
     b = builder(path)
-    seen = _Seen()
     captured = _read(inferences)
-    for inference in captured:
-        _add_inference(b, seen, inference)
+    _add_read(b, captured)
     for inference in inferences:
         if not inference.has_content:
             _tool_definitions(b, inference)
@@ -974,9 +1060,7 @@ def load(b: Builder, record: Record, kind: str) -> None:
     """Add one export request met among other records (a line of a mixed log), as one trace."""
     order = [0]
     inferences = _joined(list(_inferences(record.obj, record.line, record.base, order)))
-    seen = _Seen()
-    for inference in _read(sorted(inferences, key=lambda i: (i.time, i.order))):
-        _add_inference(b, seen, inference)
+    _add_read(b, _read(sorted(inferences, key=lambda i: (i.time, i.order))))
     if not inferences:
         raise b.fail("an OTLP export with no GenAI spans or log records", record)
 
