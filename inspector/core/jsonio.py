@@ -564,43 +564,63 @@ _DIGITS = b"0123456789"
 _UNDECIDED: Any = object()
 
 
-def _strict_fast(text: str) -> Any:
+#: Brackets a text may hold for every value orjson reads from it to be one it can write back
+#: (orjson writes 255 levels of nesting; it reads more).
+_WRITABLE_BRACKETS = 255
+
+
+def _strict_fast(text: str) -> tuple[Any, bool]:
     """A strict parse by orjson alone, or _UNDECIDED when only the full parser may answer.
 
     Each check of the strict parser runs only when cheap byte counts say it can matter: a long
     integer needs 19 digits in the text, a repeated key two colons. orjson drops a repeated
     key's first value, so the canonical text it writes back holds fewer colons than the input;
     a `\\u` escape could spell a colon and hide that, so it sends the text to the full parser.
+    The flag says the value is known to be one orjson writes back (see `parse_arguments_checked`).
     """
     data = text.encode("utf-8", "surrogatepass")
     if len(data) - len(data.translate(None, _DIGITS)) >= 19 and has_long_digits(data):
-        return _UNDECIDED
+        return _UNDECIDED, False
     if not orjson_has_headroom(len(data)):
-        return _UNDECIDED
+        return _UNDECIDED, False
     try:
         value = orjson.loads(data)  # no NaN, no lone surrogate, no invalid UTF-8
     except orjson.JSONDecodeError:
-        return _UNDECIDED
+        return _UNDECIDED, False
     colons = data.count(b":")
+    written = False
     if colons > 1:
         if b"\\u" in data:
-            return _UNDECIDED
+            return _UNDECIDED, False
         try:
             if orjson.dumps(value).count(b":") != colons:
-                return _UNDECIDED
+                return _UNDECIDED, False
         except orjson.JSONEncodeError:  # nested past orjson's writing depth
-            return _UNDECIDED
-    _check_depth(value, data)
-    return value
+            return _UNDECIDED, False
+        written = True
+    brackets = data.count(b"[") + data.count(b"{")
+    if brackets > MAX_DEPTH:
+        _check_depth(value, data)
+    # orjson read it (64-bit integers, no lone surrogate): it writes it back unless too deep.
+    return value, written or brackets <= _WRITABLE_BRACKETS
 
 
 def parse_arguments(text: str) -> Any:
     """Parse an `arguments` string as strict JSON: no NaN/Infinity, no duplicate keys."""
+    return parse_arguments_checked(text)[0]
+
+
+def parse_arguments_checked(text: str) -> tuple[Any, bool]:
+    """parse_arguments, and whether the value is known to be one orjson can write back.
+
+    The schema validator asks that of every instance (`schema.validate`'s `writable`); the fast
+    path has often just found out, and saying so spares a second serialisation.
+    """
     try:
-        value = _strict_fast(text) if isinstance(text, str) else _UNDECIDED
+        value, writable = _strict_fast(text) if isinstance(text, str) else (_UNDECIDED, False)
         if value is not _UNDECIDED:
-            return value
-        return parse(text, strict=True, unique_keys=True)
+            return value, writable
+        return parse(text, strict=True, unique_keys=True), False
     except JSONError as exc:
         message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
         if exc.column is not None:
