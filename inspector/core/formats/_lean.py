@@ -249,6 +249,13 @@ class JsonRun(LazySource):
         """The item's JSON exactly as the file has it."""
         return bytes(self._view(index))
 
+    def place(self, index: int) -> tuple[int | None, str]:
+        """The item's line and JSON Pointer, as `origin` has them."""
+        k = index - self.first
+        if self.position is None:
+            return self.lines[k] or None, self.base
+        return self.lines[k] or None, join_pointer(self.base, self.position + k)
+
 
 def _too_big(elements: list[msgspec.Raw]) -> bool:
     """Whether an element is over LEAN_ITEM_LIMIT (the array is then read the plain way)."""
