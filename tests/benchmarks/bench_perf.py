@@ -9,7 +9,8 @@ items changed).
 
   gate --format json on a 100k-item JSONL ÷ the source article's own gate (its code cut from
   ../shared/seeds/replay-gate-article.txt at run time: article_gate.py), ÷ a stdlib json parse
-  (on every core, and in one process) and ÷ an orjson parse; gate peak RSS ÷ file size, and on
+  (on every core, the default, and in one process: --jobs 1) and ÷ an orjson parse; gate peak
+  RSS ÷ file size, and on
   a 1M-item file its RSS ÷ file and time ÷ the 100k run; `inspector diff` of two 100k-item
   files: peak RSS ÷ both files; the GUI with both loaded and diffed: peak RSS ÷ both files;
   cold start to first paint with the sample pair ÷ a bare PySide6 window; diff ÷ load of two
@@ -19,7 +20,7 @@ items changed).
 The dedicated benchmarks beside this file (bench_diff, bench_stream, bench_gui) measure the
 last figures and print more detail; each also runs on its own. `--quick` runs every figure once
 on small inputs, its groups side by side, to check that the benchmark still works (its figures
-mean little).
+mean little). `--only gate,large` runs some groups of rows (GROUPS names them all).
 """
 
 from __future__ import annotations
