@@ -8,36 +8,20 @@ array is read plainly (text) or lean (bytes).
 
 from __future__ import annotations
 
-import io
 import json
-import os
 
 import pytest
 
-from inspector.cli import run
 from inspector.core.formats import load_bytes, load_text
 from inspector.core.model import LoadError
-from tests.conftest import REPO, SAMPLES
+from tests.core.test_targets_samples import gate_golden
 
-MANIFEST = "samples/native/refused/manifest-plain-objects.json"
-
-
-def gate_json(*args: str) -> tuple[int, dict]:
-    out, err = io.StringIO(), io.StringIO()
-    old = os.getcwd()
-    os.chdir(REPO)
-    try:
-        status = run(["gate", *args, "--format", "json"], out, err)
-    finally:
-        os.chdir(old)
-    return status, json.loads(out.getvalue())
+MANIFEST = "samples/native/refused/tools-manifest.json"
 
 
 def test_manifest_golden(golden):
-    status, document = gate_json(MANIFEST)
-    document["exit_status"] = status
-    rendered = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    golden(SAMPLES / "expected" / "manifest-plain-objects.gate.json", rendered)
+    # An unreadable file's golden is its error document (named .error.json: it has no findings).
+    status, document = gate_golden(golden, "tools-manifest.error.json", MANIFEST)
     assert status == 2
     error = document["files"][0]["error"]
     assert error["message"].startswith("unrecognised record: found an object with keys")

@@ -21,7 +21,11 @@ PROVIDERS = SAMPLES / "providers"
 ACCEPTED = {
     "openai": [CORPUS / "pydantic-ai" / "tool_call_roundtrip.req1.json"],
     "openai-chat": [CORPUS / "mirascope" / "chat_parallel_tools.req1.json"],
-    "anthropic": [CORPUS / "mirascope" / "anthropic_parallel_tools.req1.json"],
+    "anthropic": [
+        CORPUS / "mirascope" / "anthropic_parallel_tools.req1.json",
+        # The response with its signed thinking, then the request that sent it back.
+        REAL / "anthropic-thinking-tool.resp0-req1.jsonl",
+    ],
     "gemini": [REAL / "gemini-3-thought-signature.req1.json"],
     "gemini-3": [REAL / "gemini-3-thought-signature.req1.json"],
     "bedrock": [REAL / "bedrock-tool-roundtrip.req1.json"],
