@@ -1,4 +1,4 @@
-"""Judge a loaded transcript against a target profile: tools, names, call ids, order, reasoning."""
+"""Judge a transcript against a target profile: tools, names, call ids, order, reasoning, calls."""
 
 from __future__ import annotations
 
