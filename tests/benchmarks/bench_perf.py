@@ -267,31 +267,31 @@ def source_figures(folder: Path, tools: Path, size: int) -> list[Figure]:
     from inspector.core.formats import FORMATS
 
     names = {spec.name for spec in FORMATS}
-    label = "Claude Code session"
-    if "claude_code" not in names:
-        figures = [Figure(f"gate of a {label} ÷ stdlib json parse", None, 2.0, "no such format")]
-    else:
-        session = folder / "claude-code.jsonl"
-        synthetic.write_claude_code(session, size)
-        done = interleaved(
-            {
-                "gate": _gate(session, tools),
-                "json": [sys.executable, "-c", PARSE_JSON, str(session)],
-            },
-            1,
-        )
-        gate_s, json_s = (done[name][0].seconds for name in ("gate", "json"))
-        megabytes = session.stat().st_size / 1e6
-        figures = [
+    sources = [
+        ("Claude Code session", "claude_code", synthetic.write_claude_code, "claude-code.jsonl"),
+        ("OTLP trace", "otel", synthetic.write_otlp, "otlp.jsonl"),
+    ]
+    figures = []
+    for label, name, write, file_name in sources:
+        if name not in names:
+            missing = f"gate of a {label} ÷ stdlib json parse"
+            figures.append(Figure(missing, None, 2.0, "no such format"))
+            continue
+        path = folder / file_name
+        write(path, size)
+        parse = [sys.executable, "-c", PARSE_JSON, str(path)]
+        commands = {"gate": _gate(path, tools), "json": parse}
+        done = interleaved(commands, 1)
+        gate_s, json_s = (done[what][0].seconds for what in ("gate", "json"))
+        figures.append(
             Figure(
-                f"gate of a {megabytes:.1f} MB {label} ÷ stdlib json parse",
+                f"gate of a {path.stat().st_size / 1e6:.1f} MB {label} ÷ stdlib json parse",
                 gate_s / json_s,
                 2.0,
                 f"gate {gate_s:.2f} s, json {json_s:.2f} s",
             )
-        ]
-    otel = "no 'otel' format in this checkout" if "otel" not in names else "no generator yet"
-    return [*figures, Figure("gate of an OTLP trace ÷ stdlib json parse", None, 2.0, otel)]
+        )
+    return figures
 
 
 def diff_figure(left: Path, right: Path, tools: Path, runs: int) -> Figure:
