@@ -445,7 +445,7 @@ def syntax_error(text: str | bytes, start: int = 0, stop: int | None = None) -> 
         head = data[at : at + 9]
         if (head.encode("ascii") if isinstance(head, str) else head).startswith(_CONSTANTS):
             return None
-        begins = data.rfind(newline, start, at) + 1 or start  # type: ignore[arg-type]
+        begins = data.rfind(newline, start, at) + 1 or start
         column = at - begins + 1
         if isinstance(data, bytes):
             # Characters, not bytes, as the standard library counts columns.
@@ -453,7 +453,7 @@ def syntax_error(text: str | bytes, start: int = 0, stop: int | None = None) -> 
                 len(data[n : min(n + _WINDOW, at)].translate(None, _CONTINUATION))
                 for n in range(begins, at, _WINDOW)
             )
-        line = data.count(newline, start, at) + 1  # type: ignore[arg-type]
+        line = data.count(newline, start, at) + 1
         return JSONError(found.group(1), line, column, at - start)
     return None
 
