@@ -442,6 +442,10 @@ def syntax_error(text: str | bytes, start: int = 0, stop: int | None = None) -> 
         if found is None:
             return None
         at = start + int(found.group(2))
+        # msgspec stops inside a word (`nope` at its `o`); the standard library names where the
+        # value starts.
+        while at > start and data[at - 1 : at].isalpha():
+            at -= 1
         head = data[at : at + 9]
         if (head.encode("ascii") if isinstance(head, str) else head).startswith(_CONSTANTS):
             return None

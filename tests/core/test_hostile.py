@@ -161,19 +161,19 @@ def test_odd_shapes_load_or_fail_clearly(text):
 # Running the real command under the issue's limits
 
 
-def _limits(cpu: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+def _limits(cpu: int, memory: int = MEMORY_CAP) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 
 
-def limited(*args: str, cpu: int = CPU_CAP, stdin: bytes | None = None):
+def limited(*args: str, cpu: int = CPU_CAP, stdin: bytes | None = None, memory: int = MEMORY_CAP):
     """Run `python -m inspector ARGS` in a subprocess under the memory and CPU caps."""
     return subprocess.run(
         [sys.executable, "-m", "inspector", *args],
         input=stdin,
         capture_output=True,
         cwd=REPO,
-        preexec_fn=lambda: _limits(cpu),
+        preexec_fn=lambda: _limits(cpu, memory),
         check=False,
     )
 
@@ -1188,13 +1188,7 @@ def test_events_on_a_stream_bigger_than_the_memory_left_holds_no_event(tmp_path)
     # 250,000 events (27 MB): loaded whole, events and their parsed data need about 200 MB
     # more than a capped process of 180 MB has; reduced as read, they are never held.
     path = delta_stream(tmp_path / "long.sse", 250_000)
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "events", str(path)],
-        capture_output=True,
-        cwd=REPO,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (180 << 20, 180 << 20)),
-        check=False,
-    )
+    done = limited("events", str(path), memory=180 << 20)
     assert done.returncode == 1, done.stderr
     assert done.stderr == b""
     out = done.stdout.decode()
@@ -1272,13 +1266,7 @@ ITEM_SHAPES = ("document", "jsonl", "first-line")
 @pytest.mark.parametrize("shape", ITEM_SHAPES)
 def test_a_500_mb_invalid_file_under_a_1_3_gb_cap(tmp_path, shape):
     path = huge_invalid(tmp_path / "big.json", shape, 500 << 20)
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", "gate", str(path)],
-        capture_output=True,
-        cwd=REPO,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1300 << 20, 1300 << 20)),
-        check=False,
-    )
+    done = limited("gate", str(path), memory=1300 << 20, cpu=600)
     assert done.returncode == 2
     line = assert_one_line(done.stderr)
     assert "invalid JSON: invalid character" in line and f"{path}:" in line
@@ -1302,13 +1290,7 @@ def test_running_out_of_memory_is_one_line_and_exit_2(tmp_path_factory, command)
         "tools": [str(calls)],
         "events": [str(stream)],
     }[command]
-    done = subprocess.run(
-        [sys.executable, "-m", "inspector", command, *args],
-        capture_output=True,
-        cwd=REPO,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (100 << 20, 100 << 20)),
-        check=False,
-    )
+    done = limited(command, *args, memory=100 << 20)
     assert done.returncode == 2, done.stderr
     assert assert_one_line(done.stderr) == (
         "inspector: out of memory; the input is too large for this machine\n"
