@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+import msgspec
 import orjson
 
 from inspector.core.display import TEXT_DIGITS, lift_digit_limit
@@ -410,6 +411,61 @@ def orjson_has_headroom(size: int) -> bool:
     return limit - used > _HEADROOM_FACTOR * size
 
 
+_MALFORMED = re.compile(r"JSON is malformed: (.+) \(byte (\d+)\)$")
+#: Words the lenient parser reads as numbers where msgspec stops.
+_CONSTANTS = (b"NaN", b"Infinity", b"-Infinity")
+#: Continuation bytes of UTF-8: deleted, what is left counts the characters.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def syntax_error(text: str | bytes, start: int = 0, stop: int | None = None) -> JSONError | None:
+    """The first syntax error of text[start:stop], found without building its value, or None.
+
+    For a document too big to give orjson (no headroom) and that the standard library would
+    build whole before reaching its error: msgspec walks it (`msgspec.Raw` keeps nothing) and
+    names the byte where it stops. None when it is valid, or when only the full parser can
+    tell (a NaN the lenient parser reads, an error msgspec gives no byte for, non-ASCII text).
+    """
+    stop = len(text) if stop is None else stop
+    if isinstance(text, str):
+        if not text.isascii():
+            return None
+        view: Any = text if (start, stop) == (0, len(text)) else text[start:stop]
+        data: str | bytes = text
+        newline: Any = "\n"
+    else:
+        view, data, newline = memoryview(text)[start:stop], text, b"\n"
+    try:
+        msgspec.json.decode(view, type=msgspec.Raw)
+    except msgspec.DecodeError as exc:
+        found = _MALFORMED.match(str(exc))
+        if found is None:
+            return None
+        at = start + int(found.group(2))
+        # msgspec stops inside a word (`nope` at its `o`); the standard library names where the
+        # value starts.
+        while at > start and data[at - 1 : at].isalpha():
+            at -= 1
+        head = data[at : at + 9]
+        if (head.encode("ascii") if isinstance(head, str) else head).startswith(_CONSTANTS):
+            return None
+        begins = data.rfind(newline, start, at) + 1 or start
+        column = at - begins + 1
+        if isinstance(data, bytes):
+            # Characters, not bytes, as the standard library counts columns.
+            column = 1 + sum(
+                len(data[n : min(n + _WINDOW, at)].translate(None, _CONTINUATION))
+                for n in range(begins, at, _WINDOW)
+            )
+        line = data.count(newline, start, at) + 1
+        return JSONError(found.group(1), line, column, at - start)
+    return None
+
+
+#: Bytes looked at a time when a column is counted.
+_WINDOW = 1 << 20
+
+
 def _parse_int(text: str) -> int:
     # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit, but
     # conversion is quadratic: a million digits would take a minute.
@@ -455,7 +511,13 @@ def parse(
     """
     if long_digits is None:
         long_digits = has_long_digits(text)
-    if not long_digits and orjson_has_headroom(len(text)):
+    roomy = orjson_has_headroom(len(text))
+    if not roomy:
+        # The standard library would build the value up to its error, past the memory left.
+        found = syntax_error(text)
+        if found is not None:
+            raise found
+    if not long_digits and roomy:
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
