@@ -477,12 +477,30 @@ def test_pydantic_ai_tools_are_read_from_its_model_request_parameters():
     assert pydantic_tools(OTEL / "pydantic-ai-0.2.15.json") == {} and older.tools == {}
 
 
-def test_a_call_id_written_as_a_list_is_not_paired():
-    # agent_framework 1.0.0b251007 wrote each id as [run id, call id]: not an id the
-    # conventions allow, so the call and its result cannot be matched, and the gate says so.
-    (t,) = load_conversations(OTEL / "agent-framework-1.0.0b251007.json")
-    codes = {f.code for f in gate_transcript(t, {}).findings}
-    assert {"missing_output", "orphan_output"} <= codes
+def test_a_call_id_written_as_a_list_pairs_by_its_call_id():
+    # agent_framework 1.0.0b251007 wrote each id as [run id, call id] (an Assistants API run):
+    # the call and its result pair by the call id, marked, and the call a later span answers ran.
+    path = OTEL / "agent-framework-1.0.0b251007.json"
+    document = json.loads(path.read_text("utf-8"))
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    written = {
+        json.dumps(part["id"])
+        for span_ in spans
+        for attribute in span_["attributes"]
+        if attribute["key"] in CONTENT
+        for message in json.loads(plain(attribute["value"]))
+        for part in message["parts"]
+        if part["type"] in ("tool_call", "tool_call_response")
+    }
+    ((run_id, call_id),) = [json.loads(w) for w in written]
+    (t,) = load_conversations(path)
+    paired = [i for i in t.items if i.type in ("function_call", "function_call_output")]
+    assert [i.call_id for i in paired] == [call_id, call_id] and run_id != call_id
+    for item in paired:
+        assert any(d.field == "call_id" and "list" in d.detail for d in item.conversion.derived)
+    result = gate_transcript(t, {})
+    assert [v.verdict for v in result.verdicts][1] == "ok"
+    assert not {f.code for f in result.findings} & {"missing_output", "orphan_output"}
 
 
 def test_pydantic_ai_0_2_events_attribute():

@@ -745,10 +745,32 @@ def _fresh(seen: _Seen, messages: list[Any]) -> list[bool]:
     return flags
 
 
+_LISTED_ID = Derivation(
+    "call_id",
+    "converted",
+    "the trace wrote the id as a list (Microsoft Agent Framework's [run id, call id]); its "
+    "last element is the call's id",
+)
+
+
+def _part_id(part: dict[str, Any]) -> Any:
+    """A call or result part's id: a list of strings (Microsoft Agent Framework 1.0.0b251007
+    wrote `[run id, call id]` for an Assistants API call) gives its last element, the id the
+    provider gave the call, so a call and its result still pair."""
+    found = part.get("id")
+    if isinstance(found, list) and found and all(isinstance(e, str) for e in found):
+        return found[-1]
+    return found
+
+
+def _id_marks(part: dict[str, Any]) -> list[Derivation]:
+    return [_LISTED_ID] if isinstance(part.get("id"), list) and _part_id(part) is not None else []
+
+
 def _read_before(ids: set[str], part: dict[str, Any]) -> bool:
     """Whether a call or result part's id was read already (then and only then it is skipped);
     a part without an id is always read."""
-    call_id = part.get("id")
+    call_id = _part_id(part)
     if not isinstance(call_id, str):
         return False
     if call_id in ids:
@@ -782,21 +804,22 @@ def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bo
                 continue
             conv.call(
                 name=part.get("name"),
-                call_id=part.get("id"),
+                call_id=_part_id(part),
                 arguments=part.get("arguments", ABSENT),
                 pointer=pointer,
                 native=part,
             )
+            conv.pending[-1].derived += _id_marks(part)
         elif kind == "tool_call_response":
             if _read_before(seen.results, part):
                 continue
             output = part.get("response")
-            marks = []
+            marks = _id_marks(part)
             if not isinstance(output, str):
                 output = serialise(output) or ""
                 marks.append(_OUTPUT_OBJECT)
             conv.output(
-                call_id=part.get("id"),
+                call_id=_part_id(part),
                 name=None,
                 output=output,
                 pointer=pointer,
@@ -869,9 +892,9 @@ def _answers(read: list[tuple[_Sent, ...]]) -> dict[str, int]:
                 if (
                     isinstance(part, dict)
                     and part.get("type") == "tool_call_response"
-                    and isinstance(part.get("id"), str)
+                    and isinstance(call_id := _part_id(part), str)
                 ):
-                    last[part["id"]] = position
+                    last[call_id] = position
     return last
 
 
