@@ -49,10 +49,14 @@ def outcome(reasons: Mapping[str, str], value: Any) -> str:
     return reasons.get(value, INCOMPLETE) if isinstance(value, str) else INCOMPLETE
 
 
+#: Made once: `json.dumps` with options builds an encoder on every call.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def serialise(value: Any) -> str | None:
     """Compact JSON text of a native value, or None when it cannot be written."""
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return _COMPACT.encode(value)
     except (TypeError, ValueError, RecursionError):
         return None
 
@@ -193,6 +197,9 @@ class Converter:
         self.reason = reason
         self.pending: list[_Pending] = []
         self.message: _Message | None = None
+        #: The format name and label its items' conversions name (the envelope's, unless a
+        #: source reads these records from a file of its own: a session, a trace).
+        self.source = (api.envelope.name, api.envelope.label)
 
     def turns(self, key: str, convert: Callable[[dict[str, Any], str, int | None], None]) -> None:
         """Convert each turn of the record's `key` array, on its own line; a turn that is not
@@ -469,16 +476,9 @@ class Converter:
                     raw["status"] = result
                     why = said
             pending.derived.append(Derivation("status", "derived", why))
+        name, label = self.source
+        envelope, path, group, add = self.api.envelope, self.b.path, self.group, self.b.add_item
         for pending in self.pending:
-            envelope = self.api.envelope
-            conversion = Conversion(
-                envelope.name, pending.native, tuple(pending.derived), envelope.label
-            )
-            self.b.add_item(
-                pending.raw,
-                Origin(self.b.path, pending.line, pending.pointer),
-                self.group,
-                self.api.envelope,
-                conversion,
-            )
+            conversion = Conversion(name, pending.native, tuple(pending.derived), label)
+            add(pending.raw, Origin(path, pending.line, pending.pointer), group, envelope, conversion)
         self.pending = []

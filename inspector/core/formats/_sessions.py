@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import msgspec
 import orjson
 
 from inspector.core.formats._convert import Converter
@@ -151,15 +150,9 @@ def finish_lossy(
             not objects_only or any(d.field == "arguments" for d in pending.derived)
         ):
             pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [mark]
-    start = len(conv.b.items)
-    conv.finish()
     if source is not None:
-        items = conv.b.items
-        for i in range(start, len(items)):
-            conversion = items[i].conversion
-            if conversion is not None:
-                relabelled = dataclasses.replace(conversion, source=source[0], label=source[1])
-                items[i] = msgspec.structs.replace(items[i], conversion=relabelled)
+        conv.source = source
+    conv.finish()
 
 
 def not_captured(

@@ -178,7 +178,7 @@ def load(b: Builder, record: Record, kind: str) -> None:
         if system is not None:
             pointer = join_pointer(record.base, "system")
             conv.begin("system", pointer, system, record.line)
-            _content(conv, "system", system, pointer, record.line)
+            convert_content(conv, "system", system, pointer, record.line)
             conv.end(system)
         conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
     conv.finish()
@@ -202,12 +202,17 @@ def _message(
         fields = prefixed(message, _RESPONSE_KEYS, SLUG)
     content = message.get("content")
     conv.begin(role, pointer, message, line, fields)
-    _content(conv, role, content, join_pointer(pointer, "content"), line)
+    convert_content(conv, role, content, join_pointer(pointer, "content"), line)
     conv.end(content)
 
 
-def _content(conv: Converter, role: Any, content: Any, pointer: str, line: int | None) -> None:
-    """Convert a content value (at `pointer`): a string as it is, a block list block by block."""
+def convert_content(
+    conv: Converter, role: Any, content: Any, pointer: str, line: int | None
+) -> None:
+    """Convert an Anthropic content value (at `pointer`, on `line`) into the open message of
+    `conv`: a string as it is, a block list block by block (text parts, tool_use calls,
+    tool_result outputs, thinking and server-tool blocks as prefixed items). Every source that
+    keeps Anthropic content blocks (a Messages record, a Claude Code session) converts here."""
     if isinstance(content, str):
         conv.content(content)
         return

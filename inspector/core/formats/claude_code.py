@@ -127,7 +127,7 @@ def _turn(conv: Converter, run: Sequence[Line]) -> None:
     conv.begin(role, first.base + "/message", first.obj, first.number)
     for line in run:
         content = line.obj["message"].get("content")
-        anthropic._content(conv, role, content, line.base + "/message/content", line.number)
+        anthropic.convert_content(conv, role, content, line.base + "/message/content", line.number)
     conv.end()
 
 
