@@ -480,5 +480,6 @@ class Converter:
         envelope, path, group, add = self.api.envelope, self.b.path, self.group, self.b.add_item
         for pending in self.pending:
             conversion = Conversion(name, pending.native, tuple(pending.derived), label)
-            add(pending.raw, Origin(path, pending.line, pending.pointer), group, envelope, conversion)
+            origin = Origin(path, pending.line, pending.pointer)
+            add(pending.raw, origin, group, envelope, conversion)
         self.pending = []
