@@ -131,6 +131,19 @@ def finish(
     return dataclasses.replace(b.transcript(fmt), conversation=conversation)
 
 
+def snapshot(
+    b: Builder, fmt: str, conversation: str | None, notes: Sequence[Note] = ()
+) -> Transcript:
+    """A conversation as it stands, with notes for its first group; the builder is left as it
+    was, so more records can be added to it (a file that grows)."""
+    transcript = b.transcript(fmt)
+    groups = transcript.groups
+    if notes:
+        first = groups[0]
+        groups = (dataclasses.replace(first, notes=(*first.notes, *notes)), *groups[1:])
+    return dataclasses.replace(transcript, groups=groups, conversation=conversation)
+
+
 def finish_lossy(
     conv: Converter,
     mark: Derivation,
