@@ -9,15 +9,14 @@ import signal
 import subprocess
 import sys
 import threading
-from collections import Counter
 
-import orjson
 import pytest
 
 from inspector.core.formats import _sessions, load_conversations
 from inspector.core.formats._follow import Follower
 from inspector.core.model import LoadError
 from tests.conftest import REPO, SAMPLES
+from tests.spies import CountingJson
 
 SESSION = SAMPLES / "sessions" / "claude_code" / "v1.0.98-session.jsonl"
 ROLLOUT = SAMPLES / "sessions" / "codex" / "rollout-0.104-short.jsonl"
@@ -62,19 +61,6 @@ def test_appended_lines_are_read_once_and_give_the_whole_sessions_items(tmp_path
     assert follower.bytes_read == len(data)
 
 
-class _CountingJson:
-    """Stands in for orjson in the session reader: counts every line it is asked to parse."""
-
-    JSONDecodeError = orjson.JSONDecodeError
-
-    def __init__(self) -> None:
-        self.parsed: Counter[bytes] = Counter()
-
-    def loads(self, raw: bytes) -> object:
-        self.parsed[bytes(raw).strip()] += 1
-        return orjson.loads(raw)
-
-
 def _pieces(data: bytes, count: int) -> list[bytes]:
     """The file cut in `count` pieces at arbitrary bytes (most cuts fall inside a line)."""
     step = len(data) // count + 1
@@ -102,7 +88,7 @@ def test_a_poll_parses_and_converts_only_what_was_appended(tmp_path, monkeypatch
     lines = data.splitlines(keepends=True)
     assert len(set(lines)) == len(lines)  # each line can be told apart by its bytes
     whole = load_conversations(source)
-    spy = _CountingJson()
+    spy = CountingJson()
     monkeypatch.setattr(_sessions, "orjson", spy)
     path = tmp_path / source.name
     path.write_bytes(b"")

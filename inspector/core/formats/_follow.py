@@ -18,12 +18,49 @@ from types import ModuleType
 from typing import Any
 
 from inspector.core.formats import SESSION_FORMATS
-from inspector.core.formats._sessions import Corrupt, Line, parse_lines
+from inspector.core.formats._sessions import Corrupt, Line, first_record, parse_lines
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Transcript
 
 #: Session formats a followed file may be in: those written as JSON Lines, read line by line.
 FOLLOWED: tuple[ModuleType, ...] = tuple(m for m in SESSION_FORMATS if hasattr(m, "Reader"))
+#: How much of a large session file is read first, so its first rows can be shown at once.
+HEAD_BYTES = 1 << 20
+
+
+def head_conversations(
+    path: str | os.PathLike[str], size: int = HEAD_BYTES
+) -> list[Transcript] | None:
+    """The conversations of a large JSON Lines session file's first `size` bytes (its whole
+    lines), read without reading the rest: what a window shows while the whole file loads.
+    None for a file no larger than that, or one that is not such a session (a pipe, gzip, a
+    trace, anything else): it is simply loaded."""
+    name = display_name(path)
+    if name == "<stdin>" or not os.path.isfile(path):
+        return None
+    with open(path, "rb") as handle:
+        head = handle.read(size + 1)
+    if len(head) <= size:
+        return None  # small enough to be loaded whole at once
+    head = head[: head.rfind(b"\n", 0, size) + 1]
+    first = first_record(head)
+    module = next(
+        (
+            m
+            for m in FOLLOWED
+            if any(mark in head[:4096] for mark in m.MARKERS) and m.matches(head, first)
+        ),
+        None,
+    )
+    if module is None or not head:
+        return None
+    reader = module.Reader(name)
+    reader.add(*parse_lines(head, name, skip=reader.skip))
+    try:
+        found: list[Transcript] = reader.transcripts(final=True)
+    except LoadError:
+        return None  # no turn among the first lines: the whole load says what there is
+    return found
 
 
 @dataclass(frozen=True, slots=True)
