@@ -30,6 +30,8 @@ from inspector.gui.tools_matrix import ToolRow, build_matrix
 SIDES = ("left", "right")
 #: The runner channel of the diff job (each side's load and re-gate runs on the side's name).
 DIFF = "diff"
+#: Seconds a load waits, at most, for its first rows to be shown before it reads on.
+FIRST_ROWS_WAIT_S = 2.0
 #: The runner channel of a followed side's polls is this and the side's name.
 FOLLOW = "follow-"
 #: Transcripts with more items than this are filtered on a worker thread.
@@ -56,7 +58,8 @@ class Loaded:
     #: Every conversation of the file (a trace, an eval log, a capture), and which is shown.
     conversations: tuple[Transcript, ...] = ()
     picked: int = 0
-    #: The first rows of a file whose whole load is still running (shown meanwhile).
+    #: The first rows of a file whose whole load is still running: the pane shows them
+    #: meanwhile; the panels (findings, details) wait for the whole file.
     reading: bool = False
 
     @classmethod
@@ -189,7 +192,8 @@ class Session(QObject):
     said = Signal(str, int)
     #: side — following that side's file stopped (the user, or a file that cannot be followed).
     follow_stopped = Signal(str)
-    #: side, Loaded, cancel event — a worker's first rows of a large file (see `load_and_gate`).
+    #: side, Loaded, (cancel, shown) events — a worker's first rows of a large file (see
+    #: `load_and_gate`).
     _first_rows = Signal(str, object, object)
 
     def __init__(self, parent: QObject | None = None, *, synchronous: bool = False) -> None:
@@ -254,15 +258,23 @@ class Session(QObject):
         def work(progress: Progress, cancel: threading.Event) -> Loaded:
             def first_rows(loaded: Loaded) -> None:
                 # Emitted from the worker: queued to the GUI thread, which drops it if the load
-                # was superseded meanwhile.
-                self._first_rows.emit(side, judge(loaded, target), cancel)
+                # was superseded meanwhile. The worker waits (briefly) until the rows are shown:
+                # reading on would hold the interpreter's lock while the GUI paints them.
+                shown = threading.Event()
+                self._first_rows.emit(side, judge(loaded, target), (cancel, shown))
+                shown.wait(FIRST_ROWS_WAIT_S)
 
             return load_and_gate(path, tools, progress, cancel, first_rows)
 
         self._start_side(side, path, work)
 
-    def _show_first_rows(self, side: str, loaded: Loaded, cancel: threading.Event) -> None:
+    def _show_first_rows(
+        self, side: str, loaded: Loaded, events: tuple[threading.Event, threading.Event]
+    ) -> None:
         """Show a large file's first rows while its whole load goes on (no diff of them)."""
+        cancel, shown = events
+        # Once the event loop is idle again (the rows painted), the load reads on.
+        QTimer.singleShot(0, shown.set)
         if cancel.is_set() or not self.runner.busy(side) or loaded.target != self.target_name:
             return
         self.files[side] = loaded

@@ -24,8 +24,9 @@ from inspector.core.model import LoadError, Transcript
 
 #: Session formats a followed file may be in: those written as JSON Lines, read line by line.
 FOLLOWED: tuple[ModuleType, ...] = tuple(m for m in SESSION_FORMATS if hasattr(m, "Reader"))
-#: How much of a large session file is read first, so its first rows can be shown at once.
-HEAD_BYTES = 1 << 20
+#: How much of a large session file is read first, so its first rows can be shown at once
+#: (some hundreds of records: more than a window shows, few enough to measure and paint fast).
+HEAD_BYTES = 1 << 18
 
 
 def head_conversations(
