@@ -290,19 +290,22 @@ class Reader:
         self, path: str | None, *, links: Links | None = None, parent: str | None = None
     ) -> None:
         self.path = path
-        #: The calls that spawned subagents: read from the main thread, unless given.
-        self.links = links if links is not None else Links()
+        self._links = links if links is not None else Links()
         self._own_links = links is None
         self._parent = parent
         self._found: dict[str, _Live] = {}
         self._of_uuid: dict[str, str] = {}
         self._session: str | None = None
         self._corrupt: list[Corrupt] = []
+        #: The main thread's records (of any type), and how many were read for links so far:
+        #: only a session with subagents needs them read.
+        self._main: list[Line] = []
+        self._linked = 0
 
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
         """Take the next records of the file (and the broken lines among them)."""
         self._corrupt += corrupt
-        found, of_uuid, links = self._found, self._of_uuid, self.links
+        found, of_uuid, main = self._found, self._of_uuid, self._main
         for line in lines:
             obj = line.obj
             if self._session is None and isinstance(obj.get("sessionId"), str):
@@ -317,7 +320,7 @@ class Reader:
             else:
                 key = MAIN
                 if self._own_links:
-                    links.take(line, MAIN)
+                    main.append(line)
             if isinstance(uuid, str):
                 of_uuid[uuid] = key
             if not _is_turn(obj):
@@ -349,11 +352,23 @@ class Reader:
         live.run_key = key
 
     def _close(self, live: _Live) -> None:
+        """End the last turn: converted now (its items settle at the next snapshot), unless a
+        snapshot converted it already."""
         if live.mark is None:
             _turn(live.conv, live.run)
-            finish_lossy(live.conv, LOSSY, SOURCE)
         live.mark = None
         live.run = []
+
+    @property
+    def links(self) -> Links:
+        """The calls that spawned subagents: those given, or the main thread's (its records
+        are read for them when first asked, as only a session with subagents needs them)."""
+        if self._own_links:
+            main = self._main
+            for line in main[self._linked :]:
+                self._links.take(line, MAIN)
+            self._linked = len(main)
+        return self._links
 
     def transcripts(self, *, final: bool = False) -> list[Transcript]:
         """The conversations as they stand (`final`: no record follows); a LoadError when the
@@ -367,11 +382,10 @@ class Reader:
                 path=self.path,
             )
         for live in found:
-            if not live.run or live.mark is not None:
-                continue
-            if final or live.run_key is None:
+            if live.run and live.mark is None and (final or live.run_key is None):
                 self._close(live)  # a record with no message id is a whole turn
-            else:
+            finish_lossy(live.conv, LOSSY, SOURCE)  # the turns ended since the last snapshot
+            if live.run and live.mark is None:
                 live.mark = _Mark.of(live.b)
                 _turn(live.conv, live.run)
                 finish_lossy(live.conv, LOSSY, SOURCE)
