@@ -63,10 +63,14 @@ def serialise(value: Any) -> str | None:
 
 def prefixed(native: Mapping[str, Any], known: Iterable[str], slug: str) -> dict[str, Any]:
     """The native fields outside `known`, under the provider's prefix (kept, never dropped)."""
-    skip = set(known)
+    skip = known if isinstance(known, frozenset) else frozenset(known)
     return {f"{slug}:{k}": v for k, v in native.items() if k not in skip}
 
 
+#: The status mark of a call sent back in a request's history (one value, shared by all).
+_HISTORY_STATUS = Derivation(
+    "status", "derived", "a call in the history sent back to the model had finished"
+)
 #: The mark of a message whose native content blocks were rewritten as Open Responses parts.
 PARTS_CONVERTED = Derivation(
     "content", "converted", "native content blocks written as Open Responses parts"
@@ -460,7 +464,8 @@ class Converter:
                 continue
             if self.reason is ABSENT:
                 raw["status"] = COMPLETED
-                why = "a call in the history sent back to the model had finished"
+                pending.derived.append(_HISTORY_STATUS)
+                continue
             else:
                 result = outcome(self.api.reasons, self.reason)
                 field_name = self.api.reason_field

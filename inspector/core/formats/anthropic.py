@@ -185,6 +185,10 @@ def load(b: Builder, record: Record, kind: str) -> None:
 
 
 _MESSAGE_KEYS = frozenset({"role", "content"})
+#: The fields of a block that its item holds (the rest stay, under the provider's prefix).
+_CALL_KEYS = frozenset({"type", "id", "name", "input"})
+_RESULT_KEYS = frozenset({"type", "tool_use_id", "content"})
+_TEXT_KEYS = frozenset({"type", "text"})
 #: A response's own fields, which describe the response rather than its message.
 _RESPONSE_KEYS = frozenset(
     {"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage", "error"}
@@ -231,7 +235,7 @@ def convert_content(
                 pointer=here,
                 native=block,
                 line=line,
-                fields=prefixed(block, ("type", "id", "name", "input"), SLUG),
+                fields=prefixed(block, _CALL_KEYS, SLUG),
             )
         elif kind == "tool_result":
             output = block.get("content")
@@ -246,7 +250,7 @@ def convert_content(
                 pointer=here,
                 native=block,
                 line=line,
-                fields=prefixed(block, ("type", "tool_use_id", "content"), SLUG),
+                fields=prefixed(block, _RESULT_KEYS, SLUG),
                 derived=marks,
             )
         elif _is_turn_block(kind):
@@ -261,7 +265,7 @@ def _part(role: Any, block: Any) -> Any:
         return block
     kind = block.get("type")
     if kind == "text":
-        return {**text_part(role, block.get("text")), **prefixed(block, ("type", "text"), SLUG)}
+        return {**text_part(role, block.get("text")), **prefixed(block, _TEXT_KEYS, SLUG)}
     return {**block, "type": f"{SLUG}:{kind}" if isinstance(kind, str) else f"{SLUG}:block"}
 
 
