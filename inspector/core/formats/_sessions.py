@@ -9,7 +9,7 @@ parsed once into `Line` values, so a followed file only parses what was appended
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -38,6 +38,19 @@ class Corrupt:
     why: str
 
 
+def _pieces(data: bytes) -> Iterator[bytes]:
+    """The data's lines, as `data.split(b"\\n")` gives them, made one at a time: a large
+    file is not held a second time as a list of its lines while its records are parsed."""
+    start, size, find = 0, len(data), data.find
+    while True:
+        end = find(b"\n", start)
+        if end < 0:
+            yield data[start:size]
+            return
+        yield data[start:end]
+        start = end + 1
+
+
 def parse_lines(
     data: bytes,
     path: str | None,
@@ -55,7 +68,7 @@ def parse_lines(
     corrupt: list[Corrupt] = []
     number = first_number - 1
     done = 0
-    for raw in data.split(b"\n"):
+    for raw in _pieces(data):
         number += 1
         done += len(raw) + 1
         if check is not None and not number & 4095:

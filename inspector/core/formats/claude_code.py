@@ -271,6 +271,21 @@ def _spawn_note(path: str | None, key: str, spawn: _Spawn, main_id: str) -> Note
     )
 
 
+#: Record fields whose text nearly every record repeats (the session, its folder, the
+#: version): the parser makes a new string for each, about half of a small record's bytes, so
+#: the records kept as the items' native values hold one copy of each value instead.
+_SHARED = ("sessionId", "cwd", "version", "gitBranch", "userType", "type", "slug")
+_SHARED_MESSAGE = ("role", "type", "model", "stop_reason")
+
+
+def _share(obj: dict[str, Any], keys: tuple[str, ...], share: Callable[[str, str], str]) -> None:
+    """Replace the text of `keys` in `obj` with the one copy of it already met."""
+    for key in keys:
+        value = obj.get(key)
+        if type(value) is str:
+            obj[key] = share(value, value)
+
+
 class Reader:
     """A session's conversations, built record by record as they are read.
 
@@ -301,13 +316,20 @@ class Reader:
         #: only a session with subagents needs them read.
         self._main: list[Line] = []
         self._linked = 0
+        #: One copy of each value that every record repeats (see `_SHARED`).
+        self._shared: dict[str, str] = {}
 
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
         """Take the next records of the file (and the broken lines among them)."""
         self._corrupt += corrupt
         found, of_uuid, main = self._found, self._of_uuid, self._main
+        share = self._shared.setdefault
         for line in lines:
             obj = line.obj
+            _share(obj, _SHARED, share)
+            message = obj.get("message")
+            if type(message) is dict:
+                _share(message, _SHARED_MESSAGE, share)
             if self._session is None and isinstance(obj.get("sessionId"), str):
                 self._session = obj["sessionId"]
             agent = obj.get("agentId") if isinstance(obj.get("agentId"), str) else None
