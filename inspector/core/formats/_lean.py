@@ -48,6 +48,8 @@ from inspector.core.model import (
     Origin,
     join_pointer,
     shorthand_type,
+    unclaimed_object,
+    unrecognised_item,
 )
 
 _UNSET = msgspec.UNSET
@@ -488,6 +490,11 @@ def add_lean_array(
             add(value, Origin(reader.path, line, join_pointer(pointer, k)), group, envelope)
             run = None
             continue
+        if hot.type is None and hot.role is None:
+            # Untyped: the shorthands need the member names (rare, so read only here).
+            keys = _MEMBERS.decode(view).keys()
+            if unclaimed_object(None, keys):
+                raise unrecognised_item(keys, Origin(reader.path, line, join_pointer(pointer, k)))
         if run is None:
             run = JsonRun(data, reader.path, len(items), pointer, k)
         run.starts.append(start)
