@@ -466,20 +466,16 @@ class Converter:
                 raw["status"] = COMPLETED
                 pending.derived.append(_HISTORY_STATUS)
                 continue
+            result = outcome(self.api.reasons, self.reason)
+            field_name = self.api.reason_field
+            reason = self.reason
+            said = f"{field_name} {reason!r}" if reason is not None else f"no {field_name}"
+            if result != COMPLETED and position != last:
+                raw["status"] = COMPLETED
+                why = f"{said}, but a later item follows the call, so it was not cut off"
             else:
-                result = outcome(self.api.reasons, self.reason)
-                field_name = self.api.reason_field
-                said = (
-                    f"{field_name} {self.reason!r}"
-                    if self.reason is not None
-                    else f"no {field_name}"
-                )
-                if result != COMPLETED and position != last:
-                    raw["status"] = COMPLETED
-                    why = f"{said}, but a later item follows the call, so it was not cut off"
-                else:
-                    raw["status"] = result
-                    why = said
+                raw["status"] = result
+                why = said
             pending.derived.append(Derivation("status", "derived", why))
         name, label = self.source
         envelope, path, group, add = self.api.envelope, self.b.path, self.group, self.b.add_item
