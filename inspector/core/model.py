@@ -235,6 +235,11 @@ class LazySource:
         """The item's JSON exactly as the file has it."""
         raise NotImplementedError
 
+    def place(self, index: int) -> tuple[int | None, str]:
+        """The item's line and JSON Pointer (its `origin` without the Origin, for reports)."""
+        origin = self.origin(index)
+        return origin.line, origin.pointer
+
 
 # Which of an item's hot members its object holds (bits of `Item._mask`).
 HAS_TYPE = 1
