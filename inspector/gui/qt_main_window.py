@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
         # A reload or re-gate of the same file keeps the item the user was looking at.
         keep = pane.current_item() if pane.path == loaded.path else None
         pane.show_loaded(loaded)
-        self._after_results_changed()
+        (self._update_status if loaded.reading else self._after_results_changed)()  # Loaded.reading
         count = len(loaded.result.transcript.items)
         if pane.current_item() is None and count:
             pane.select_item(keep if keep is not None and keep < count else 0)

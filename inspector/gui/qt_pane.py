@@ -623,6 +623,9 @@ class TranscriptPane(QFrame):
     def show_loaded(self, loaded: Loaded) -> None:
         """Show a loaded file: its gated transcript, verdict counts and conversations."""
         self.show_result(loaded.path, loaded.result, loaded.summary)
+        if loaded.reading:  # the first rows of a large file: the rest is still being read
+            fmt = f"{loaded.result.transcript.format}, reading on…"
+            self._set_header(os.path.basename(loaded.path), fmt, loaded.summary)
         self.set_conversations(conversation_labels(loaded.conversations), loaded.picked)
 
     def set_conversations(self, labels: Sequence[str], picked: int) -> None:

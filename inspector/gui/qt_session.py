@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from inspector.core.decision import Decision, decide_file
 from inspector.core.diff import DiffMode, diff_results
 from inspector.core.formats import conversations_from_bytes, load_tools
-from inspector.core.formats._follow import FOLLOWED, Follower
+from inspector.core.formats._follow import FOLLOWED, Follower, Update, head_conversations
 from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
 from inspector.core.model import Cancelled, InspectorError, LoadError, Tool, Transcript
@@ -30,6 +30,10 @@ from inspector.gui.tools_matrix import ToolRow, build_matrix
 SIDES = ("left", "right")
 #: The runner channel of the diff job (each side's load and re-gate runs on the side's name).
 DIFF = "diff"
+#: Seconds a load waits, at most, for its first rows to be shown before it reads on.
+FIRST_ROWS_WAIT_S = 2.0
+#: The runner channel of a followed side's polls is this and the side's name.
+FOLLOW = "follow-"
 #: Transcripts with more items than this are filtered on a worker thread.
 ASYNC_FILTER_ITEMS = 20_000
 #: Files larger than this are filtered on a worker whatever their item count (the filter
@@ -54,6 +58,9 @@ class Loaded:
     #: Every conversation of the file (a trace, an eval log, a capture), and which is shown.
     conversations: tuple[Transcript, ...] = ()
     picked: int = 0
+    #: The first rows of a file whose whole load is still running: the pane shows them
+    #: meanwhile; the panels (findings, details) wait for the whole file.
+    reading: bool = False
 
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
@@ -79,6 +86,14 @@ def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = No
     )
 
 
+def _side_name(loaded: Loaded) -> str:
+    """A loaded file's name in the status line; the first rows of one still read say so."""
+    name = os.path.basename(loaded.path)
+    if loaded.reading:
+        return f"{name} (its first {len(loaded.result.transcript.items):,} items; reading on)"
+    return name
+
+
 def _megabytes(size: int) -> str:
     return f"{size / 1_000_000:,.1f} MB"
 
@@ -93,13 +108,23 @@ def _gating(progress: Progress, name: str) -> Callable[[int, int], None]:
 
 
 def load_and_gate(
-    path: str, tools: dict[str, Tool], progress: Progress, cancel: threading.Event | None = None
+    path: str,
+    tools: dict[str, Tool],
+    progress: Progress,
+    cancel: threading.Event | None = None,
+    first_rows: Callable[[Loaded], None] | None = None,
 ) -> Loaded:
     """Read, load and gate one file (runs in a worker thread); `cancel` stops the work.
 
     Progress is reported as bytes read, then as items gated, each with how far it has got.
+    A large session file's first lines are loaded and gated first and handed to `first_rows`
+    (`reading` set), so they can be shown while the whole file is read.
     """
     name = os.path.basename(path)
+    head = head_conversations(path) if first_rows is not None else None
+    if first_rows is not None and head:
+        early = gate_conversation(path, tuple(head), 0, tools, progress, cancel)
+        first_rows(replace(early, reading=True))
     progress(f"Reading {name}…")
     # Cancel also ends a read that waits on a pipe or a device.
     data = read_bytes(path, cancel=cancel)
@@ -167,6 +192,9 @@ class Session(QObject):
     said = Signal(str, int)
     #: side — following that side's file stopped (the user, or a file that cannot be followed).
     follow_stopped = Signal(str)
+    #: side, Loaded, (cancel, shown) events — a worker's first rows of a large file (see
+    #: `load_and_gate`).
+    _first_rows = Signal(str, object, object)
 
     def __init__(self, parent: QObject | None = None, *, synchronous: bool = False) -> None:
         super().__init__(parent)
@@ -188,6 +216,7 @@ class Session(QObject):
         self._tools_key: tuple[object, ...] | None = None
         #: Sides whose file is followed as it grows, each with its reader and its poll timer.
         self._following: dict[str, tuple[Follower, QTimer]] = {}
+        self._first_rows.connect(self._show_first_rows)
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -223,10 +252,35 @@ class Session(QObject):
             self.follow(side, False)  # another file: the one followed is no longer shown
             self.follow_stopped.emit(side)
         tools = dict(self.extra_tools)
+        target = self.target
         self.loading.emit(side, path)
-        self._start_side(
-            side, path, lambda progress, cancel: load_and_gate(path, tools, progress, cancel)
-        )
+
+        def work(progress: Progress, cancel: threading.Event) -> Loaded:
+            def first_rows(loaded: Loaded) -> None:
+                # Emitted from the worker: queued to the GUI thread, which drops it if the load
+                # was superseded meanwhile. The worker waits (briefly) until the rows are shown:
+                # reading on would hold the interpreter's lock while the GUI paints them.
+                shown = threading.Event()
+                self._first_rows.emit(side, judge(loaded, target), (cancel, shown))
+                shown.wait(FIRST_ROWS_WAIT_S)
+
+            return load_and_gate(path, tools, progress, cancel, first_rows)
+
+        self._start_side(side, path, work)
+
+    def _show_first_rows(
+        self, side: str, loaded: Loaded, events: tuple[threading.Event, threading.Event]
+    ) -> None:
+        """Show a large file's first rows while its whole load goes on (no diff of them)."""
+        cancel, shown = events
+        # Once the event loop is idle again (the rows painted), the load reads on.
+        QTimer.singleShot(0, shown.set)
+        if cancel.is_set() or not self.runner.busy(side) or loaded.target != self.target_name:
+            return
+        self.files[side] = loaded
+        self.paths[side] = loaded.path
+        self._clear_diff()
+        self.loaded.emit(side)
 
     def reload(self) -> None:
         """Read every shown file again from disk."""
@@ -274,6 +328,7 @@ class Session(QObject):
         if following is not None:
             following[1].stop()
             following[1].deleteLater()
+            self.runner.cancel(FOLLOW + side, notify=False)
         path = self.paths[side]
         if not on:
             return False
@@ -298,31 +353,47 @@ class Session(QObject):
         """Whether the side's file is followed."""
         return side in self._following
 
+    def follower(self, side: str) -> Follower | None:
+        """The reader of the side's followed file (None: not followed)."""
+        following = self._following.get(side)
+        return following[0] if following is not None else None
+
     def _poll_followed(self, side: str) -> None:
-        if side not in self._following or self.runner.busy(side):
-            return  # the update before this one is still being gated
+        channel = FOLLOW + side
+        if side not in self._following or self.runner.busy(side) or self.runner.busy(channel):
+            return  # the update before this one is still being read or gated
         follower = self._following[side][0]
-        try:
+        old = self.files[side]
+        tools, target = dict(self.extra_tools), self.target
+
+        def work(progress: Progress) -> tuple[Update, Loaded] | None:
+            # On a worker: the first poll reads the whole file, and each one gates it.
             update = follower.poll()
-        except LoadError as exc:
+            if update is None or not update.transcripts:
+                return None
+            conversations = tuple(update.transcripts)
+            picked = old.picked if old is not None and old.picked < len(conversations) else 0
+            loaded = gate_conversation(follower.path, conversations, picked, tools, progress)
+            return update, judge(loaded, target, progress)
+
+        def done(found: tuple[Update, Loaded] | None) -> None:
+            if found is None or self.follower(side) is not follower:
+                return
+            update, loaded = found
+            if update.restarted:
+                self.said.emit(
+                    f"{follower.name}: {update.restarted}; read again from its start", 8000
+                )
+            self.set_loaded(side, loaded)
+
+        def failed(exc: InspectorError) -> None:
+            if self.follower(side) is not follower:
+                return
             self.follow(side, False)
             self.follow_stopped.emit(side)
             self.said.emit(f"Cannot follow {follower.name}: {exc.message}", 8000)
-            return
-        if update is None or not update.transcripts:
-            return
-        if update.restarted:
-            self.said.emit(f"{follower.name}: {update.restarted}; read again from its start", 8000)
-        old = self.files[side]
-        conversations = tuple(update.transcripts)
-        picked = old.picked if old is not None and old.picked < len(conversations) else 0
-        tools = dict(self.extra_tools)
-        path = follower.path
 
-        def work(progress: Progress, cancel: threading.Event) -> Loaded:
-            return gate_conversation(path, conversations, picked, tools, progress, cancel)
-
-        self._start_side(side, path, work)
+        self.runner.start(channel, work, done, failed)
 
     def cancel(self, side: str) -> None:
         """Drop one side's running load; what the side held stays."""
@@ -471,7 +542,7 @@ class Session(QObject):
     def status_sides(self) -> dict[str, status.Side]:
         """What the status line is told of each loaded side."""
         return {
-            side: status.Side(os.path.basename(x.path or side), x.decision, x.summary)
+            side: status.Side(_side_name(x), x.decision, x.summary)
             for side, x in self.files.items()
             if x is not None
         }

@@ -12,13 +12,15 @@ import threading
 
 import pytest
 
-from inspector.core.formats import load_conversations
+from inspector.core.formats import _sessions, load_conversations
 from inspector.core.formats._follow import Follower
 from inspector.core.model import LoadError
 from tests.conftest import REPO, SAMPLES
+from tests.spies import CountingJson
 
 SESSION = SAMPLES / "sessions" / "claude_code" / "v1.0.98-session.jsonl"
 ROLLOUT = SAMPLES / "sessions" / "codex" / "rollout-0.104-short.jsonl"
+CALLS = SAMPLES / "sessions" / "codex" / "rollout-0.104-calls.jsonl"
 
 
 def _items(update) -> int:
@@ -48,12 +50,87 @@ def test_appended_lines_are_read_once_and_give_the_whole_sessions_items(tmp_path
     with open(path, "ab") as handle:
         handle.write(lines[-1][cut:])
     third = follower.poll()
-    assert third is not None and third.new_records == 1
+    # The completed line is parsed, unless it is one a rollout's reader never parses.
+    kind = json.loads(lines[-1]).get("type")
+    expected = 0 if kind in ("event_msg", "turn_context") else 1
+    assert third is not None and third.new_records == expected
     whole = load_conversations(source)
     assert [len(t.items) for t in third.transcripts] == [len(t.items) for t in whole]
     assert [t.items[-1].raw for t in third.transcripts] == [t.items[-1].raw for t in whole]
     # Every byte was read once, however many polls it took.
     assert follower.bytes_read == len(data)
+
+
+def _pieces(data: bytes, count: int) -> list[bytes]:
+    """The file cut in `count` pieces at arbitrary bytes (most cuts fall inside a line)."""
+    step = len(data) // count + 1
+    return [data[i : i + step] for i in range(0, len(data), step)]
+
+
+def _response_lines(lines: list[bytes], upto: int) -> set[int]:
+    """The 1-based numbers of the lines of the last assistant response among the first `upto`
+    lines (Claude Code writes one response as several records sharing its message id)."""
+    records = {n: json.loads(raw) for n, raw in enumerate(lines[:upto], 1) if raw.strip()}
+    ids = {
+        n: r["message"].get("id")
+        for n, r in records.items()
+        if r.get("type") == "assistant" and isinstance(r.get("message"), dict)
+    }
+    if not ids:
+        return set()
+    last = ids[max(ids)]
+    return {n for n, i in ids.items() if i == last and i is not None}
+
+
+@pytest.mark.parametrize("source", [SESSION, ROLLOUT, CALLS], ids=lambda p: p.name)
+def test_a_poll_parses_and_converts_only_what_was_appended(tmp_path, monkeypatch, source):
+    data = source.read_bytes()
+    lines = data.splitlines(keepends=True)
+    assert len(set(lines)) == len(lines)  # each line can be told apart by its bytes
+    whole = load_conversations(source)
+    spy = CountingJson()
+    monkeypatch.setattr(_sessions, "orjson", spy)
+    path = tmp_path / source.name
+    path.write_bytes(b"")
+    follower = Follower(path)
+    before: list = []
+    growing: set[int] = set()
+    remade = 0
+    for piece in _pieces(data, 7):
+        with open(path, "ab") as handle:
+            handle.write(piece)
+        update = follower.poll()
+        if update is None or not update.transcripts:
+            continue
+        (transcript,) = update.transcripts[:1]
+        # An item read by an earlier poll is the same object now: it was not converted again,
+        # but for the items of a response still being written and a call its output answers.
+        for old, new in zip(before, transcript.items, strict=False):
+            if new is old:
+                continue
+            remade += 1
+            answered = old.type == "function_call" and old.status is None
+            assert answered or old.origin.line in growing, (old.index, old.origin)
+            assert new.raw.get("type") == old.raw.get("type")
+        before = list(transcript.items)
+        growing = _response_lines(lines, path.read_bytes().count(b"\n"))
+    followed = follower.transcripts()
+    assert [len(t.items) for t in followed] == [len(t.items) for t in whole]
+    for mine, theirs in zip(followed, whole, strict=True):
+        # Item for item what a load of the whole file gives: values, marks and places.
+        assert [(i.raw, i.conversion, i.origin.line, i.origin.pointer) for i in mine.items] == [
+            (i.raw, i.conversion, i.origin.line, i.origin.pointer) for i in theirs.items
+        ]
+    # Every line was parsed once at most, however many polls read it; a rollout's terminal
+    # echoes (event_msg, turn_context) not at all.
+    assert max(spy.parsed.values()) == 1
+    unread = {"event_msg", "turn_context"} if source in (ROLLOUT, CALLS) else set()
+    wanted = {
+        raw.strip() for raw in lines if raw.strip() and json.loads(raw).get("type") not in unread
+    }
+    assert set(spy.parsed) == wanted
+    # Re-made items are few: the calls answered and a response's records (none of the rest).
+    assert remade < len(whole[0].items) // 4
 
 
 def test_truncation_and_rotation_are_said_and_read_again(tmp_path):

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from inspector.core.formats import load_conversations
+import pytest
+
+from inspector.core.formats import _sessions, load_conversations
 from tests.conftest import SAMPLES
+from tests.spies import CountingJson
 
 ROLLOUT = SAMPLES / "sessions" / "codex" / "rollout-0.104-calls.jsonl"
 
 
-def test_follow_shows_appended_items_without_reloading(window, qtbot, tmp_path):
+@pytest.mark.parametrize("synchronous", [True, False], ids=["in-place", "on-workers"])
+def test_follow_shows_appended_items_without_reloading(
+    make_window, qtbot, tmp_path, monkeypatch, synchronous
+):
+    window = make_window(synchronous=synchronous)
     lines = ROLLOUT.read_bytes().splitlines(keepends=True)
     path = tmp_path / "rollout.jsonl"
     head = len(lines) // 3
@@ -20,14 +27,24 @@ def test_follow_shows_appended_items_without_reloading(window, qtbot, tmp_path):
     before = pane.model.rowCount()
     reloads: list[str] = []
     window.session.loading.connect(lambda side, p: reloads.append(p))
+    (whole,) = load_conversations(ROLLOUT)
+    spy = CountingJson()
+    monkeypatch.setattr(_sessions, "orjson", spy)
     window.act["follow"].trigger()
     assert window.act["follow"].isChecked() and window.session.following("left")
-    with path.open("ab") as handle:
-        handle.write(b"".join(lines[head:]))
-    (whole,) = load_conversations(ROLLOUT)
+    # The agent writes on, in three goes: each poll parses what was appended since the last.
+    third = (len(lines) - head) // 3
+    for start in (head, head + third, head + 2 * third):
+        end = start + third if start < head + 2 * third else len(lines)
+        with path.open("ab") as handle:
+            handle.write(b"".join(lines[start:end]))
+        qtbot.waitUntil(lambda: window.session.follower("left").bytes_read == path.stat().st_size)
     qtbot.waitUntil(lambda: pane.model.rowCount() == len(whole.items), timeout=60_000)
     assert pane.model.rowCount() > before
     assert reloads == []  # the pane was updated, never reloaded
+    # Following read each line once, over all its polls (the terminal echoes not at all).
+    assert spy.parsed and max(spy.parsed.values()) == 1
+    assert all(line.strip() in spy.parsed for line in lines[head:] if b'"response_item"' in line)
     window.act["follow"].trigger()
     assert not window.session.following("left")
 

@@ -50,20 +50,28 @@ def outcome(reasons: Mapping[str, str], value: Any) -> str:
     return reasons.get(value, INCOMPLETE) if isinstance(value, str) else INCOMPLETE
 
 
+#: Made once: `json.dumps` with options builds an encoder on every call.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def serialise(value: Any) -> str | None:
     """Compact JSON text of a native value, or None when it cannot be written."""
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return _COMPACT.encode(value)
     except (TypeError, ValueError, RecursionError):
         return None
 
 
 def prefixed(native: Mapping[str, Any], known: Iterable[str], slug: str) -> dict[str, Any]:
     """The native fields outside `known`, under the provider's prefix (kept, never dropped)."""
-    skip = set(known)
+    skip = known if isinstance(known, frozenset) else frozenset(known)
     return {f"{slug}:{k}": v for k, v in native.items() if k not in skip}
 
 
+#: The status mark of a call sent back in a request's history (one value, shared by all).
+_HISTORY_STATUS = Derivation(
+    "status", "derived", "a call in the history sent back to the model had finished"
+)
 #: The mark of a message whose native content blocks were rewritten as Open Responses parts.
 PARTS_CONVERTED = Derivation(
     "content", "converted", "native content blocks written as Open Responses parts"
@@ -205,6 +213,9 @@ class Converter:
         self.reason = reason
         self.pending: list[_Pending] = []
         self.message: _Message | None = None
+        #: The format name and label its items' conversions name (the envelope's, unless a
+        #: source reads these records from a file of its own: a session, a trace).
+        self.source = (api.envelope.name, api.envelope.label)
 
     def turns(self, key: str, convert: Callable[[dict[str, Any], str, int | None], None]) -> None:
         """Convert each turn of the record's `key` array, on its own line; a turn that is not
@@ -465,35 +476,26 @@ class Converter:
                 continue
             if self.reason is ABSENT:
                 raw["status"] = COMPLETED
-                why = "a call in the history sent back to the model had finished"
+                pending.derived.append(_HISTORY_STATUS)
+                continue
+            result = outcome(self.api.reasons, self.reason)
+            field_name = self.api.reason_field
+            reason = self.reason
+            said = f"{field_name} {reason!r}" if reason is not None else f"no {field_name}"
+            if result != COMPLETED and position != last:
+                raw["status"] = COMPLETED
+                why = f"{said}, but a later item follows the call, so it was not cut off"
+            elif self.reason is None and raw.get("call_id") in self.answered:
+                raw["status"] = COMPLETED
+                why = f"{said}, but a later result in the conversation answers it, so it ran"
             else:
-                result = outcome(self.api.reasons, self.reason)
-                field_name = self.api.reason_field
-                said = (
-                    f"{field_name} {self.reason!r}"
-                    if self.reason is not None
-                    else f"no {field_name}"
-                )
-                if result != COMPLETED and position != last:
-                    raw["status"] = COMPLETED
-                    why = f"{said}, but a later item follows the call, so it was not cut off"
-                elif self.reason is None and raw.get("call_id") in self.answered:
-                    raw["status"] = COMPLETED
-                    why = f"{said}, but a later result in the conversation answers it, so it ran"
-                else:
-                    raw["status"] = result
-                    why = said
+                raw["status"] = result
+                why = said
             pending.derived.append(Derivation("status", "derived", why))
+        name, label = self.source
+        envelope, path, group, add = self.api.envelope, self.b.path, self.group, self.b.add_item
         for pending in self.pending:
-            envelope = self.api.envelope
-            conversion = Conversion(
-                envelope.name, pending.native, tuple(pending.derived), envelope.label
-            )
-            self.b.add_item(
-                pending.raw,
-                Origin(self.b.path, pending.line, pending.pointer),
-                self.group,
-                self.api.envelope,
-                conversion,
-            )
+            conversion = Conversion(name, pending.native, tuple(pending.derived), label)
+            origin = Origin(path, pending.line, pending.pointer)
+            add(pending.raw, origin, group, envelope, conversion)
         self.pending = []

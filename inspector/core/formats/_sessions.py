@@ -9,11 +9,10 @@ parsed once into `Line` values, so a followed file only parses what was appended
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import msgspec
 import orjson
 
 from inspector.core.formats._convert import Converter
@@ -39,6 +38,19 @@ class Corrupt:
     why: str
 
 
+def _pieces(data: bytes) -> Iterator[bytes]:
+    """The data's lines, as `data.split(b"\\n")` gives them, made one at a time: a large
+    file is not held a second time as a list of its lines while its records are parsed."""
+    start, size, find = 0, len(data), data.find
+    while True:
+        end = find(b"\n", start)
+        if end < 0:
+            yield data[start:size]
+            return
+        yield data[start:end]
+        start = end + 1
+
+
 def parse_lines(
     data: bytes,
     path: str | None,
@@ -56,7 +68,7 @@ def parse_lines(
     corrupt: list[Corrupt] = []
     number = first_number - 1
     done = 0
-    for raw in data.split(b"\n"):
+    for raw in _pieces(data):
         number += 1
         done += len(raw) + 1
         if check is not None and not number & 4095:
@@ -132,6 +144,19 @@ def finish(
     return dataclasses.replace(b.transcript(fmt), conversation=conversation)
 
 
+def snapshot(
+    b: Builder, fmt: str, conversation: str | None, notes: Sequence[Note] = ()
+) -> Transcript:
+    """A conversation as it stands, with notes for its first group; the builder is left as it
+    was, so more records can be added to it (a file that grows)."""
+    transcript = b.transcript(fmt)
+    groups = transcript.groups
+    if notes:
+        first = groups[0]
+        groups = (dataclasses.replace(first, notes=(*first.notes, *notes)), *groups[1:])
+    return dataclasses.replace(transcript, groups=groups, conversation=conversation)
+
+
 def finish_lossy(
     conv: Converter,
     mark: Derivation,
@@ -151,15 +176,9 @@ def finish_lossy(
             not objects_only or any(d.field == "arguments" for d in pending.derived)
         ):
             pending.derived[:] = [d for d in pending.derived if d.field != "arguments"] + [mark]
-    start = len(conv.b.items)
-    conv.finish()
     if source is not None:
-        items = conv.b.items
-        for i in range(start, len(items)):
-            conversion = items[i].conversion
-            if conversion is not None:
-                relabelled = dataclasses.replace(conversion, source=source[0], label=source[1])
-                items[i] = msgspec.structs.replace(items[i], conversion=relabelled)
+        conv.source = source
+    conv.finish()
 
 
 def not_captured(

@@ -178,13 +178,17 @@ def load(b: Builder, record: Record, kind: str) -> None:
         if system is not None:
             pointer = join_pointer(record.base, "system")
             conv.begin("system", pointer, system, record.line)
-            _content(conv, "system", system, pointer, record.line)
+            convert_content(conv, "system", system, pointer, record.line)
             conv.end(system)
         conv.turns("messages", lambda m, p, line: _message(conv, m, p, line))
     conv.finish()
 
 
 _MESSAGE_KEYS = frozenset({"role", "content"})
+#: The fields of a block that its item holds (the rest stay, under the provider's prefix).
+_CALL_KEYS = frozenset({"type", "id", "name", "input"})
+_RESULT_KEYS = frozenset({"type", "tool_use_id", "content"})
+_TEXT_KEYS = frozenset({"type", "text"})
 #: A response's own fields, which describe the response rather than its message.
 _RESPONSE_KEYS = frozenset(
     {"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage", "error"}
@@ -202,12 +206,17 @@ def _message(
         fields = prefixed(message, _RESPONSE_KEYS, SLUG)
     content = message.get("content")
     conv.begin(role, pointer, message, line, fields)
-    _content(conv, role, content, join_pointer(pointer, "content"), line)
+    convert_content(conv, role, content, join_pointer(pointer, "content"), line)
     conv.end(content)
 
 
-def _content(conv: Converter, role: Any, content: Any, pointer: str, line: int | None) -> None:
-    """Convert a content value (at `pointer`): a string as it is, a block list block by block."""
+def convert_content(
+    conv: Converter, role: Any, content: Any, pointer: str, line: int | None
+) -> None:
+    """Convert an Anthropic content value (at `pointer`, on `line`) into the open message of
+    `conv`: a string as it is, a block list block by block (text parts, tool_use calls,
+    tool_result outputs, thinking and server-tool blocks as prefixed items). Every source that
+    keeps Anthropic content blocks (a Messages record, a Claude Code session) converts here."""
     if isinstance(content, str):
         conv.content(content)
         return
@@ -226,7 +235,7 @@ def _content(conv: Converter, role: Any, content: Any, pointer: str, line: int |
                 pointer=here,
                 native=block,
                 line=line,
-                fields=prefixed(block, ("type", "id", "name", "input"), SLUG),
+                fields=prefixed(block, _CALL_KEYS, SLUG),
             )
         elif kind == "tool_result":
             output = block.get("content")
@@ -241,7 +250,7 @@ def _content(conv: Converter, role: Any, content: Any, pointer: str, line: int |
                 pointer=here,
                 native=block,
                 line=line,
-                fields=prefixed(block, ("type", "tool_use_id", "content"), SLUG),
+                fields=prefixed(block, _RESULT_KEYS, SLUG),
                 derived=marks,
             )
         elif _is_turn_block(kind):
@@ -256,7 +265,7 @@ def _part(role: Any, block: Any) -> Any:
         return block
     kind = block.get("type")
     if kind == "text":
-        return {**text_part(role, block.get("text")), **prefixed(block, ("type", "text"), SLUG)}
+        return {**text_part(role, block.get("text")), **prefixed(block, _TEXT_KEYS, SLUG)}
     return {**block, "type": f"{SLUG}:{kind}" if isinstance(kind, str) else f"{SLUG}:block"}
 
 

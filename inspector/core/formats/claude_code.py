@@ -14,7 +14,7 @@ records in one JSON document.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,11 +30,11 @@ from inspector.core.formats._sessions import (
     builder,
     conversation_group,
     corrupt_notes,
-    finish,
     finish_lossy,
     first_record,
     parse_lines,
     several_note,
+    snapshot,
 )
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import read_bytes
@@ -109,15 +109,19 @@ def load(b: Builder, record: Record, kind: str) -> None:
     obj = record.obj
     if obj.get("type") not in TURN_TYPES:
         return
+    line = Line(record.line, record.base, obj)
     if not b.groups or b.groups[-1].kind != "claude_code_session":
-        conversation_group(
-            b, "claude_code_session", Line(record.line, record.base, obj), envelope=API.envelope
-        )
-    _convert(b, len(b.groups) - 1, [Line(record.line, record.base, obj)])
+        conversation_group(b, "claude_code_session", line, envelope=API.envelope)
+    conv = Converter(b, Record(obj, record.line, record.base), len(b.groups) - 1, API, ABSENT)
+    _turn(conv, [line])
+    finish_lossy(conv, LOSSY, SOURCE)
 
 
 # --------------------------------------------------------------------------------------------
 # Turns
+
+#: The format its converted items name as their source (their envelope is Anthropic's).
+SOURCE = ("claude_code", LABEL)
 
 
 def _turn(conv: Converter, run: Sequence[Line]) -> None:
@@ -127,48 +131,64 @@ def _turn(conv: Converter, run: Sequence[Line]) -> None:
     conv.begin(role, first.base + "/message", first.obj, first.number)
     for line in run:
         content = line.obj["message"].get("content")
-        anthropic._content(conv, role, content, line.base + "/message/content", line.number)
+        anthropic.convert_content(conv, role, content, line.base + "/message/content", line.number)
     conv.end()
 
 
-def _convert(b: Builder, group: int, lines: Sequence[Line]) -> None:
-    """Convert a conversation's turn records; its calls settle at the end (all are history)."""
-    first = lines[0]
-    conv = Converter(b, Record(first.obj, first.number, first.base), group, API, ABSENT)
-    for run in _turns(lines):
-        _turn(conv, run)
-    finish_lossy(conv, LOSSY, ("claude_code", LABEL))
-
-
-def _message_id(line: Line) -> Any:
-    return line.obj["message"].get("id") if line.obj.get("type") == "assistant" else None
-
-
-def _turns(lines: Sequence[Line]) -> Iterator[list[Line]]:
-    """Group a conversation's turn records: consecutive records of one response are one turn."""
-    run: list[Line] = []
-    previous: Any = None
-    for line in lines:
-        key = _message_id(line)
-        if run and (key is None or key != previous):
-            yield run
-            run = []
-        run.append(line)
-        previous = key
-    if run:
-        yield run
+def _message_id(obj: dict[str, Any]) -> Any:
+    """What ties the records of one response together (None: a record is a turn of its own)."""
+    return obj["message"].get("id") if obj.get("type") == "assistant" else None
 
 
 # --------------------------------------------------------------------------------------------
 # Conversations
 
 
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """A builder's state before a response that may still grow was converted (to go back to)."""
+
+    items: int
+    synthesised: int
+    answered: set[str]
+    unanswered: dict[str, list[tuple[str, Any]]]
+
+    @classmethod
+    def of(cls, b: Builder) -> _Mark:
+        """The builder's state now (copies of what converting goes on to change)."""
+        return cls(
+            len(b.items),
+            b.synthesised,
+            set(b.answered),
+            {name: list(calls) for name, calls in b.unanswered.items()},
+        )
+
+    def restore(self, b: Builder) -> None:
+        """Put the builder back as it was."""
+        del b.items[self.items :]
+        b.synthesised = self.synthesised
+        b.answered = self.answered
+        b.unanswered = self.unanswered
+
+
 @dataclass
-class _Conversation:
+class _Live:
+    """One conversation being read: its items so far and the records of its last turn."""
+
     key: str
-    lines: list[Line] = field(default_factory=list)
+    b: Builder
+    conv: Converter
     #: The subagent's id (`agentId`), when its records say it.
     agent: str | None = None
+    #: The text its first user record opens with (a subagent's prompt), once that is read.
+    prompt: str | None = None
+    prompted: bool = False
+    #: The last turn's records (one response may be written as several), not yet converted
+    #: for good: another record of the same response may follow.
+    run: list[Line] = field(default_factory=list)
+    run_key: Any = None
+    #: Where to go back to when the last turn was converted for a snapshot and grows.
+    mark: _Mark | None = None
 
 
 @dataclass
@@ -183,55 +203,31 @@ def _is_turn(obj: dict[str, Any]) -> bool:
     return obj.get("type") in ("user", "assistant") and isinstance(obj.get("message"), dict)
 
 
-def _split(lines: Sequence[Line]) -> list[_Conversation]:
-    """Sort records into conversations: the main thread, and each sidechain (a subagent)."""
-    found: dict[str, _Conversation] = {}
-    of_uuid: dict[str, str] = {}
-    for line in lines:
-        obj = line.obj
-        agent = obj.get("agentId") if isinstance(obj.get("agentId"), str) else None
-        if obj.get("isSidechain") is True:
-            parent = obj.get("parentUuid")
-            key = of_uuid.get(parent) if isinstance(parent, str) else None
-            if key is None or key == MAIN:  # a sidechain starts here, whoever its parent is
-                uuid = obj.get("uuid")
-                key = f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}"
-        else:
-            key = MAIN
-        uuid = obj.get("uuid")
-        if isinstance(uuid, str):
-            of_uuid[uuid] = key
-        if not _is_turn(obj):
-            continue
-        conversation = found.setdefault(key, _Conversation(key))
-        if key != MAIN and agent:
-            conversation.agent = agent
-        conversation.lines.append(line)
-    return list(found.values())
-
-
-def _first_prompt(lines: Sequence[Line]) -> str | None:
-    """The text a subagent conversation opens with (the prompt its Task call gave)."""
-    for line in lines:
-        if line.obj.get("type") != "user":
-            continue
-        content = line.obj["message"].get("content")
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            texts = [b.get("text") for b in content if isinstance(b, dict) and "text" in b]
-            return "".join(t for t in texts if isinstance(t, str)) or None
-        return None
+def _prompt_of(obj: dict[str, Any]) -> str | None:
+    """The text a user record opens with (a subagent's first record: its Task call's prompt)."""
+    content = obj["message"].get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict) and "text" in b]
+        return "".join(t for t in texts if isinstance(t, str)) or None
     return None
 
 
-def _spawns(lines: Sequence[Line], conversation: str) -> Links:
-    """The subagent calls of a conversation: by the prompt they gave, and by the agent id their
-    result (or, in 2.1.x, a `progress` record) names."""
-    links = Links()
-    by_call: dict[str, _Spawn] = {}
-    for line in lines:
+@dataclass
+class Links:
+    """How subagent conversations find the call that spawned them: by the prompt it gave, and
+    by the agent id its result (or, in 2.1.x, a `progress` record) names."""
+
+    by_prompt: dict[str, _Spawn] = field(default_factory=dict)
+    by_agent: dict[str, _Spawn] = field(default_factory=dict)
+    #: The subagent calls met so far, by call id.
+    by_call: dict[str, _Spawn] = field(default_factory=dict)
+
+    def take(self, line: Line, conversation: str) -> None:
+        """Read one record of the main thread (of any type) for subagent calls and results."""
         obj = line.obj
+        by_call = self.by_call
         content = obj["message"].get("content") if _is_turn(obj) else None
         for block in content if isinstance(content, list) else ():
             if not isinstance(block, dict):
@@ -243,52 +239,26 @@ def _spawns(lines: Sequence[Line], conversation: str) -> Links:
                 by_call[spawn.call_id] = spawn
                 prompt = (block.get("input") or {}).get("prompt")
                 if isinstance(prompt, str):
-                    links.by_prompt[prompt] = spawn
+                    self.by_prompt[prompt] = spawn
             elif block.get("type") == "tool_result" and block.get("tool_use_id") in by_call:
                 result = obj.get("toolUseResult")
                 agent = obj.get("agentId") or (
                     result.get("agentId") if isinstance(result, dict) else None
                 )
                 if isinstance(agent, str):
-                    links.by_agent[agent] = by_call[block["tool_use_id"]]
+                    self.by_agent[agent] = by_call[block["tool_use_id"]]
         data = obj.get("data")
         if obj.get("type") == "progress" and isinstance(data, dict):
             agent, call = data.get("agentId"), obj.get("parentToolUseID")
             if isinstance(agent, str) and call in by_call:
-                links.by_agent.setdefault(agent, by_call[call])
-    return links
+                self.by_agent.setdefault(agent, by_call[call])
 
-
-@dataclass
-class Links:
-    """How subagent conversations find the call that spawned them."""
-
-    by_prompt: dict[str, _Spawn] = field(default_factory=dict)
-    by_agent: dict[str, _Spawn] = field(default_factory=dict)
-
-    def find(self, conversation: _Conversation) -> _Spawn | None:
+    def find(self, conversation: _Live) -> _Spawn | None:
         """The spawning call of a subagent conversation, if the records tell."""
         if conversation.agent and conversation.agent in self.by_agent:
             return self.by_agent[conversation.agent]
-        prompt = _first_prompt(conversation.lines)
+        prompt = conversation.prompt
         return self.by_prompt.get(prompt) if prompt is not None else None
-
-
-def _links(lines: Sequence[Line]) -> Links:
-    """The links of the main thread's subagent calls (records of every type are looked at)."""
-    main = [ln for ln in lines if ln.obj.get("isSidechain") is not True]
-    return _spawns(main, MAIN)
-
-
-def _transcript(
-    conversation: _Conversation, key: str, path: str | None, notes: list[Note]
-) -> Transcript:
-    b = builder(path)
-    group = conversation_group(
-        b, "claude_code_session", conversation.lines[0], envelope=API.envelope
-    )
-    _convert(b, group, conversation.lines)
-    return finish(b, "claude_code", key, notes)
 
 
 def _spawn_note(path: str | None, key: str, spawn: _Spawn, main_id: str) -> Note:
@@ -301,6 +271,166 @@ def _spawn_note(path: str | None, key: str, spawn: _Spawn, main_id: str) -> Note
     )
 
 
+#: Record fields whose text nearly every record repeats (the session, its folder, the
+#: version): the parser makes a new string for each, about half of a small record's bytes, so
+#: the records kept as the items' native values hold one copy of each value instead.
+_SHARED = ("sessionId", "cwd", "version", "gitBranch", "userType", "type", "slug")
+_SHARED_MESSAGE = ("role", "type", "model", "stop_reason")
+
+
+def _share(obj: dict[str, Any], keys: tuple[str, ...], share: Callable[[str, str], str]) -> None:
+    """Replace the text of `keys` in `obj` with the one copy of it already met."""
+    for key in keys:
+        value = obj.get(key)
+        if type(value) is str:
+            obj[key] = share(value, value)
+
+
+class Reader:
+    """A session's conversations, built record by record as they are read.
+
+    Each record is converted once, when it arrives: a followed file's new records add to the
+    conversations without converting the earlier ones again. Only the last turn of a
+    conversation waits: one response is written as several records, so it is converted for
+    good when a record of another turn follows (a snapshot converts it for the time being, and
+    goes back if the response grows). The main thread comes first, then each sidechain (a
+    subagent), linked to the call that spawned it (`links`: a subagent file's are its
+    session's).
+    """
+
+    #: Lines of the format that need not be parsed at all (none: every record may count).
+    skip = None
+
+    def __init__(
+        self, path: str | None, *, links: Links | None = None, parent: str | None = None
+    ) -> None:
+        self.path = path
+        self._links = links if links is not None else Links()
+        self._own_links = links is None
+        self._parent = parent
+        self._found: dict[str, _Live] = {}
+        self._of_uuid: dict[str, str] = {}
+        self._session: str | None = None
+        self._corrupt: list[Corrupt] = []
+        #: The main thread's records (of any type), and how many were read for links so far:
+        #: only a session with subagents needs them read.
+        self._main: list[Line] = []
+        self._linked = 0
+        #: One copy of each value that every record repeats (see `_SHARED`).
+        self._shared: dict[str, str] = {}
+
+    def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
+        """Take the next records of the file (and the broken lines among them)."""
+        self._corrupt += corrupt
+        found, of_uuid, main = self._found, self._of_uuid, self._main
+        share = self._shared.setdefault
+        for line in lines:
+            obj = line.obj
+            _share(obj, _SHARED, share)
+            message = obj.get("message")
+            if type(message) is dict:
+                _share(message, _SHARED_MESSAGE, share)
+            if self._session is None and isinstance(obj.get("sessionId"), str):
+                self._session = obj["sessionId"]
+            agent = obj.get("agentId") if isinstance(obj.get("agentId"), str) else None
+            uuid = obj.get("uuid")
+            if obj.get("isSidechain") is True:
+                parent = obj.get("parentUuid")
+                key = of_uuid.get(parent) if isinstance(parent, str) else None
+                if key is None or key == MAIN:  # a sidechain starts here, whoever its parent is
+                    key = f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}"
+            else:
+                key = MAIN
+                if self._own_links:
+                    main.append(line)
+            if isinstance(uuid, str):
+                of_uuid[uuid] = key
+            if not _is_turn(obj):
+                continue
+            live = found.get(key)
+            if live is None:
+                live = found[key] = self._open(key, line)
+            if key != MAIN and agent:
+                live.agent = agent
+            if not live.prompted and obj.get("type") == "user":
+                live.prompted, live.prompt = True, _prompt_of(obj)
+            self._take(live, line)
+
+    def _open(self, key: str, first: Line) -> _Live:
+        b = builder(self.path)
+        group = conversation_group(b, "claude_code_session", first, envelope=API.envelope)
+        record = Record(first.obj, first.number, first.base)
+        return _Live(key, b, Converter(b, record, group, API, ABSENT))
+
+    def _take(self, live: _Live, line: Line) -> None:
+        """Add a turn record: it ends the last turn, or is one more record of its response."""
+        key = _message_id(line.obj)
+        if live.run and (key is None or key != live.run_key):
+            self._close(live)
+        elif live.mark is not None:
+            live.mark.restore(live.b)  # the response converted for a snapshot grows
+            live.mark = None
+        live.run.append(line)
+        live.run_key = key
+
+    def _close(self, live: _Live) -> None:
+        """End the last turn: converted now (its items settle at the next snapshot), unless a
+        snapshot converted it already."""
+        if live.mark is None:
+            _turn(live.conv, live.run)
+        live.mark = None
+        live.run = []
+
+    @property
+    def links(self) -> Links:
+        """The calls that spawned subagents: those given, or the main thread's (its records
+        are read for them when first asked, as only a session with subagents needs them)."""
+        if self._own_links:
+            main = self._main
+            for line in main[self._linked :]:
+                self._links.take(line, MAIN)
+            self._linked = len(main)
+        return self._links
+
+    def transcripts(self, *, final: bool = False) -> list[Transcript]:
+        """The conversations as they stand (`final`: no record follows); a LoadError when the
+        records hold no turn yet."""
+        found = list(self._found.values())
+        corrupt = self._corrupt
+        if not found:
+            raise LoadError(
+                "the Claude Code session has no user or assistant records"
+                + (f" (and {len(corrupt)} corrupt lines)" if corrupt else ""),
+                path=self.path,
+            )
+        for live in found:
+            if live.run and live.mark is None and (final or live.run_key is None):
+                self._close(live)  # a record with no message id is a whole turn
+            finish_lossy(live.conv, LOSSY, SOURCE)  # the turns ended since the last snapshot
+            if live.run and live.mark is None:
+                live.mark = _Mark.of(live.b)
+                _turn(live.conv, live.run)
+                finish_lossy(live.conv, LOSSY, SOURCE)
+        path = self.path
+        stem = Path(path).stem if path else "session"
+        session = self._session or stem
+        main_id = self._parent or session
+        ids = [session if c.key == MAIN else f"{session}/{c.key}" for c in found]
+        out: list[Transcript] = []
+        for position, (live, key) in enumerate(zip(found, ids, strict=True)):
+            notes: list[Note] = []
+            if position == 0:
+                if len(found) > 1:
+                    notes.append(several_note(path, ids))
+                notes += corrupt_notes(path, corrupt)
+            if live.key != MAIN:
+                spawn = self.links.find(live)
+                if spawn is not None:
+                    notes.append(_spawn_note(path, key, spawn, main_id))
+            out.append(snapshot(live.b, "claude_code", key, notes))
+        return out
+
+
 def conversations(
     lines: Sequence[Line],
     corrupt: Sequence[Corrupt],
@@ -310,35 +440,9 @@ def conversations(
     parent: str | None = None,
 ) -> list[Transcript]:
     """One transcript per conversation of the records: the main thread first, then subagents."""
-    stem = Path(path).stem if path else "session"
-    found = _split(lines)
-    if not found:
-        raise LoadError(
-            "the Claude Code session has no user or assistant records"
-            + (f" (and {len(corrupt)} corrupt lines)" if corrupt else ""),
-            path=path,
-        )
-    session = next(
-        (ln.obj["sessionId"] for ln in lines if isinstance(ln.obj.get("sessionId"), str)), stem
-    )
-    if links is None:
-        # Only subagent conversations need the calls that spawned them.
-        links = _links(lines) if any(c.key != MAIN for c in found) else Links()
-    main_id = parent or session
-    ids = [session if c.key == MAIN else f"{session}/{c.key}" for c in found]
-    out: list[Transcript] = []
-    for position, (conversation, key) in enumerate(zip(found, ids, strict=True)):
-        notes: list[Note] = []
-        if position == 0:
-            if len(found) > 1:
-                notes.append(several_note(path, ids))
-            notes += corrupt_notes(path, corrupt)
-        if conversation.key != MAIN:
-            spawn = links.find(conversation)
-            if spawn is not None:
-                notes.append(_spawn_note(path, key, spawn, main_id))
-        out.append(_transcript(conversation, key, path, notes))
-    return out
+    reader = Reader(path, links=links, parent=parent)
+    reader.add(lines, corrupt)
+    return reader.transcripts(final=True)
 
 
 def export_lines(document: dict[str, Any]) -> list[Line]:
@@ -368,11 +472,13 @@ def load_file(
     if isinstance(document, dict) and isinstance(document.get("loglines"), list):
         return conversations(export_lines(document), [], path)
     lines, corrupt = parse_lines(data, path, check=check)
-    found = conversations(lines, corrupt, path)
+    reader = Reader(path)
+    reader.add(lines, corrupt)
+    found = reader.transcripts(final=True)
     for sub in subagent_files(source) if source is not None else ():
         sub_lines, sub_corrupt = parse_lines(read_bytes(sub), str(sub))
         found += conversations(
-            sub_lines, sub_corrupt, str(sub), links=_links(lines), parent=found[0].conversation
+            sub_lines, sub_corrupt, str(sub), links=reader.links, parent=found[0].conversation
         )
     return found
 

@@ -14,7 +14,7 @@ appeared later). Codex-only item types (`custom_tool_call`, `local_shell_call`, 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,19 @@ from inspector.core.formats._sessions import (
     builder,
     conversation_group,
     corrupt_notes,
-    finish,
     parse_lines,
+    snapshot,
 )
 from inspector.core.formats.spec import FormatSpec
-from inspector.core.model import Conversion, Derivation, Note, Origin, Severity, Transcript
+from inspector.core.model import (
+    Conversion,
+    Derivation,
+    Item,
+    Note,
+    Origin,
+    Severity,
+    Transcript,
+)
 
 KINDS = {"codex_line": "codex"}
 LABEL = "Codex CLI rollout"
@@ -85,40 +93,35 @@ _ARGUMENTS_REDACTED = Derivation(
 )
 
 
-def _answered(lines: Sequence[Line]) -> set[str]:
-    """The call ids that an output item of the rollout answers."""
-    found: set[str] = set()
-    for line in lines:
-        payload = line.obj.get("payload")
-        if (
-            line.obj.get("type") == "response_item"
-            and isinstance(payload, dict)
-            and payload.get("type") in _OUTPUTS
-            and isinstance(payload.get("call_id"), str)
-        ):
-            found.add(payload["call_id"])
-    return found
-
-
-def _add_line(b: Builder, line: Line, group: int, answered: set[str]) -> str | None:
-    """Add a line's item (a `response_item`); return a note's text for a `compacted` line.
+def _item(payload: dict[str, Any], ran: bool) -> tuple[Any, Conversion | None]:
+    """A `response_item` payload as an item (`ran`: an output later in the rollout answers it).
 
     A function_call that an output answers ran to completion: its status, which Codex never
     writes, is derived (and marked) so the gate judges its arguments, as for a call in a
     request's history.
     """
+    raw: Any = payload
+    marks: list[Derivation] = []
+    if payload.get("type") == "function_call":
+        if ran and "status" not in payload:
+            raw = {**payload, "status": "completed"}
+            marks.append(_STATUS_RAN)
+        if redacted(payload.get("arguments")):
+            marks.append(_ARGUMENTS_REDACTED)
+    return raw, Conversion("codex", payload, tuple(marks), LABEL) if marks else None
+
+
+def _call_id(payload: dict[str, Any]) -> str | None:
+    call_id = payload.get("call_id")
+    return call_id if isinstance(call_id, str) else None
+
+
+def _add_line(b: Builder, line: Line, group: int, answered: set[str]) -> str | None:
+    """Add a line's item (a `response_item`); return a note's text for a `compacted` line."""
     obj = line.obj
     kind, payload = obj.get("type"), obj.get("payload")
     if kind == "response_item" and isinstance(payload, dict):
-        raw: Any = payload
-        marks: list[Derivation] = []
-        if payload.get("type") == "function_call":
-            if "status" not in payload and payload.get("call_id") in answered:
-                raw = {**payload, "status": "completed"}
-                marks.append(_STATUS_RAN)
-            if redacted(payload.get("arguments")):
-                marks.append(_ARGUMENTS_REDACTED)
-        conversion = Conversion("codex", payload, tuple(marks), LABEL) if marks else None
+        raw, conversion = _item(payload, _call_id(payload) in answered)
         origin = Origin(b.path, line.number, line.base + "/payload")
         b.add_item(raw, origin, group, conversion=conversion)
     elif kind == "compacted" and isinstance(payload, dict):
@@ -132,41 +135,14 @@ def _add_line(b: Builder, line: Line, group: int, answered: set[str]) -> str | N
     return None
 
 
-def _session_id(lines: Sequence[Line]) -> str | None:
-    for line in lines:
-        if line.obj.get("type") == "session_meta":
-            payload = line.obj.get("payload")
-            meta = payload.get("meta", payload) if isinstance(payload, dict) else None
-            if isinstance(meta, dict) and isinstance(meta.get("id"), str):
-                return str(meta["id"])
+def _session_id(obj: dict[str, Any]) -> str | None:
+    """The session's id, if the line is the `session_meta` that says it."""
+    if obj.get("type") == "session_meta":
+        payload = obj.get("payload")
+        meta = payload.get("meta", payload) if isinstance(payload, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get("id"), str):
+            return str(meta["id"])
     return None
-
-
-def conversations(
-    lines: Sequence[Line], corrupt: Sequence[Corrupt], path: str | None
-) -> list[Transcript]:
-    """The rollout as one transcript (a rollout is one conversation)."""
-    b = builder(path)
-    group = conversation_group(b, "codex_session", lines[0] if lines else None)
-    notes: list[Note] = []
-    answered = _answered(lines)
-    for line in lines:
-        said = _add_line(b, line, group, answered)
-        if said is not None:
-            notes.append(Note("compacted_history", Severity.INFO, said))
-    notes += corrupt_notes(path, corrupt)
-    return [finish(b, "codex", _session_id(lines), notes)]
-
-
-def load_file(
-    data: bytes,
-    path: str | None,
-    source: Path | None = None,
-    check: Callable[[int], None] | None = None,
-) -> list[Transcript]:
-    """The rollout file's conversation (`source`, the file's own path, is not needed)."""
-    lines, corrupt = parse_lines(data, path, check=check, skip=repeats)
-    return conversations(lines, corrupt, path)
 
 
 #: Line types that add no item: their lines need not be parsed (about half of a rollout).
@@ -184,6 +160,96 @@ def repeats(raw: bytes) -> bool:
         if at >= 0 and (payload < 0 or at < payload):
             return raw.rstrip().endswith(b"}")
     return False
+
+
+class Reader:
+    """A rollout's conversation, built line by line as the lines are read.
+
+    Each line's item is made once, when the line arrives: a followed file's new lines add to
+    the conversation without converting the earlier ones again. The one item that changes is a
+    function_call whose output arrives later: its status is then derived (see `_item`), and
+    that item alone is made again.
+    """
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self._b = builder(path)
+        self._group: int | None = None
+        self._notes: list[Note] = []
+        self._corrupt: list[Corrupt] = []
+        self._session: str | None = None
+        #: Call ids an output answers, and the items of calls no output has answered yet.
+        self._answered: set[str] = set()
+        self._waiting: dict[str, list[int]] = {}
+
+    #: Lines that need not be parsed at all (`repeats`).
+    skip = staticmethod(repeats)
+
+    def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
+        """Take the next lines of the rollout (and the broken lines among them)."""
+        self._corrupt += corrupt
+        b, answered, waiting = self._b, self._answered, self._waiting
+        for line in lines:
+            if self._group is None:
+                self._group = conversation_group(b, "codex_session", line)
+            obj = line.obj
+            if self._session is None:
+                self._session = _session_id(obj)
+            payload = obj.get("payload")
+            if obj.get("type") != "response_item" or not isinstance(payload, dict):
+                said = _add_line(b, line, self._group, answered)
+                if said is not None:
+                    self._notes.append(Note("compacted_history", Severity.INFO, said))
+                continue
+            call_id = _call_id(payload)
+            kind = payload.get("type")
+            if call_id is not None and kind in _OUTPUTS:
+                answered.add(call_id)
+                for index in waiting.pop(call_id, ()):
+                    self._answer(index)
+            elif (
+                call_id is not None
+                and kind == "function_call"
+                and call_id not in answered
+                and "status" not in payload
+            ):
+                waiting.setdefault(call_id, []).append(len(b.items))
+            _add_line(b, line, self._group, answered)
+
+    def _answer(self, index: int) -> None:
+        """Make again the item of a call an output now answers (its status is now known)."""
+        old = self._b.items[index]
+        raw, conversion = _item(old.raw, True)
+        self._b.items[index] = Item(index, raw, old.origin, old.group, old.envelope, conversion)
+
+    def transcripts(self, *, final: bool = False) -> list[Transcript]:
+        """The rollout as one transcript, as it stands (a rollout is one conversation)."""
+        b = self._b
+        if self._group is None:
+            b = builder(self.path)  # no line yet: an empty conversation, the reader unchanged
+            conversation_group(b, "codex_session", None)
+        notes = [*self._notes, *corrupt_notes(self.path, self._corrupt)]
+        return [snapshot(b, "codex", self._session, notes)]
+
+
+def conversations(
+    lines: Sequence[Line], corrupt: Sequence[Corrupt], path: str | None
+) -> list[Transcript]:
+    """The rollout as one transcript (a rollout is one conversation)."""
+    reader = Reader(path)
+    reader.add(lines, corrupt)
+    return reader.transcripts(final=True)
+
+
+def load_file(
+    data: bytes,
+    path: str | None,
+    source: Path | None = None,
+    check: Callable[[int], None] | None = None,
+) -> list[Transcript]:
+    """The rollout file's conversation (`source`, the file's own path, is not needed)."""
+    lines, corrupt = parse_lines(data, path, check=check, skip=repeats)
+    return conversations(lines, corrupt, path)
 
 
 FORMAT = FormatSpec(
