@@ -23,18 +23,13 @@ def content_key(raw: Any) -> bytes:
         raw = raw.copy()  # a C-level copy and two pops beat a comprehension 3:1 here
         raw.pop("id", None)
         raw.pop("call_id", None)
-    return _digest(raw)
-
-
-def _digest(value: Any) -> bytes:
-    """The 16-byte digest of a JSON value's canonical bytes."""
-    # One key is kept per item for the whole alignment: a digest rather than the JSON itself,
-    # whose orjson buffer keeps a 4 KB allocation whatever its length. The buffer is hashed
-    # and dropped, so it is not copied as `canonical_json` copies it.
+    # One key is kept per item for the whole alignment: a 16-byte digest rather than the JSON
+    # itself, whose orjson buffer keeps a 4 KB allocation whatever its length. The buffer is
+    # hashed and dropped here, so it is not copied as `canonical_json` copies it.
     try:
-        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        text = orjson.dumps(raw, option=orjson.OPT_SORT_KEYS)
     except (orjson.JSONEncodeError, TypeError):
-        return blake2b(canonical_json(value), digest_size=16).digest()
+        text = canonical_json(raw)
     return blake2b(text, digest_size=16).digest()
 
 
@@ -48,69 +43,6 @@ def canonical_json(value: Any) -> bytes:
         # Integers beyond 64 bits need json. (orjson writes NaN as null, so the two share a
         # key; NaN is not JSON and reaches items only through the loader's lenient fallback.)
         return json.dumps(value, sort_keys=True, default=repr).encode()
-
-
-#: Digests of an item's text (its id and call_id members cut out) are this long, so that in
-#: the dict `_Side.of` shares they never meet a content key (16 bytes).
-_TEXT_DIGEST = 20
-_ID, _CALL_ID = b'"id":', b'"call_id":'
-
-
-def _cut(text: bytes, name: bytes, value: Any) -> bytes | None:
-    """The text without its member `name` when the item's `value` of it is written there once,
-    compactly, the way orjson writes it (the member and its comma); None when it cannot be cut
-    so (the caller then parses)."""
-    if not isinstance(value, str):
-        return None
-    member = name + orjson.dumps(value)
-    if text.count(member) != 1:
-        return None
-    for cut in (member + b",", b"," + member, member):
-        if cut in text:
-            return text.replace(cut, b"", 1)
-    return None  # not reached: the member is in the text
-
-
-def _keys(items: Sequence[Item], shared: dict[bytes, bytes]) -> list[bytes]:
-    """Each item's `content_key`, equal keys held once across the sides sharing `shared`.
-
-    Items of two runs of a session mostly differ only in their ids: with those cut out of a
-    lean item's text, the texts are often the same bytes, and that text's key is looked up
-    rather than computed again. A cut text's key is only kept when its parse has no `id` or
-    `call_id` member: then the members cut were the item's own (a member of that name deeper
-    in the item would have left the item's own in the text), and the parse is exactly the
-    item's value without them, whose key it is. Any other item is parsed and keyed as it is.
-    """
-    keys: list[bytes] = []
-    append, seen_before, intern = keys.append, shared.get, shared.setdefault
-    for item in items:
-        source = item.lean_source
-        text: bytes | None = None
-        if source is not None:
-            text = source.text(item.index)
-            if item.id is not None:
-                text = _cut(text, _ID, item.id)
-            if text is not None and item.call_id is not None:
-                text = _cut(text, _CALL_ID, item.call_id)
-        if text is None:
-            computed = content_key(item.read())
-            append(intern(computed, computed))
-            continue
-        seen = blake2b(text, digest_size=_TEXT_DIGEST).digest()
-        key: bytes | None = seen_before(seen)
-        if key is None:
-            try:
-                value = orjson.loads(text)
-            except orjson.JSONDecodeError:
-                value = None  # e.g. an integer beyond 64 bits: the plain parse decides
-            if isinstance(value, dict) and "id" not in value and "call_id" not in value:
-                key = _digest(value)
-                key = shared[seen] = intern(key, key)
-            else:
-                key = content_key(item.read())
-                key = intern(key, key)
-        append(key)
-    return keys
 
 
 #: The alignment signature of an item: (type, role, name).
@@ -166,8 +98,7 @@ class _Side:
         *,
         done: Callable[[int], None] | None = None,
     ) -> _Side:
-        """The side of `items`; equal keys are held once across the sides given one `shared`
-        (which also keeps the keys of item texts seen, see `_keys`).
+        """The side of `items`; equal keys are held once across the sides given one `shared`.
 
         `done` hears how many items have been read, after each chunk of them.
         """
@@ -178,7 +109,10 @@ class _Side:
         keys: list[bytes] = []
         for start in range(0, len(items), _KEY_CHUNK):
             stop = min(start + _KEY_CHUNK, len(items))
-            keys.extend(_keys(items[start:stop], shared))
+            keys.extend(
+                shared.setdefault(k, k)
+                for k in (content_key(items[i].read()) for i in range(start, stop))
+            )
             if done is not None:
                 done(stop)
         call_ids: list[Any] = [item.call_id for item in items]
