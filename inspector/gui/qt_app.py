@@ -286,14 +286,19 @@ def after_first_paint(widget: QWidget, callback: Callable[[], object]) -> None:
     _FirstPaint(widget, callback)
 
 
-def open_window(args: argparse.Namespace, settings: Settings) -> MainWindow:
+def open_window(
+    args: argparse.Namespace, settings: Settings, *, synchronous: bool | None = None
+) -> MainWindow:
     """Make the window for parsed arguments; it opens the target, tools and files they name.
 
     The window is shown first, and those are opened after its first paint: a start-up paints
     the window before it imports the formats, the diff or the target profiles. A screenshot
     (`args.screenshot`) opens them at once, synchronously, and is shown by `screenshot`.
+    `synchronous` runs the window's jobs in place (as a screenshot does) when True.
     """
-    window = MainWindow(settings, synchronous=bool(args.screenshot))
+    if synchronous is None:
+        synchronous = bool(args.screenshot)
+    window = MainWindow(settings, synchronous=synchronous)
     window.set_mode(args.mode)
 
     def open_given() -> None:

@@ -65,16 +65,20 @@ def run_child(*args: str) -> tuple[dict[str, float], Measured]:
 
 
 def _shown_window(scratch: str, *, synchronous: bool) -> MainWindow:
-    """A QApplication and a shown 1400×900 inspector window keeping settings in `scratch`."""
-    from inspector.gui.qt_app import _application
-    from inspector.gui.qt_main_window import MainWindow
+    """A QApplication and a shown 1400×900 inspector window keeping settings in `scratch`,
+    started as the application starts it, with what it does after its first paint done (the
+    target profiles loaded on a worker)."""
+    from inspector.gui.qt_app import _application, build_parser, open_window
     from inspector.gui.qt_settings import Settings
 
     app = _application()
-    window = MainWindow(Settings.open(Path(scratch) / "s.ini"), synchronous=synchronous)
+    settings = Settings.open(Path(scratch) / "s.ini")
+    window = open_window(build_parser().parse_args([]), settings, synchronous=synchronous)
     window.resize(1400, 900)
-    window.show()
     app.processEvents()
+    while window.runner.busy("targets") or not window.target_selector.count() > 1:
+        window.runner.wait()
+        app.processEvents()
     return window
 
 
