@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -31,6 +31,23 @@ def key_text(action: QAction) -> str:
     return action.shortcut().toString(QKeySequence.SequenceFormat.PortableText)
 
 
+def _slot(window: Any, path: str) -> Callable[..., Any]:
+    """The window's method, or the method at a dotted path from it, looked up when called: a
+    detail tab's panel ("details.arguments_panel.revert") is made when first used."""
+    first, *rest = path.split(".")
+    owner = getattr(window, first)  # a wrong name fails when the actions are made
+    if not rest:
+        return cast(Callable[..., Any], owner)
+
+    def call(*args: Any) -> Any:
+        target = owner
+        for part in rest:
+            target = getattr(target, part)
+        return target(*args)
+
+    return call
+
+
 def build_actions(window: Any) -> dict[str, QAction]:
     """One QAction per table entry, calling the window's method; also set as `<name>_action`."""
     actions = {}
@@ -45,9 +62,7 @@ def build_actions(window: Any) -> dict[str, QAction]:
             action.setIcon(qt_palette.action_icon(spec.icon))
         if spec.short:
             action.setIconText(spec.short)
-        slot = window
-        for part in spec.slot.split("."):
-            slot = getattr(slot, part)
+        slot = _slot(window, spec.slot)
         if spec.checkable:
             action.setCheckable(True)
             action.toggled.connect(slot)

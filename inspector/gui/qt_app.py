@@ -7,14 +7,17 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 
 from PySide6.QtCore import (
+    QEvent,
     QIODevice,
     QMessageLogContext,
+    QObject,
     QSaveFile,
     Qt,
+    QTimer,
     QtMsgType,
     qFormatLogMessage,
     qInstallMessageHandler,
@@ -30,9 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from inspector import __version__
-from inspector.core.diff import DiffMode
+from inspector.core.diff.values import DiffMode
 from inspector.core.gate import PASSING, Verdict
-from inspector.core.targets import UnknownTarget, get_profile, profile_names
 from inspector.gui import qt_palette
 from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow, Tab
@@ -44,9 +46,27 @@ SCREENSHOT_SIZE = (1400, 900)
 _ARGUMENT_VERDICTS = {Verdict.ARGUMENTS_PARSE, Verdict.ARGUMENTS_SCHEMA, Verdict.UNKNOWN_TOOL}
 
 
+#: --target's help; the names of the targets are filled in when the help is shown.
+_TARGET_HELP = "judge both transcripts for a target provider too ({names})"
+
+
+class _Parser(argparse.ArgumentParser):
+    """The GUI's argument parser: it names the targets only in --help, since listing them loads
+    (and validates) every profile, which a window's start does not need."""
+
+    def format_help(self) -> str:
+        """The help text, with the target names in --target's."""
+        from inspector.core.targets import profile_names
+
+        for action in self._actions:
+            if action.dest == "target":
+                action.help = _TARGET_HELP.format(names=", ".join(profile_names()))
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The GUI's command line."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="replay-inspector",
         description="Open Open Responses transcripts side by side and check what may be replayed.",
     )
@@ -63,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--target",
         metavar="P",
         type=_target,
-        help=f"judge both transcripts for a target provider too ({', '.join(profile_names())})",
+        help=_TARGET_HELP.format(names="see --help"),
     )
     parser.add_argument(
         "--mode",
@@ -94,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _target(text: str) -> str:
+    from inspector.core.targets import UnknownTarget, get_profile
+
     try:
         return get_profile(text.strip()).name
     except UnknownTarget as exc:
@@ -243,6 +265,61 @@ def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str
     return 0
 
 
+class _FirstPaint(QObject):
+    """Runs a callback once, just after a widget's first paint (an event-loop turn later)."""
+
+    def __init__(self, widget: QWidget, callback: Callable[[], object]) -> None:
+        super().__init__(widget)
+        self._callback = callback
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """On the first paint event, ask for the callback once the paint is done."""
+        if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget):
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self._callback)
+        return False
+
+
+def after_first_paint(widget: QWidget, callback: Callable[[], object]) -> None:
+    """Run `callback` once `widget` has been painted for the first time."""
+    _FirstPaint(widget, callback)
+
+
+def open_window(
+    args: argparse.Namespace, settings: Settings, *, synchronous: bool | None = None
+) -> MainWindow:
+    """Make the window for parsed arguments; it opens the target, tools and files they name.
+
+    The window is shown first, and those are opened after its first paint: a start-up paints
+    the window before it imports the formats, the diff or the target profiles. A screenshot
+    (`args.screenshot`) opens them at once, synchronously, and is shown by `screenshot`.
+    `synchronous` runs the window's jobs in place (as a screenshot does) when True.
+    """
+    if synchronous is None:
+        synchronous = bool(args.screenshot)
+    window = MainWindow(settings, synchronous=synchronous)
+    window.set_mode(args.mode)
+
+    def open_given() -> None:
+        window.target_selector.fill_later(window.runner)
+        if args.target:
+            window.set_target(args.target)  # before the loads, so each file is judged once
+        for tools in args.tools:
+            window.load_tool_file(tools, regate=False)
+        if args.left or args.right:
+            window.open_pair(args.left, args.right)
+        elif args.screenshot:
+            window.open_sample_pair()
+
+    if args.screenshot:
+        open_given()
+    else:
+        window.show()
+        after_first_paint(window, open_given)
+    return window
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the desktop inspector (or render a screenshot) and return the exit status."""
     parser = build_parser()
@@ -267,22 +344,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             settings = Settings.open(os.path.join(scratch, "settings.ini"))
         else:
             settings = Settings.open()
-        window = MainWindow(settings, synchronous=bool(args.screenshot))
-        window.set_mode(args.mode)
-        if args.target:
-            window.set_target(args.target)  # before the loads, so each file is judged once
-        for tools in args.tools:
-            window.load_tool_file(tools, regate=False)
-        if args.left or args.right:
-            window.open_pair(args.left, args.right)
-        elif args.screenshot:
-            window.open_sample_pair()
+        window = open_window(args, settings)
         if args.screenshot:
             return screenshot(window, args.screenshot, size, args.select)
         previous_hook = sys.excepthook
         sys.excepthook = excepthook
         try:
-            window.show()
             return int(app.exec())
         finally:
             sys.excepthook = previous_hook

@@ -3,15 +3,12 @@ selects the pair it is about. The status bar's decision line opens it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractItemModel,
-    QEvent,
     QModelIndex,
-    QObject,
     QPersistentModelIndex,
     Qt,
     Signal,
@@ -178,23 +175,3 @@ class ChangesPanel(QWidget):
         number = index.data(PairRole) if index.isValid() else None
         if isinstance(number, int):
             self.pair_activated.emit(number)
-
-
-class ClickOpens(QObject):
-    """Makes a label (the status bar's decision line) run a callback when it is clicked."""
-
-    def __init__(self, widget: QWidget, callback: Callable[[], Any]) -> None:
-        super().__init__(widget)
-        self._callback = callback
-        widget.setCursor(Qt.CursorShape.PointingHandCursor)
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Run the callback on a left-button release over the widget."""
-        if (
-            event.type() == QEvent.Type.MouseButtonRelease
-            and getattr(event, "button", lambda: None)() == Qt.MouseButton.LeftButton
-        ):
-            self._callback()
-            return True
-        return super().eventFilter(watched, event)

@@ -1,38 +1,72 @@
 """The detail tabs under the panes (Item … Tools): what they show of the selected item, and the
-clipboard's way into them (copy the item or its edited arguments, paste a schema)."""
+clipboard's way into them (copy the item or its edited arguments, paste a schema).
+
+Only the Item tab's panel, shown first, is built with the window: every other panel, and the
+modules behind it, is made when it is first shown or asked for. What it would have been told
+meanwhile is kept (the latest of each kind) and told when it is made.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication, QIcon
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from inspector.core.gate import GateResult, make_toolset
 from inspector.core.model import Tool
 from inspector.gui import qt_palette
 from inspector.gui.actions import TAB_NAMES, Tab
-from inspector.gui.alignment import Alignment
 from inspector.gui.findings import SEVERITIES
-from inspector.gui.paste import PasteKind, route_paste
-from inspector.gui.qt_changes import ChangesPanel
-from inspector.gui.qt_diff import DiffPanel
-from inspector.gui.qt_find import FindPanel
-from inspector.gui.qt_findings import FindingsPanel
 from inspector.gui.qt_item_panel import ItemPanel
-from inspector.gui.qt_schema_panel import ArgumentsPanel
-from inspector.gui.qt_scratch import ScratchPanel
-from inspector.gui.qt_stream import StreamPanel, StreamView
 from inspector.gui.qt_text import tooltip
-from inspector.gui.qt_tools_tab import ToolsPanel
 from inspector.gui.qt_workers import TaskRunner
 from inspector.gui.status import plural
-from inspector.gui.tools_matrix import ToolRow
+
+if TYPE_CHECKING:
+    from inspector.core.diff import DiffResult
+    from inspector.gui.alignment import Alignment
+    from inspector.gui.qt_changes import ChangesPanel
+    from inspector.gui.qt_diff import DiffPanel
+    from inspector.gui.qt_find import FindPanel
+    from inspector.gui.qt_findings import FindingsPanel
+    from inspector.gui.qt_schema_panel import ArgumentsPanel
+    from inspector.gui.qt_scratch import ScratchPanel
+    from inspector.gui.qt_stream import StreamPanel, StreamView
+    from inspector.gui.qt_tools_tab import ToolsPanel
+    from inspector.gui.tools_matrix import ToolRow
+
+P = TypeVar("P", bound=QWidget)
+
+
+class _Panel(Generic[P]):
+    """A tab's panel as an attribute: built on first access."""
+
+    def __init__(self, tab: int) -> None:
+        self.tab = tab
+
+    def __get__(self, tabs: DetailTabs, owner: type | None = None) -> P:
+        return cast(P, tabs.panel(self.tab))
 
 
 class DetailTabs(QTabWidget):
-    """The nine detail tabs, in Tab order, and the panels in them."""
+    """The nine detail tabs, in Tab order, and the panels in them (made on first use)."""
+
+    #: a tab's panel has just been made (its tab index).
+    made_panel = Signal(int)
+
+    item_panel: _Panel[ItemPanel] = _Panel(Tab.ITEM)
+    arguments_panel: _Panel[ArgumentsPanel] = _Panel(Tab.ARGUMENTS)
+    diff_panel: _Panel[DiffPanel] = _Panel(Tab.DIFF)
+    findings_panel: _Panel[FindingsPanel] = _Panel(Tab.FINDINGS)
+    stream_panel: _Panel[StreamPanel] = _Panel(Tab.STREAM)
+    scratch_panel: _Panel[ScratchPanel] = _Panel(Tab.SCRATCH)
+    find_panel: _Panel[FindPanel] = _Panel(Tab.SEARCH)
+    changes_panel: _Panel[ChangesPanel] = _Panel(Tab.CHANGES)
+    tools_panel: _Panel[ToolsPanel] = _Panel(Tab.TOOLS)
 
     def __init__(
         self,
@@ -45,34 +79,106 @@ class DetailTabs(QTabWidget):
         self.setObjectName("detail-tabs")
         self.setDocumentMode(True)
         self._tools = tools
-        self.item_panel = ItemPanel(self)
-        self.arguments_panel = ArgumentsPanel(self, runner)
-        self.diff_panel = DiffPanel(self)
-        self.findings_panel = FindingsPanel(self)
-        self.stream_panel = StreamPanel(self)
-        self.scratch_panel = ScratchPanel(tools, self, runner)
-        self.find_panel = FindPanel(results, self, runner)
-        self.changes_panel = ChangesPanel(self)
-        self.tools_panel = ToolsPanel(self)
-        panels = (
-            self.item_panel, self.arguments_panel, self.diff_panel, self.findings_panel,
-            self.stream_panel, self.scratch_panel, self.find_panel, self.changes_panel,
-            self.tools_panel,
-        )  # fmt: skip
-        for panel, name in zip(panels, TAB_NAMES, strict=True):
-            self.addTab(panel, name)
-        self.find_panel.query_changed.connect(self.item_panel.set_find)
-        self.findings_panel.counted.connect(
-            lambda count, worst: self.set_badge(Tab.FINDINGS, count, worst, "finding")
-        )
-        self.scratch_panel.arguments_requested.connect(self.check_bare_arguments)
-        self.scratch_panel.item_requested.connect(self.open_scratch_item)
+        self._results = results
+        self._runner = runner
+        self._made: dict[int, QWidget] = {}
+        #: Per tab not made yet: what it is to be told when made, the latest of each kind.
+        self._pending: dict[int, dict[str, Callable[[Any], None]]] = {}
+        #: Signals of panels to connect when they are made: (tab, signal name, slot).
+        self._links: list[tuple[int, str, Callable[..., Any]]] = []
+        for name in TAB_NAMES:
+            page = QWidget(self)
+            QVBoxLayout(page).setContentsMargins(0, 0, 0, 0)
+            self.addTab(page, name)
+        self.panel(Tab.ITEM)
+        self.currentChanged.connect(self.panel)
+
+    def made(self, tab: int) -> bool:
+        """Whether a tab's panel has been made."""
+        return tab in self._made
+
+    def panel(self, tab: int) -> QWidget:
+        """A tab's panel, made (and told what it missed) on first use."""
+        panel = self._made.get(tab)
+        if panel is None:
+            page = self.widget(tab)
+            assert page is not None, tab  # every tab has its page from the start
+            panel = self._made[tab] = self._make(tab, page)
+            layout = page.layout()
+            assert layout is not None
+            layout.addWidget(panel)
+            panel.show()  # at once, not at the next event-loop turn, so no empty frame is seen
+            for at, signal, slot in self._links:
+                if at == tab:
+                    getattr(panel, signal).connect(slot)
+            for tell in self._pending.pop(tab, {}).values():
+                tell(panel)
+            self.made_panel.emit(tab)
+        return panel
+
+    def link(self, tab: int, signal: str, slot: Callable[..., Any]) -> None:
+        """Connect a signal of a tab's panel to `slot`, now or when the panel is made."""
+        self._links.append((tab, signal, slot))
+        if tab in self._made:
+            getattr(self._made[tab], signal).connect(slot)
+
+    def _tell(self, tab: int, kind: str, tell: Callable[[Any], None]) -> None:
+        """Tell a panel something now, or (the latest of each `kind`) when it is made."""
+        if tab in self._made:
+            tell(self._made[tab])
+        else:
+            self._pending.setdefault(tab, {})[kind] = tell
+
+    def _make(self, tab: int, page: QWidget) -> QWidget:
+        # Each panel's module is imported here, when the panel is first needed.
+        if tab == Tab.ITEM:
+            return ItemPanel(page)
+        if tab == Tab.ARGUMENTS:
+            from inspector.gui.qt_schema_panel import ArgumentsPanel
+
+            return ArgumentsPanel(page, self._runner)
+        if tab == Tab.DIFF:
+            from inspector.gui.qt_diff import DiffPanel
+
+            return DiffPanel(page)
+        if tab == Tab.FINDINGS:
+            from inspector.gui.qt_findings import FindingsPanel
+
+            findings = FindingsPanel(page)
+            findings.counted.connect(
+                lambda count, worst: self.set_badge(Tab.FINDINGS, count, worst, "finding")
+            )
+            return findings
+        if tab == Tab.STREAM:
+            from inspector.gui.qt_stream import StreamPanel
+
+            return StreamPanel(page)
+        if tab == Tab.SCRATCH:
+            from inspector.gui.qt_scratch import ScratchPanel
+
+            scratch = ScratchPanel(self._tools, page, self._runner)
+            scratch.arguments_requested.connect(self.check_bare_arguments)
+            scratch.item_requested.connect(self.open_scratch_item)
+            return scratch
+        if tab == Tab.SEARCH:
+            from inspector.gui.qt_find import FindPanel
+
+            find = FindPanel(self._results, page, self._runner)
+            find.query_changed.connect(self.item_panel.set_find)
+            return find
+        if tab == Tab.CHANGES:
+            from inspector.gui.qt_changes import ChangesPanel
+
+            return ChangesPanel(page)
+        from inspector.gui.qt_tools_tab import ToolsPanel
+
+        return ToolsPanel(page)
 
     def stop(self) -> None:
         """Cancel the tabs' running checks, gating and searches (the window is closing)."""
-        self.arguments_panel.stop()
-        self.scratch_panel.stop()
-        self.find_panel.stop()
+        for tab in (Tab.ARGUMENTS, Tab.SCRATCH, Tab.SEARCH):
+            if tab in self._made:
+                self._made[tab].stop()  # type: ignore[attr-defined]
 
     def set_badge(self, tab: int, count: int, severity: str, what: str) -> None:
         """Show a count after a tab's title with its worst severity's icon (nothing at 0)."""
@@ -82,12 +188,33 @@ class DetailTabs(QTabWidget):
         self.setTabIcon(tab, icon if icon is not None else QIcon())
         self.setTabToolTip(tab, tooltip(plural(count, what)) if count else "")
 
+    def show_results(
+        self, results: Mapping[str, GateResult], streams: Mapping[str, StreamView]
+    ) -> None:
+        """The sides' gated files changed: findings (their badge), streams, Scratch and Search."""
+        self.findings_panel.set_results(results)  # made now: its badge counts the findings
+        self.show_streams(streams)
+        if Tab.SCRATCH in self._made:  # pasted items are gated again with the new tools
+            self.scratch_panel.regate()
+        if Tab.SEARCH in self._made:  # a search not made yet has nothing to refresh
+            self.find_panel.refresh()
+
     def show_streams(self, views: Mapping[str, StreamView]) -> None:
         """Give the Stream tab the recorded streams; its badge counts their violations."""
-        self.stream_panel.set_streams(dict(views))
+        shown = dict(views)
+        self._tell(Tab.STREAM, "streams", lambda panel: panel.set_streams(shown))
         tally = Counter(str(v.severity) for view in views.values() for v in view.result.violations)
         worst = next((s for s in SEVERITIES if tally[s]), "")
         self.set_badge(Tab.STREAM, sum(tally.values()), worst, "stream violation")
+
+    def show_diff(self, diff: DiffResult | None, *, comparing: bool) -> None:
+        """Give the Changes tab the diff (None: none yet), unless it already has it."""
+
+        def tell(panel: ChangesPanel) -> None:
+            if diff is None or panel.diff is not diff:
+                panel.set_diff(diff, comparing=comparing)
+
+        self._tell(Tab.CHANGES, "diff", tell)
 
     def show_tools(
         self, rows: list[ToolRow] | None, sides: Sequence[str], targets: Sequence[str],
@@ -97,9 +224,15 @@ class DetailTabs(QTabWidget):
         the badge counts the tools the chosen target rejects."""
         if rows is None:
             if computing:
-                self.tools_panel.set_matrix([], sides, targets, target, computing=True)
+                self._tell(
+                    Tab.TOOLS,
+                    "matrix",
+                    lambda panel: panel.set_matrix([], sides, targets, target, computing=True),
+                )
             return
-        self.tools_panel.set_matrix(rows, sides, targets, target)
+        self._tell(
+            Tab.TOOLS, "matrix", lambda panel: panel.set_matrix(rows, sides, targets, target)
+        )
         verdicts = [r.verdicts.get(target) for r in rows] if target is not None else []
         rejected = sum(1 for v in verdicts if v is not None and not v.accepted)
         self.set_badge(Tab.TOOLS, rejected, "error", f"tool {target} rejects")
@@ -111,17 +244,21 @@ class DetailTabs(QTabWidget):
         """Show an item of a result (a pane's `side`, or Scratch's with None) in every tab."""
         if result is None or not 0 <= item < len(result.transcript.items):
             self.item_panel.clear()
-            self.arguments_panel.clear()
-            self.diff_panel.show_pair(alignment, None)
+            self._tell(Tab.ARGUMENTS, "item", lambda panel: panel.clear())
+            self._tell(Tab.DIFF, "pair", lambda panel: panel.show_pair(alignment, None))
             return
         core_item = result.transcript.items[item]
         verdict = result.verdicts[item]
         self.item_panel.show_item(core_item, verdict, pointer)
-        self.arguments_panel.set_item(core_item.raw, verdict, result.toolset)
+        toolset = result.toolset
+        self._tell(
+            Tab.ARGUMENTS, "item", lambda panel: panel.set_item(core_item.raw, verdict, toolset)
+        )
         if side is not None:
             pair = alignment.pair_of(side, item) if alignment is not None else None
-            self.diff_panel.show_pair(alignment, pair)
-            self.stream_panel.show_side(side)  # the Stream tab follows the selected side
+            self._tell(Tab.DIFF, "pair", lambda panel: panel.show_pair(alignment, pair))
+            # The Stream tab follows the selected side.
+            self._tell(Tab.STREAM, "side", lambda panel: panel.show_side(side))
 
     def check_bare_arguments(self, text: str, tool: str | None) -> None:
         """Check an arguments object with no item around it in the Arguments tab."""
@@ -144,6 +281,8 @@ class DetailTabs(QTabWidget):
             text = QGuiApplication.clipboard().text()
         if not text.strip():
             return "The clipboard holds no text"
+        from inspector.gui.paste import PasteKind, route_paste
+
         pasted = route_paste(text)
         if pasted.kind == PasteKind.TRANSCRIPT:
             self.scratch_panel.set_text(pasted.text)

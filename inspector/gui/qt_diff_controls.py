@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QComboBox, QProgressBar, QToolBar, QWidget
 
-from inspector.core.diff import DiffMode
-from inspector.core.targets import Profile, load_profiles
+from inspector.core.diff.values import DiffMode
 from inspector.gui.qt_session import DIFF, Session
 from inspector.gui.qt_text import tooltip
+from inspector.gui.qt_workers import TaskRunner
+
+if TYPE_CHECKING:
+    from inspector.core.targets import Profile
 
 _MODE_WORDS = {DiffMode.REPLAY: "&Replay", DiffMode.COMPARE: "&Compare"}
 _MODE_KEYS = {DiffMode.REPLAY: "Ctrl+Shift+1", DiffMode.COMPARE: "Ctrl+Shift+2"}
@@ -52,8 +57,19 @@ class ModeSwitch(QObject):
             self.changed.emit(str(mode))
 
 
+def _load_profiles(_progress: object) -> object:
+    # On a worker: importing the targets and validating their data are most of the work.
+    from inspector.core.targets import load_profiles
+
+    return load_profiles()
+
+
 class TargetSelector(QComboBox):
-    """'No target' or one of the target profiles (named, with their titles as tooltips)."""
+    """'No target' or one of the target profiles (named, with their titles as tooltips).
+
+    The profiles are loaded (and validated) when first needed: opening the list, choosing a
+    target, or the window's first idle moment after its first paint (`fill`).
+    """
 
     #: the chosen profile, or None for no target.
     target_changed = Signal(object)
@@ -70,12 +86,39 @@ class TargetSelector(QComboBox):
         self.setToolTip(tooltip(tip))
         self.setStatusTip(tip)
         self.addItem(self.NONE, None)
-        self.profiles: dict[str, Profile] = dict(load_profiles())
-        for name, profile in self.profiles.items():
-            self.addItem(name, name)
-            self.setItemData(self.count() - 1, tooltip(profile.title), Qt.ItemDataRole.ToolTipRole)
+        self._profiles: dict[str, Profile] | None = None
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.currentIndexChanged.connect(lambda _i: self.target_changed.emit(self.target))
+
+    @property
+    def profiles(self) -> dict[str, Profile]:
+        """Every target profile by name, in the registry's order (loaded on first use)."""
+        return self.fill()
+
+    def fill(self) -> dict[str, Profile]:
+        """Load the profiles and list them after 'No target' (once); return them."""
+        if self._profiles is None:
+            from inspector.core.targets import load_profiles
+
+            self._profiles = dict(load_profiles())
+            for name, profile in self._profiles.items():
+                self.addItem(name, name)
+                tip = tooltip(profile.title)
+                self.setItemData(self.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        return self._profiles
+
+    def fill_later(self, runner: TaskRunner) -> None:
+        """Load the profiles on a worker, then list them here (a profile that fails to load
+        fails again in `fill`, on the GUI thread, as a bug)."""
+        runner.start("targets", _load_profiles, self._filled, self._filled)
+
+    def _filled(self, _outcome: object) -> None:
+        self.fill()
+
+    def showPopup(self) -> None:
+        """Open the list, with every profile in it."""
+        self.fill()
+        super().showPopup()
 
     @property
     def target(self) -> Profile | None:
@@ -85,7 +128,7 @@ class TargetSelector(QComboBox):
 
     def set_target(self, name: str | None) -> None:
         """Choose a profile by name (None or unknown: no target)."""
-        at = self.findData(name) if name is not None else 0
+        at = self.findData(name) if name is not None and self.fill() else 0
         self.setCurrentIndex(max(at, 0))
 
 

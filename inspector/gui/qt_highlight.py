@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from pygments.lexer import Lexer
-from pygments.lexers import JsonLexer
-from pygments.styles import get_style_by_name
-from pygments.token import _TokenType
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 from inspector.gui import qt_palette
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
 
 #: Only the first this many characters of a document are highlighted; later blocks are plain.
 #: Re-lexing every block of a multi-megabyte text on each change would stall the GUI thread.
@@ -23,14 +25,23 @@ class JsonHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document: QTextDocument, style: str | None = None) -> None:
         super().__init__(document)
-        self._lexer: Lexer = JsonLexer(stripnl=False, ensurenl=False)
+        self._lexer: Lexer | None = None
         self._formats: dict[_TokenType, QTextCharFormat] = {}
-        self._style = get_style_by_name(style or qt_palette.syntax_style())
+        self._style_name = style
+        self._style: Any = None
 
     def highlightBlock(self, text: str) -> None:
         """Lex the bounded start of one block and apply the cached format of each token."""
-        if self.currentBlock().position() >= HIGHLIGHT_LIMIT:
+        if not text or self.currentBlock().position() >= HIGHLIGHT_LIMIT:
             return
+        if self._lexer is None:
+            # pygments is imported with the first text to highlight: empty views at start-up
+            # (the window's first paint) never pay for it.
+            from pygments.lexers import JsonLexer
+            from pygments.styles import get_style_by_name
+
+            self._style = get_style_by_name(self._style_name or qt_palette.syntax_style())
+            self._lexer = JsonLexer(stripnl=False, ensurenl=False)
         index = 0
         for token, value in self._lexer.get_tokens(text[:BLOCK_LIMIT]):
             length = len(value)

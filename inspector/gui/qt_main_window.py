@@ -7,7 +7,7 @@ A view: the state and every background job are the Session's, the actions come f
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
@@ -18,19 +18,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.diff import DiffMode
+from inspector.core.diff.values import DiffMode
 from inspector.core.gate import GateResult
 from inspector.core.model import LoadError
-from inspector.core.targets import Profile, get_profile
 from inspector.gui import navigation, qt_actions, qt_palette, status
 from inspector.gui.actions import TAB_NAMES, Tab
-from inspector.gui.alignment import Alignment
 from inspector.gui.json_text import visible
 from inspector.gui.navigation import SIDES, other, pane_side
 from inspector.gui.qt_actions import WindowHelp, build_actions, build_menus, build_toolbar, message
 from inspector.gui.qt_detail_tabs import DetailTabs
 from inspector.gui.qt_diff_controls import DiffProgressBar, ModeSwitch, TargetSelector, ToolbarFit
-from inspector.gui.qt_export import ask_export, export_words
 from inspector.gui.qt_legend import Legend
 from inspector.gui.qt_pane import TranscriptPane
 from inspector.gui.qt_pane_link import PaneLink
@@ -39,6 +36,10 @@ from inspector.gui.qt_settings import Settings
 from inspector.gui.qt_status_bar import DecisionBar
 from inspector.gui.qt_text import plain_label, window_title
 from inspector.resources import SamplePair, sample_pair
+
+if TYPE_CHECKING:  # the targets, the diff and the reports are imported when first used
+    from inspector.core.targets import Profile
+    from inspector.gui.alignment import Alignment
 
 __all__ = ["SIDES", "TAB_NAMES", "MainWindow", "Tab"]
 
@@ -136,27 +137,20 @@ class MainWindow(QMainWindow):
             self.session.known_tools, lambda: self.results, self.runner, self.main_split
         )
         self.tabs = details = self.details
-        self.item_panel, self.arguments_panel = details.item_panel, details.arguments_panel
-        self.diff_panel, self.findings_panel = details.diff_panel, details.findings_panel
-        self.stream_panel, self.scratch_panel = details.stream_panel, details.scratch_panel
-        self.find_panel, self.changes_panel = details.find_panel, details.changes_panel
-        self.tools_panel = details.tools_panel
         self.main_split.addWidget(top)
         self.main_split.addWidget(self.tabs)
         self.main_split.setStretchFactor(0, 5)
         self.main_split.setStretchFactor(1, 4)
         column.addWidget(self.main_split, 1)
         self.setCentralWidget(central)
-        self.findings_panel.activated.connect(self._finding_activated)
-        self.scratch_panel.current_changed.connect(
-            lambda item, pointer: self._show_details("scratch", item, pointer)
-        )
-        self.scratch_panel.paste_requested.connect(self.paste)
-        self.find_panel.hit_chosen.connect(lambda side, item, ptr: self._show_hit(side, item, ptr))
-        self.find_panel.hit_opened.connect(
-            lambda side, item, ptr: self._show_hit(side, item, ptr, open_item=True)
-        )
-        self.changes_panel.pair_activated.connect(self.select_pair)
+        link = details.link  # each connected when its panel is made
+        link(Tab.FINDINGS, "activated", self._finding_activated)
+        link(Tab.SCRATCH, "current_changed", lambda i, p: self._show_details("scratch", i, p))
+        link(Tab.SCRATCH, "paste_requested", self.paste)
+        link(Tab.SEARCH, "hit_chosen", lambda s, i, p: self._show_hit(s, i, p))
+        link(Tab.SEARCH, "hit_opened", lambda s, i, p: self._show_hit(s, i, p, open_item=True))
+        link(Tab.CHANGES, "pair_activated", self.select_pair)
+        details.made_panel.connect(self._restore_split)
 
     def _connect_pane(self, side: str, pane: TranscriptPane) -> None:
         pane.set_sample_available(self.samples is not None)
@@ -196,11 +190,20 @@ class MainWindow(QMainWindow):
     # ---- settings -------------------------------------------------------------------------
 
     def _splitters(self) -> dict[str, QSplitter]:
-        return {
-            "main": self.main_split,
-            "panes": self.pane_split,
-            "arguments": self.arguments_panel.splitter,
-        }
+        made = self.details.made(Tab.ARGUMENTS)  # else its saved state stays as it was
+        arguments = {"arguments": self.details.arguments_panel.splitter} if made else {}
+        return {"main": self.main_split, "panes": self.pane_split, **arguments}
+
+    def _restore_split(self, tab: int) -> None:
+        saved = self.settings.splitter("arguments") if tab == Tab.ARGUMENTS else None
+        if saved is not None:
+            self.details.arguments_panel.splitter.restoreState(saved)
+
+    def __getattr__(self, name: str) -> Any:
+        """The detail tabs' panels as the window's (`window.find_panel`), made on first use."""
+        if name.endswith("_panel") and name != "_panel":
+            return getattr(self.details, name)
+        raise AttributeError(name)
 
     def _header_names(self) -> dict[str, Any]:
         return {side: pane.tree.header() for side, pane in self.panes.items()}
@@ -268,10 +271,7 @@ class MainWindow(QMainWindow):
         self._say("Load cancelled", 4000)
 
     def _dropped(self, side: str, paths: list[str]) -> None:
-        if len(paths) >= 2:
-            self.open_pair(paths[0], paths[1])
-        else:
-            self.open_file(side, paths[0])
+        self.open_pair(*paths[:2]) if len(paths) >= 2 else self.open_file(side, paths[0])
 
     def _show_loaded(self, side: str) -> None:
         loaded = self.session.files[side]
@@ -291,10 +291,8 @@ class MainWindow(QMainWindow):
         self._after_results_changed()
 
     def _after_results_changed(self) -> None:
-        self.findings_panel.set_results({s: r for s, r in self.results.items() if r is not None})
-        self.details.show_streams(self.session.streams)
-        self.scratch_panel.regate()
-        self.find_panel.refresh()
+        shown = {s: r for s, r in self.results.items() if r is not None}
+        self.details.show_results(shown, self.session.streams)
         names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
         self.setWindowTitle(
             window_title(" ↔ ".join(names)) + " — Replay Inspector" if names else "Replay Inspector"
@@ -322,8 +320,7 @@ class MainWindow(QMainWindow):
         self._update_status()
         self._update_actions()
         diff = alignment.diff if alignment is not None else None
-        if diff is None or self.changes_panel.diff is not diff:
-            self.changes_panel.set_diff(diff, comparing=self.session.comparing())
+        self.details.show_diff(diff, comparing=self.session.comparing())
         self._refresh_tools()
         self.act["export"].setEnabled(any(r is not None for r in self.results.values()))
 
@@ -380,7 +377,8 @@ class MainWindow(QMainWindow):
         self.link.follow(side, item if item >= 0 else None)
 
     def _show_details(self, source: str, item: int, pointer: str) -> None:
-        result = self.scratch_panel.result if source == "scratch" else self.results.get(source)
+        scratch = source == "scratch"
+        result = self.details.scratch_panel.result if scratch else self.results.get(source)
         side = source if source in SIDES else None
         self.details.show_item(result, item, pointer, side, self.alignment)
 
@@ -480,22 +478,22 @@ class MainWindow(QMainWindow):
     def find_in_contents(self) -> None:
         """Search the current pane's items for a text (Ctrl+Shift+F)."""
         self.tabs.setCurrentIndex(Tab.SEARCH)
-        self.find_panel.start(pane_side(self.current_side))
+        self.details.find_panel.start(pane_side(self.current_side))
 
     def step_hit(self, forward: bool) -> None:
         """Show the next (or previous) hit of the search in the Item tab (F3 / Shift+F3)."""
-        hit = self.find_panel.step(forward)
+        hit = self.details.find_panel.step(forward)
         if hit is None:
             self._say("Nothing found to step through: Ctrl+Shift+F searches the contents", 4000)
             return
-        self._show_hit(self.find_panel.side, hit.item, hit.pointer, open_item=True)
+        self._show_hit(self.details.find_panel.side, hit.item, hit.pointer, open_item=True)
 
     def _show_hit(self, side: str, item: int, pointer: str, *, open_item: bool = False) -> None:
         if self.link.reveal(side, item, self.refilter):
             self._say("The filter hid that item, so it was cleared", 4000)
         if open_item:
             self.tabs.setCurrentIndex(Tab.ITEM)
-        self.item_panel.show_find(pointer)
+        self.details.item_panel.show_find(pointer)
 
     # ---- status ---------------------------------------------------------------------------
 
@@ -513,10 +511,6 @@ class MainWindow(QMainWindow):
     def _update_status(self) -> None:
         self.status.show_line(self.status_line())
         self.status.show_tools(self.session.tool_files)
-
-    def _busy(self, channel: str, _running: bool) -> None:
-        if channel == DIFF:  # the status line says "comparing…" while it runs
-            self._update_status()
 
     def _say(self, text: str, msecs: int = 0) -> None:
         """Show a passing message in the status bar (file names in it shown escaped)."""
@@ -556,6 +550,8 @@ class MainWindow(QMainWindow):
 
     def set_target(self, target: Profile | str | None) -> None:
         """Judge both sides for a target provider too (None: the gate alone)."""
+        from inspector.core.targets import get_profile
+
         profile = get_profile(target) if isinstance(target, str) else target
         self.target_selector.set_target(profile.name if profile is not None else None)
         self.session.set_target(profile)
@@ -576,6 +572,8 @@ class MainWindow(QMainWindow):
 
     def choose_export(self) -> None:
         """Ask for a format, the redaction choice and a file, then write the report."""
+        from inspector.gui.qt_export import ask_export, export_words
+
         session = self.session
         problem = session.export_problem()
         if problem is not None:

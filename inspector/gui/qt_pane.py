@@ -49,7 +49,6 @@ from PySide6.QtWidgets import (
 
 from inspector.core.gate import PASSING, GateResult, Verdict
 from inspector.core.model import LoadError
-from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
 from inspector.gui.conversations import conversation_labels
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
@@ -66,6 +65,7 @@ from inspector.gui.qt_transcript_model import (
     TranscriptModel,
     ValueRole,
     VerdictRole,
+    is_target_finding,
 )
 from inspector.gui.qt_workers import debounce
 
@@ -668,7 +668,7 @@ class TranscriptPane(QFrame):
     def _set_header(self, name: str, fmt: str, summary: dict[str, int] | None) -> None:
         target = None
         if summary is not None and self.model.result is not None:
-            names = {f.target for f in self.model.result.findings if isinstance(f, TargetFinding)}
+            names = {f.target for f in self.model.result.findings if is_target_finding(f)}
             if names:
                 target = (", ".join(sorted(names)), self.model.target_errors())
         self.header.set_content(name, self.path or "", fmt, summary, target)

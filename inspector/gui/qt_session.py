@@ -8,24 +8,34 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.core.decision import Decision, decide_file
-from inspector.core.diff import DiffMode, diff_results
-from inspector.core.formats import conversations_from_bytes, load_tools
-from inspector.core.formats._follow import FOLLOWED, Follower, Update, head_conversations
+from inspector.core.diff.values import DiffMode
 from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
 from inspector.core.model import Cancelled, InspectorError, LoadError, Tool, Transcript
-from inspector.core.targets import Profile, TargetFinding, with_target_findings
 from inspector.gui import status
-from inspector.gui.alignment import Alignment
-from inspector.gui.export import Rendered, clashing_input, render_report, report_input
-from inspector.gui.qt_export import write_file
-from inspector.gui.qt_stream import StreamView
 from inspector.gui.qt_workers import Progress, TaskRunner
-from inspector.gui.tools_matrix import ToolRow, build_matrix
+
+# The formats, the diff, the targets and the reports are imported when first used (after the
+# window's first paint): the window starts without them.
+if TYPE_CHECKING:
+    from inspector.core.formats import conversations_from_bytes
+    from inspector.core.formats._follow import Follower, Update, head_conversations
+    from inspector.core.targets import Profile
+    from inspector.gui.alignment import Alignment
+    from inspector.gui.export import Rendered
+    from inspector.gui.qt_stream import StreamView
+    from inspector.gui.tools_matrix import ToolRow
+else:
+    from inspector.gui.lazy import OnFirstCall
+
+    conversations_from_bytes = OnFirstCall("inspector.core.formats", "conversations_from_bytes")
+    head_conversations = OnFirstCall("inspector.core.formats._follow", "head_conversations")
+    StreamView = OnFirstCall("inspector.gui.qt_stream", "StreamView")
 
 SIDES = ("left", "right")
 #: The runner channel of the diff job (each side's load and re-gate runs on the side's name).
@@ -71,6 +81,8 @@ class Loaded:
 def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
     """The loaded file judged for a target: the gate's findings plus the target's (none: only
     the gate's); runs in a worker thread."""
+    from inspector.core.targets import TargetFinding, with_target_findings
+
     name = target.name if target is not None else None
     if loaded.target == name:
         return loaded
@@ -324,6 +336,8 @@ class Session(QObject):
     def follow(self, side: str, on: bool, interval_ms: int = 500) -> bool:
         """Follow (or stop following) a side's session file: what the agent appends is read
         and parsed once, and the side shows the new items, gated, without reloading the file."""
+        from inspector.core.formats._follow import FOLLOWED, Follower
+
         following = self._following.pop(side, None)
         if following is not None:
             following[1].stop()
@@ -456,6 +470,8 @@ class Session(QObject):
 
         The loaded sides keep their verdicts until `regate`.
         """
+        from inspector.core.formats import load_tools
+
         self.extra_tools.update(load_tools(path))
         if path not in self.tool_files:
             self.tool_files.append(path)
@@ -502,6 +518,9 @@ class Session(QObject):
         left, right = self.files["left"], self.files["right"]
         if left is None or right is None:
             return
+        from inspector.core.diff import diff_results
+        from inspector.gui.alignment import Alignment
+
         mode = self.mode
 
         def work(progress: Progress) -> Alignment:
@@ -556,6 +575,8 @@ class Session(QObject):
         if _same(key, self._tools_key):
             return
         self._tools_key, self.tool_rows = key, None
+
+        from inspector.gui.tools_matrix import build_matrix
 
         def work(progress: Progress) -> list[ToolRow]:
             progress("Checking the tools against every target…")
@@ -615,6 +636,9 @@ class Session(QObject):
     def export(self, path: str, fmt: str = "html", *, redact: bool = True) -> str | None:
         """Render the open files' report on a worker and write it through QSaveFile; return
         why it is refused (None when started; `said` tells how it ended)."""
+        from inspector.gui.export import clashing_input, render_report, report_input
+        from inspector.gui.qt_export import write_file
+
         problem = self.export_problem()
         clash = clashing_input(path, self.export_inputs())
         if clash is not None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
 
 from inspector.gui import qt_palette
-from inspector.gui.qt_changes import ClickOpens
 from inspector.gui.qt_text import ElidedLabel, plain_label, tooltip
 from inspector.gui.status import StatusLine
 
@@ -67,3 +67,23 @@ class DecisionBar:
         names = ", ".join(os.path.basename(p) for p in tool_files)
         self.tools_label.setText(f"tools: {names}" if tool_files else "")
         self.tools_label.setToolTip(tooltip("\n".join(tool_files)) if tool_files else "")
+
+
+class ClickOpens(QObject):
+    """Makes a label (the status bar's decision line) run a callback when it is clicked."""
+
+    def __init__(self, widget: QWidget, callback: Callable[[], Any]) -> None:
+        super().__init__(widget)
+        self._callback = callback
+        widget.setCursor(Qt.CursorShape.PointingHandCursor)
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Run the callback on a left-button release over the widget."""
+        if (
+            event.type() == QEvent.Type.MouseButtonRelease
+            and getattr(event, "button", lambda: None)() == Qt.MouseButton.LeftButton
+        ):
+            self._callback()
+            return True
+        return super().eventFilter(watched, event)

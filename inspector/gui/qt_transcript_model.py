@@ -7,10 +7,11 @@ transcript costs no Qt or Python object per item.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -22,7 +23,6 @@ from PySide6.QtGui import QFont
 
 from inspector.core.gate import GateResult, Severity, Verdict
 from inspector.core.model import Item, join_pointer
-from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
 from inspector.gui.alignment import padded_keys
 from inspector.gui.json_text import CELL_LIMIT, elide, label, preview, visible
@@ -30,9 +30,18 @@ from inspector.gui.qt_text import tooltip
 
 if TYPE_CHECKING:
     from inspector.core.diff import Change, Pair
+    from inspector.core.targets import TargetFinding
     from inspector.gui.alignment import Alignment
 
 ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+def is_target_finding(finding: object) -> TypeGuard[TargetFinding]:
+    """Whether a finding is a target profile's. The targets are imported when a target is first
+    chosen, not with the window: until then no finding can be one."""
+    targets = sys.modules.get("inspector.core.targets")
+    return targets is not None and isinstance(finding, targets.TargetFinding)
+
 
 #: Custom roles shared by every view and panel that reads the model.
 VerdictRole = Qt.ItemDataRole.UserRole + 1  # the item's Verdict (top-level rows)
@@ -206,7 +215,7 @@ class TranscriptModel(QAbstractItemModel):
         self._alignment = None
         self._targets = {}
         for finding in result.findings if result is not None else ():
-            if isinstance(finding, TargetFinding):
+            if is_target_finding(finding):
                 for item in finding.items:
                     self._targets.setdefault(item, []).append(finding)
         self._reset_rows()
@@ -269,9 +278,7 @@ class TranscriptModel(QAbstractItemModel):
         """How many target findings of the transcript are errors."""
         result = self._result
         findings = result.findings if result is not None else ()
-        return sum(
-            1 for f in findings if isinstance(f, TargetFinding) and f.severity == Severity.ERROR
-        )
+        return sum(1 for f in findings if is_target_finding(f) and f.severity == Severity.ERROR)
 
     def _reset_rows(self) -> None:
         self._nodes = [(0, 0, ())]

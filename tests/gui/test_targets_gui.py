@@ -27,13 +27,19 @@ def _targets_found(result) -> list[TargetFinding]:
 def _choose(window, name: str | None) -> None:
     """Pick a target the way a person does: in the toolbar's combo box."""
     combo = window.target_selector
+    combo.showPopup()
     combo.setCurrentIndex(combo.findData(name) if name is not None else 0)
+    combo.hidePopup()
 
 
 def test_the_selector_lists_every_profile_and_starts_with_none(window):
     combo = window.target_selector
     assert combo.currentText() == "No target" and combo.target is None
+    # The profiles are loaded when the list is first opened (not while the window starts).
+    assert combo.count() == 1
+    combo.showPopup()
     assert [combo.itemData(n) for n in range(1, combo.count())] == profile_names()
+    combo.hidePopup()
     assert combo.parent() is window.toolbar or window.toolbar.isAncestorOf(combo)
 
 

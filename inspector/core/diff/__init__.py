@@ -61,18 +61,8 @@ Change codes (severity; "error" is exactly what blocks replay):
   call_id_changed; content_reformatted, output_reformatted, status_not_recorded (info).
 """
 
-from inspector.core.diff.align import align_items, display_order
-from inspector.core.diff.changes import (
-    arguments_changes,
-    json_changes,
-    one_side_change,
-    pair_changes,
-    same_json,
-    type_change,
-)
-from inspector.core.diff.compute import diff_results, diff_transcripts, document_changes
-from inspector.core.diff.keys import canonical_json, content_key, plain_text, signature
-from inspector.core.diff.result import DiffResult
+from typing import TYPE_CHECKING
+
 from inspector.core.diff.values import (
     CALL_TYPES,
     VOLATILE_FIELDS,
@@ -83,6 +73,53 @@ from inspector.core.diff.values import (
     Pair,
     Reason,
 )
+
+if TYPE_CHECKING:
+    from inspector.core.diff.align import align_items, display_order
+    from inspector.core.diff.changes import (
+        arguments_changes,
+        json_changes,
+        one_side_change,
+        pair_changes,
+        same_json,
+        type_change,
+    )
+    from inspector.core.diff.compute import diff_results, diff_transcripts, document_changes
+    from inspector.core.diff.keys import canonical_json, content_key, plain_text, signature
+    from inspector.core.diff.result import DiffResult
+
+#: Where each of the engine's names lives: those modules are imported on first use, so that a
+#: window naming only the diff's values (its mode switch) starts without the engine.
+_LAZY = {
+    "align_items": "align",
+    "display_order": "align",
+    "arguments_changes": "changes",
+    "json_changes": "changes",
+    "one_side_change": "changes",
+    "pair_changes": "changes",
+    "same_json": "changes",
+    "type_change": "changes",
+    "diff_results": "compute",
+    "diff_transcripts": "compute",
+    "document_changes": "compute",
+    "canonical_json": "keys",
+    "content_key": "keys",
+    "plain_text": "keys",
+    "signature": "keys",
+    "DiffResult": "result",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CALL_TYPES",

@@ -24,8 +24,13 @@ def content_key(raw: Any) -> bytes:
         raw.pop("id", None)
         raw.pop("call_id", None)
     # One key is kept per item for the whole alignment: a 16-byte digest rather than the JSON
-    # itself, whose orjson buffer keeps a 4 KB allocation whatever its length.
-    return blake2b(canonical_json(raw), digest_size=16).digest()
+    # itself, whose orjson buffer keeps a 4 KB allocation whatever its length. The buffer is
+    # hashed and dropped here, so it is not copied as `canonical_json` copies it.
+    try:
+        text = orjson.dumps(raw, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):
+        text = canonical_json(raw)
+    return blake2b(text, digest_size=16).digest()
 
 
 def canonical_json(value: Any) -> bytes:

@@ -1,0 +1,152 @@
+"""Cold start: the window paints before the heavy modules behind its tabs are imported, and
+each tab's panel, made when it is first shown, still shows what was selected before."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from PySide6.QtCore import Qt
+
+from inspector.gui.actions import TAB_NAMES, Tab
+from tests.conftest import SAMPLES
+
+ROOT = SAMPLES.parent
+
+#: Modules the first paint must not need: the panels other than Item's, the engines behind
+#: them (formats, diff, stream, targets, reports) and the libraries they use.
+HEAVY = (
+    "inspector.gui.qt_schema_panel",
+    "inspector.gui.qt_scratch",
+    "inspector.gui.qt_findings",
+    "inspector.gui.qt_diff",
+    "inspector.gui.qt_stream",
+    "inspector.gui.qt_find",
+    "inspector.gui.qt_changes",
+    "inspector.gui.qt_tools_tab",
+    "inspector.gui.export",
+    "inspector.core.formats",
+    "inspector.core.diff.compute",
+    "inspector.core.diff.align",
+    "inspector.core.diff.keys",
+    "inspector.core.stream",
+    "inspector.core.targets",
+    "inspector.core.report",
+    "pygments",
+    "jsonschema",
+)
+
+# The window is started as `replay-inspector --tools T LEFT RIGHT` starts it (qt_app's
+# open_window); at its first paint the modules are listed, then the pair it opens after that
+# paint is awaited and the modules listed again.
+_CHILD = """
+import json, sys, tempfile
+from pathlib import Path
+from PySide6.QtCore import QEvent, QObject, QTimer
+from inspector.gui.qt_app import _application, build_parser, open_window
+from inspector.gui.qt_settings import Settings
+from inspector.resources import sample_pair
+
+app = _application()
+pair = sample_pair()
+args = build_parser().parse_args(["--tools", str(pair.tools), str(pair.left), str(pair.right)])
+window = open_window(args, Settings.open(Path(tempfile.mkdtemp()) / "s.ini"))
+seen = {}
+
+def loaded(names):
+    inside = tuple(n + "." for n in names)
+    return sorted(m for m in sys.modules if m in names or m.startswith(inside))
+
+class Painted(QObject):
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint and "painted" not in seen:
+            seen["painted"] = loaded(sys.argv[1:])
+            seen["files_then"] = [p for p in window.session.paths.values() if p]
+        return False
+
+window.installEventFilter(Painted(window))
+
+def diffed():
+    seen["diffed"] = loaded(sys.argv[1:])
+    print(json.dumps(seen))
+    app.quit()
+
+window.session.diffed.connect(diffed)
+QTimer.singleShot(120_000, app.quit)
+app.exec()
+"""
+
+
+def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD, *HEAVY],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    # Painted with nothing behind the panes; the files named were not even being opened yet.
+    assert seen["painted"] == []
+    assert seen["files_then"] == []
+    # Then the pair was opened, read and diffed: the engines came with it.
+    assert {"inspector.core.formats", "inspector.core.diff.compute"} <= set(seen["diffed"])
+
+
+def _click_tab(qtbot, window, tab: int) -> None:
+    bar = window.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(tab).center())
+    assert window.tabs.currentIndex() == tab
+
+
+def test_each_tab_is_made_when_first_shown_with_what_was_selected(qtbot, pair_window) -> None:
+    window = pair_window
+    window.show()
+    qtbot.waitExposed(window)
+    details = window.details
+    # Loading and selecting made only the tabs whose badges count something.
+    assert details.made(Tab.ITEM) and details.made(Tab.FINDINGS)
+    for tab in (Tab.ARGUMENTS, Tab.DIFF, Tab.STREAM, Tab.SCRATCH, Tab.SEARCH, Tab.CHANGES):
+        assert not details.made(tab), TAB_NAMES[tab]
+    result = window.results["left"]
+    assert result is not None
+    blocked = next(i for i, v in enumerate(result.verdicts) if v.verdict == "arguments_schema")
+    window.select("left", blocked)
+    item = result.transcript.items[blocked]
+
+    _click_tab(qtbot, window, Tab.ARGUMENTS)
+    arguments = window.arguments_panel
+    assert details.made(Tab.ARGUMENTS) and arguments.isVisible()
+    assert arguments.raw_view.text() == json.dumps(item.get("arguments"))
+    qtbot.waitUntil(lambda: arguments.errors.rowCount() > 0)
+
+    _click_tab(qtbot, window, Tab.DIFF)
+    assert window.diff_panel.isVisible() and window.diff_panel.title.text()
+
+    _click_tab(qtbot, window, Tab.CHANGES)
+    assert window.changes_panel.diff is window.alignment.diff
+    assert window.changes_panel.model.rowCount() > 0
+
+    _click_tab(qtbot, window, Tab.STREAM)
+    assert window.stream_panel.isVisible() and not window.stream_panel.has_streams
+
+    _click_tab(qtbot, window, Tab.TOOLS)
+    assert window.tools_panel.isVisible()
+
+    _click_tab(qtbot, window, Tab.FINDINGS)
+    assert window.findings_panel.model.rowCount() > 0
+
+    _click_tab(qtbot, window, Tab.SCRATCH)
+    window.paste(json.dumps(item.raw))
+    assert window.scratch_panel.result is not None
+
+
+def test_the_main_window_module_stays_under_600_lines() -> None:
+    # A view: panels live in their own modules, made by the detail tabs (DESIGN.md).
+    source = ROOT / "inspector" / "gui" / "qt_main_window.py"
+    assert len(source.read_text(encoding="utf-8").splitlines()) < 600
