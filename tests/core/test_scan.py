@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
+import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 TARGETS = ("openai", "anthropic")
 FILES = 2_000
+OPTIONS = scan.ScanOptions()
 #: An error row has every key of the gate's error object (Parquet rows have them all).
 NO_WHERE = {"event_index": None, "pointer": None}
 
@@ -84,11 +89,54 @@ def make_fleet(folder: Path, count: int = FILES) -> list[Path]:
     return made
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 2,000-file fleet, generated once per test session."""
     folder = tmp_path_factory.mktemp("fleet")
     make_fleet(folder)
     return folder
+
+
+#: The part of the fleet the interruption tests scan (about 850 files): being killed half-way
+#: is their point, not the count.
+TEAMS = ("team-0", "team-1", "team-2")
+
+
+def _teams(fleet: Path) -> list[str]:
+    return [str(fleet / team) for team in TEAMS]
+
+
+def _rows_under(out: Path, folders: list[str]) -> bytes:
+    """The lines of a whole-fleet output whose file lies in `folders` (walk order kept)."""
+    prefixes = tuple(f + os.sep for f in folders)
+    lines = out.read_bytes().splitlines(keepends=True)
+    return b"".join(line for line in lines if json.loads(line)["path"].startswith(prefixes))
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Any:
+    """One LocalCluster (2 worker processes) for every Dask test of this module."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as local:
+        yield local
+
+
+def _idle(cluster: Any) -> None:
+    """Wait until the cluster holds no task (a killed client's running tasks end first)."""
+    from dask.distributed import Client
+
+    with Client(cluster) as client:
+        for _ in range(600):  # bounded by a count of looks, not by a clock
+            if not client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
+                return
+            time.sleep(0.05)
+    raise AssertionError("the cluster still runs tasks of a killed scan")
 
 
 def _cli(*args: str) -> tuple[int, str, str]:
@@ -181,21 +229,32 @@ def check_rows_against_gate(rows: list[dict[str, Any]], paths: list[str]) -> Non
             assert entry["tools"] == marks[target], row["path"]
 
 
-def _scan_command(fleet: Path, out: Path, *extra: str) -> list[str]:
+def _scan_command(fleet: Path | list[str], out: Path, *extra: str) -> list[str]:
+    paths = [str(fleet)] if isinstance(fleet, Path) else fleet
     return [
-        sys.executable,
-        "-m",
-        "inspector",
-        "scan",
-        str(fleet),
-        "--target",
-        *TARGETS,
-        "--jobs",
-        "2",
-        "-o",
-        str(out),
-        *extra,
-    ]
+        sys.executable, "-m", "inspector", "scan", *paths, "--target", *TARGETS,
+        "--jobs", "2", "-o", str(out), *extra,
+    ]  # fmt: skip
+
+
+def _kill_when(command: list[str], ready: Callable[[], bool]) -> str:
+    """Run a scan and SIGTERM it once `ready()` holds: a real interruption half-way."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        while process.poll() is None:
+            if ready():
+                process.send_signal(signal.SIGTERM)
+                break
+            time.sleep(0.01)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 143, "the scan ended before it could be interrupted"
+    assert "kept for --resume" in stderr and "Traceback" not in stderr
+    return stderr
 
 
 @pytest.fixture(scope="module")
@@ -266,30 +325,21 @@ def test_resume_after_a_killed_scan_writes_the_same_output(
 ) -> None:
     out = tmp_path / "rows.jsonl"
     partial = tmp_path / "rows.jsonl.partial"
-    process = subprocess.Popen(
-        _scan_command(fleet, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    teams = _teams(fleet)
+    files = len(list(scan.walk(teams)))
+    _kill_when(
+        _scan_command(teams, out),
+        lambda: partial.exists() and partial.read_bytes().count(b"\n") >= 60,
     )
-    try:
-        # Kill it once some files are logged: a real interruption half-way.
-        while process.poll() is None:
-            if partial.exists() and partial.read_bytes().count(b"\n") >= 100:
-                process.send_signal(signal.SIGTERM)
-                break
-            time.sleep(0.05)
-        _, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 143, "the scan ended before it could be interrupted"
-    assert "kept for --resume" in stderr and "Traceback" not in stderr
     assert not out.exists() and partial.exists()
     logged = partial.read_bytes().count(b"\n")
-    assert 100 <= logged < FILES
+    assert 60 <= logged < files
     done = subprocess.run(
-        [*_scan_command(fleet, out), "--resume"], capture_output=True, text=True, timeout=600
+        [*_scan_command(teams, out), "--resume"], capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 2, done.stderr
-    assert out.read_bytes() == pool_scan[0].read_bytes()
+    # The same lines as the uninterrupted scan of the whole fleet has for these files.
+    assert out.read_bytes() == _rows_under(pool_scan[0], teams)
     assert not partial.exists()
 
 
@@ -316,9 +366,29 @@ def test_resume_skips_unchanged_files_and_rescans_changed_ones(tmp_path: Path) -
     assert set(after) == set(before) | {str(new)}
 
 
-def test_dask_on_a_local_cluster_gives_the_same_rows(
-    fleet: Path, pool_scan: tuple[Path, Path, str], tmp_path: Path
+def test_dask_on_a_local_cluster_gives_the_same_rows_and_report(
+    fleet: Path, pool_scan: tuple[Path, Path, str], cluster: Any, tmp_path: Path
 ) -> None:
+    parts = tmp_path / "parts"
+    report = tmp_path / "readiness.html"
+    status, _, err = _cli(
+        "scan", str(fleet), "--target", *TARGETS, "--engine", "dask",
+        "--scheduler", cluster.scheduler_address, "-o", str(parts), "--report", str(report),
+    )  # fmt: skip
+    assert status == 2, err
+    assert len(list(parts.glob("part-*.parquet"))) > 1
+    assert not (tmp_path / "parts.partial").exists()
+    assert list(scan.read_rows(str(parts))) == list(scan.read_rows(str(pool_scan[0])))
+    # The partitions' folds, merged in walk order, are the pool's report.
+    assert _undated(report.read_text("utf-8")) == _undated(pool_scan[1].read_text("utf-8"))
+    assert err.splitlines()[-1] == pool_scan[2].splitlines()[-1]
+
+
+def _undated(page: str) -> str:
+    return re.sub(r"on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "on DATE", page)
+
+
+def test_dask_starts_and_stops_its_own_local_cluster(tmp_path: Path) -> None:
     pytest.importorskip("dask.distributed")
     psutil = pytest.importorskip("psutil")
 
@@ -332,15 +402,11 @@ def test_dask_on_a_local_cluster_gives_the_same_rows(
 
     before = children()
     parts = tmp_path / "parts"
-    report = tmp_path / "readiness.md"
-    status, _, err = _cli(
-        "scan", str(fleet), "--target", *TARGETS, "--engine", "dask", "--jobs", "2",
-        "-o", str(parts), "--report", str(report),
-    )  # fmt: skip
-    assert status == 2, err
-    assert len(list(parts.glob("part-*.parquet"))) > 1
-    assert list(scan.read_rows(str(parts))) == list(scan.read_rows(str(pool_scan[0])))
-    assert "openai" in report.read_text(encoding="utf-8")
+    folder = SAMPLES / "logs"
+    status, _, err = _cli("scan", str(folder), "--engine", "dask", "--jobs", "1", "-o", str(parts))
+    assert status in (0, 1), err
+    rows = [row for path in scan.walk([str(folder)]) for row in scan.scan_file(path, OPTIONS)]
+    assert list(scan.read_rows(str(parts))) == rows
     # The local cluster's workers and nanny processes are gone (they may take a moment to exit;
     # the wait is bounded by a count of looks, not by a clock).
     for _ in range(300):
@@ -348,6 +414,57 @@ def test_dask_on_a_local_cluster_gives_the_same_rows(
             break
         time.sleep(0.1)
     assert not children() - before, "Dask worker processes outlived the scan"
+
+
+def test_dask_resume_after_a_killed_scan_writes_the_same_rows(
+    fleet: Path, pool_scan: tuple[Path, Path, str], cluster: Any, tmp_path: Path
+) -> None:
+    parts = tmp_path / "parts"
+    partial = tmp_path / "parts.partial"
+    teams = _teams(fleet)
+    dask = ["--engine", "dask", "--scheduler", cluster.scheduler_address]
+    _kill_when(
+        _scan_command(teams, parts, *dask),
+        lambda: partial.is_dir() and len(list(partial.glob("part-*.parquet"))) >= 2,
+    )
+    _idle(cluster)
+    assert not parts.exists()
+    written = {p.name: p.stat().st_mtime_ns for p in partial.glob("part-*.parquet")}
+    assert len(written) >= 2
+    status, _, err = _cli(*_scan_command(teams, parts, *dask, "--resume")[3:])
+    assert status == 2, err
+    assert not partial.exists()
+    expected = [json.loads(line) for line in _rows_under(pool_scan[0], teams).splitlines()]
+    assert list(scan.read_rows(str(parts))) == expected
+    # The partitions the killed scan finished were kept, not written again.
+    kept = {p.name: p.stat().st_mtime_ns for p in parts.glob("part-*.parquet")}
+    assert {name: kept[name] for name in written} == written
+    assert len(kept) > len(written)
+
+
+def test_dask_resume_rescans_the_partition_of_a_changed_file(cluster: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "fleet"
+    made = make_fleet(folder, 40)
+    parts = tmp_path / "parts"
+    dask = ["--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", str(parts)]
+    assert _cli("scan", str(folder), *dask)[0] == 2
+    before = {p.name: p.stat().st_mtime_ns for p in parts.glob("part-*.parquet")}
+    paths = list(scan.walk([str(folder)]))
+    changed = Path(paths[-1])
+    assert changed in made
+    changed.write_bytes((SAMPLES / "logs" / "agent-session.jsonl").read_bytes())
+    assert _cli("scan", str(folder), *dask, "--resume")[0] == 2
+    after = {p.name: p.stat().st_mtime_ns for p in parts.glob("part-*.parquet")}
+    last = max(before)
+    assert after.keys() == before.keys()
+    assert after[last] != before[last]  # the changed file's partition was scanned again
+    assert {n: t for n, t in after.items() if n != last} == {
+        n: t for n, t in before.items() if n != last
+    }
+    rows = {r["path"]: r for r in scan.read_rows(str(parts))}
+    assert rows[str(changed)]["items"] == 11 and rows[str(changed)]["error"] is None
+    fresh = [r for p in paths for r in scan.scan_file(p, scan.ScanOptions())]
+    assert list(scan.read_rows(str(parts))) == fresh
 
 
 def test_parquet_rows_read_back_as_written(pool_scan: tuple[Path, Path, str], tmp_path: Path):
@@ -367,13 +484,80 @@ def test_the_pool_keeps_only_a_window_of_files_in_flight() -> None:
             yield str(SAMPLES / "article" / "items.json")
             number += 1
 
-    inline = scan.scan_file(str(SAMPLES / "article" / "items.json"), scan.ScanOptions())
-    rows = scan.run_pool(endless(), scan.ScanOptions(), 2, chunk=4)
-    first = [next(rows) for _ in range(10)]
-    rows.close()
-    assert first == [inline] * 10
+    inline = scan.scan_chunk([str(SAMPLES / "article" / "items.json")] * 4, scan.ScanOptions())
+    chunks = scan.run_pool(endless(), scan.ScanOptions(), 2, chunk=4)
+    first = [next(chunks) for _ in range(3)]
+    chunks.close()
+    assert [c.data for c in first] == [inline.data] * 3
+    assert [c.files for c in first] == [inline.files] * 3
     # 2 jobs × 4 chunks of 4 in flight, and one more chunk per chunk consumed.
-    assert len(taken) <= 2 * 4 * 4 + 4 * 4
+    assert len(taken) <= 2 * 4 * 4 + 3 * 4
+
+
+def test_the_parent_only_merges_what_the_workers_encoded_and_folded(
+    fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --jobs 2, rows are encoded and folded in the workers: the parent touches no row."""
+    paths = list(scan.walk([str(fleet / "team-3")]))[:60]
+    options = scan.ScanOptions(targets=TARGETS)
+    inline = list(scan.run_pool(paths, options, 1, chunk=8))
+    calls = Counter()
+    for name in ("scan_file", "_dumps"):
+        real = getattr(scan, name)
+        monkeypatch.setattr(scan, name, lambda *a, _r=real, _n=name: calls.update([_n]) or _r(*a))
+    add = scan.Fleet.add
+    monkeypatch.setattr(
+        scan.Fleet, "add", lambda fleet, row: calls.update(["add"]) or add(fleet, row)
+    )
+    # Workers come from a fork server here (the test runner has threads): they import the
+    # module afresh, so only this process's calls are counted.
+    pooled = list(scan.run_pool(paths, options, 2, chunk=8))
+    assert not calls, calls
+    assert b"".join(c.data for c in pooled) == b"".join(c.data for c in inline)
+    merged, folded = scan.Fleet(targets=TARGETS), scan.Fleet(targets=TARGETS)
+    for chunk in pooled:
+        merged.merge(chunk.fleet)
+    for line in b"".join(c.data for c in inline).splitlines():
+        folded.add(json.loads(line))
+    assert merged == folded
+
+
+def test_merging_chunk_folds_in_walk_order_is_adding_every_row(
+    pool_scan: tuple[Path, Path, str],
+) -> None:
+    rows = list(scan.read_rows(str(pool_scan[0])))
+    every = scan.Fleet(targets=TARGETS)
+    for row in rows:
+        every.add(row)
+    groups = [list(group) for _, group in itertools.groupby(rows, key=lambda r: r["path"])]
+    for size in (1, 7, 64):
+        merged = scan.Fleet(targets=TARGETS)
+        for start in range(0, len(groups), size):
+            merged.merge(scan.make_chunk(groups[start : start + size], TARGETS).fleet)
+        assert merged == every
+        # The first example of each rule and reason, too (dict equality ignores order).
+        for name in TARGETS:
+            assert [(rule, t.example) for rule, t in merged.per_target[name].rules.items()] == [
+                (rule, t.example) for rule, t in every.per_target[name].rules.items()
+            ]
+        assert list(merged.tools) == list(every.tools)
+
+
+def test_merging_past_the_tool_limit_counts_what_adding_would(monkeypatch) -> None:
+    monkeypatch.setattr(scan, "TOOL_LIMIT", 3)
+    rows = []
+    for number in range(6):
+        row = scan.scan_file(str(SAMPLES / "article" / "items.json"), scan.ScanOptions())[0]
+        row["tools"] = {f"tool-{number}": "d", f"tool-{number + 1}": "d"}
+        rows.append(row)
+    every = scan.Fleet()
+    for row in rows:
+        every.add(row)
+    merged = scan.Fleet()
+    for start in range(0, 6, 2):
+        merged.merge(scan.make_chunk([[r] for r in rows[start : start + 2]], ()).fleet)
+    assert list(every.tools) == ["tool-0", "tool-1", "tool-2"]
+    assert merged == every and merged.tools_left_out == every.tools_left_out > 0
 
 
 def test_walk_is_stable_and_picks_transcripts(tmp_path: Path) -> None:
