@@ -28,6 +28,7 @@ from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import MAX_FILE_BYTES, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.targets import Profile, ToolVerdict, check_tool, check_transcript, get_profile
+from inspector.core.targets.schema_rules import declared_in
 
 #: Suffixes a folder walk picks up (each also gzipped); a file named on its own is always read.
 SUFFIXES = (".json", ".jsonl", ".ndjson", ".sse", ".har", ".log")
@@ -242,7 +243,7 @@ def conversation_row(
         rules: Counter[str] = Counter(f.rule for f in found)
         examples: dict[str, str] = {}
         for finding in found:
-            examples.setdefault(finding.rule, finding.message[:EXAMPLE_CHARS])
+            examples.setdefault(finding.rule, example_text(finding.message))
         with_target = replace(result, findings=result.findings + tuple(found))
         row["targets"][profile.name] = {
             "decision": decision_word(with_target),
@@ -255,8 +256,21 @@ def conversation_row(
     return row
 
 
-#: Each worker's tool verdicts by (target, name, schema digest): a fleet repeats its tools.
-_VERDICTS: dict[tuple[str, str, str], ToolVerdict] = {}
+def example_text(message: str) -> str:
+    """A finding's message as a row keeps it: whole up to EXAMPLE_CHARS, else cut and marked.
+
+    The cut falls between words, never inside one: a secret in the message is dropped whole,
+    never kept in part where the report's redaction could no longer recognise it.
+    """
+    if len(message) <= EXAMPLE_CHARS:
+        return message
+    cut = message.rfind(" ", 0, EXAMPLE_CHARS + 1)
+    head = message[:cut].rstrip() if cut > 0 else ""
+    return f"{head} … ({len(message):,} chars)"
+
+
+#: Each worker's tool verdicts by target and definition: a fleet repeats its tools.
+_VERDICTS: dict[tuple[str, str, str, str, str | None], ToolVerdict] = {}
 
 
 def _tool_verdicts(
@@ -265,7 +279,9 @@ def _tool_verdicts(
     """check_tools for the gate's tools, each definition judged once per process and target."""
     verdicts = {}
     for tool in tools:
-        key = (profile.name, tool.name, digests[tool.name])
+        # Everything check_tool reads: the schema and strict flag (the digest), the kind, and
+        # the member the schema was declared in (Gemini skips rules for parametersJsonSchema).
+        key = (profile.name, tool.name, digests[tool.name], tool.kind, declared_in(tool))
         verdict = _VERDICTS.get(key)
         if verdict is None:
             verdict = check_tool(tool, profile)
@@ -601,6 +617,7 @@ __all__ = [
     "decision_word",
     "dumps_rows",
     "error_row",
+    "example_text",
     "file_stamp",
     "is_url",
     "load_conversations",

@@ -33,7 +33,7 @@ from inspector.core.targets import check_tool, with_target_findings
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
-TARGETS = ("openai", "anthropic")
+TARGETS = ("openai", "anthropic", "gemini")
 FILES = 2_000
 OPTIONS = scan.ScanOptions()
 #: An error row has every key of the gate's error object (Parquet rows have them all).
@@ -220,13 +220,33 @@ def check_rows_against_gate(rows: list[dict[str, Any]], paths: list[str]) -> Non
             entry = row["targets"][target]
             examples: dict[str, str] = {}
             for f in found:
-                examples.setdefault(f["rule"], f["message"][: scan.EXAMPLE_CHARS])
+                examples.setdefault(f["rule"], _example(f["message"]))
             assert entry["rules"] == dict(Counter(f["rule"] for f in found)), row["path"]
             assert entry["examples"] == examples
             assert entry["errors"] == sum(f["severity"] == "error" for f in found)
             assert entry["warnings"] == sum(f["severity"] == "warning" for f in found)
             assert entry["decision"] == _blocks(with_target), row["path"]
             assert entry["tools"] == marks[target], row["path"]
+
+
+def _example(message: str) -> str:
+    """What a row keeps of a message: all of it, or its first words up to the limit."""
+    if len(message) <= scan.EXAMPLE_CHARS:
+        return message
+    words = message[: scan.EXAMPLE_CHARS + 1].split(" ")[:-1]
+    return f"{' '.join(words).rstrip()} … ({len(message):,} chars)"
+
+
+def test_a_long_example_is_cut_between_words_and_keeps_no_part_of_a_key() -> None:
+    key = "sk-proj-abcdefghijklmnop1234567890"
+    for before in range(scan.EXAMPLE_CHARS - len(key), scan.EXAMPLE_CHARS + 2):
+        message = "x" * before + " " + key + " and more words after it"
+        kept = scan.example_text(message)
+        assert kept.endswith(f" … ({len(message):,} chars)")
+        assert "sk-" not in kept or key in kept
+        assert message.startswith(kept.split(" … (")[0])
+    assert scan.example_text("short message") == "short message"
+    assert scan.example_text("y" * 400) == " … (400 chars)"  # one word too long: none of it
 
 
 def _scan_command(fleet: Path | list[str], out: Path, *extra: str) -> list[str]:
@@ -589,6 +609,33 @@ def test_progress_shows_files_rate_and_eta_on_a_terminal_only() -> None:
     quiet.advance(4, 800)
     quiet.finish()
     assert piped.getvalue() == ""
+
+
+def test_a_tool_verdict_is_reused_only_for_the_same_declaration(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Gemini judges a schema in parametersJsonSchema by other rules than one in parameters:
+    a worker that met the same schema declared the other way must not answer from its cache."""
+    native = SAMPLES / "native" / "gemini-request.json"
+    (transcript,) = load_conversations(str(native))
+    plain = tmp_path / "plain-request.json"
+    tools = [
+        {"type": "function", "name": t.name, "parameters": t.parameters}
+        for t in transcript.tools.values()
+    ]
+    request = {"input": [{"role": "user", "content": "hi"}], "tools": tools}
+    plain.write_text(json.dumps(request), encoding="utf-8")
+    options = scan.ScanOptions(targets=("gemini",))
+    monkeypatch.setattr(scan, "_VERDICTS", {})
+    (alone,) = scan.scan_file(str(native), options)
+    monkeypatch.setattr(scan, "_VERDICTS", {})
+    (first,) = scan.scan_file(str(plain), options)
+    (after,) = scan.scan_file(str(native), options)
+    assert first["tools"] == alone["tools"]  # the same schemas…
+    assert (
+        first["targets"]["gemini"]["tools"] != alone["targets"]["gemini"]["tools"]
+    )  # …judged apart
+    assert after == alone
 
 
 def test_an_unexpected_failure_on_one_file_is_its_row(monkeypatch, tmp_path: Path) -> None:
