@@ -1,10 +1,11 @@
 """`inspector scan PATH|GLOB…`: gate a fleet of sessions, one row per conversation, and a report.
 
 Files are scanned by a process pool (all cores unless `--jobs`), or on Dask (`--engine dask`).
-With `-o OUT`, each finished file's rows go at once to OUT.partial, a log that `--resume` reads
-(files unchanged by size and mtime are not scanned again); OUT itself is written from it at the
-end, in a stable order (the order of the walk), so an interrupted and resumed scan writes the
-same OUT as one that ran through. Without `-o`, rows go to stdout as JSON Lines.
+With `-o OUT`, each finished chunk of files goes at once to OUT.partial (the pool's log, or the
+folder of Dask's partitions), which `--resume` reads: files unchanged by size and mtime are not
+scanned again. OUT is made from it at the end, in the order of the walk, so an interrupted and
+resumed scan writes the same OUT as one that ran through. Without `-o`, rows go to stdout as
+JSON Lines.
 Exit status: 0 nothing blocks, 1 a conversation blocks a replay or a target rejects one, 2 a file
 was unreadable or bad usage, 130/143 interrupted (the log is kept for `--resume`).
 """

@@ -2,9 +2,11 @@
 
 `scan_file(path, options)` loads every conversation a file holds, gates each, applies the
 target profiles and returns one plain row (a dict of JSON values) per conversation; an
-unreadable file is one row with its error. Rows hold counts, never items, so they pickle and
-stream cheaply. `Fleet` folds rows into the aggregates the readiness report shows, one row at a
-time, so a scan of a million files holds no more than its aggregates.
+unreadable file is one row with its error. Rows hold counts, never items. `Fleet` folds rows
+into the aggregates the readiness report shows, one row at a time, so a scan of a million files
+holds no more than its aggregates. Where a chunk of files is scanned (a pool worker, a Dask
+partition), its rows are encoded and folded there (`Chunk`); the coordinating process merges
+the folds in walk order (`Fleet.merge`) and never handles a row.
 """
 
 from __future__ import annotations
