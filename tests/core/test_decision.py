@@ -1,43 +1,91 @@
 """The one decision (inspector/core/decision.py) on the issue's cases, from real recordings.
 
-A scripted session recorded against OpenAI Responses, Chat Completions and Anthropic compares
-as equivalent pairwise; an SDK-built Responses request whose answered calls carry no status is
-safe with a warning (unsafe under --strict); a call blocked only by an unknown schema makes its
-answer a warning.
+A scripted session recorded against OpenAI Responses, Chat Completions, Anthropic, Gemini and
+Bedrock compares as equivalent in every ordering; an SDK-built Responses request whose answered
+calls carry no status is safe with a warning (unsafe under --strict); a call blocked only by an
+unknown schema makes its answer a warning; each case of the issue has its own sample pair under
+samples/diff/ (README.md there), checked here on what the issue says and by its goldens.
 """
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
+import os
+from pathlib import Path
 
 import pytest
 
-from inspector.core.decision import SUGGEST_COMPARE, Outcome, decide_file, decide_pair
-from inspector.core.diff import diff_transcripts
-from inspector.core.formats import load_bytes, load_path
+from inspector.cli import run
+from inspector.core.decision import SUGGEST_COMPARE, Decision, Outcome, decide_file, decide_pair
+from inspector.core.diff import DiffResult, diff_transcripts
+from inspector.core.formats import load_bytes, load_path, load_tools
 from inspector.core.gate import HISTORY_DETAIL, Verdict, gate_transcript
-from tests.conftest import SAMPLES
+from tests.conftest import REPO, SAMPLES
 
-SESSION = [SAMPLES / "diff" / "session" / n for n in ("left.json", "right.json", "anthropic.json")]
+DIFF = SAMPLES / "diff"
+CALL_TYPES = ("function_call", "function_call_output")
+#: One scripted turn (two parallel calls and their answers) as five providers recorded it.
+SESSION = sorted((DIFF / "session").glob("*.json"))
 HISTORY = SAMPLES / "findings" / "request-history.json"
+ORDERINGS = list(itertools.permutations(SESSION, 2))
+
+
+def _compare_json(left: Path, right: Path) -> tuple[int, dict]:
+    """`diff LEFT RIGHT --mode compare --format json` from the repository root."""
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    os.chdir(REPO)
+    try:
+        args = [p.relative_to(REPO).as_posix() for p in (left, right)]
+        status = run(["diff", *args, "--mode", "compare", "--format", "json"], out, err)
+    finally:
+        os.chdir(old)
+    assert err.getvalue() == ""
+    return status, json.loads(out.getvalue())
+
+
+def test_the_session_holds_five_providers():
+    formats = {load_path(p).format for p in SESSION}
+    assert formats == {"request", "chat_completions", "anthropic", "gemini", "bedrock_converse"}
 
 
 @pytest.mark.parametrize(
-    ("left", "right"),
-    list(itertools.permutations(SESSION, 2)),
-    ids=lambda p: p.name,
+    ("left", "right"), ORDERINGS, ids=[f"{a.stem}-{b.stem}" for a, b in ORDERINGS]
 )
-def test_one_session_from_three_providers_is_equivalent_pairwise(left, right):
+def test_one_session_from_five_providers_is_equivalent_in_every_ordering(left, right):
     result = diff_transcripts(load_path(left), load_path(right), mode="compare")
     decision = decide_pair(result)
     assert decision.outcome is Outcome.EQUIVALENT and decision.exit_status == 0
     assert not decision.warnings and not decision.reasons
-    # No warning-level change anywhere: only information.
+    # No warning-level change anywhere, in the pairs or the documents: only information.
     assert {c.severity for p in result.pairs for c in p.changes} <= {"info"}
+    assert {d.severity for d in result.document_changes} <= {"info"}
+    # Every call and every answer pairs with its counterpart (none on one side only).
+    litems, ritems = result.left.transcript.items, result.right.transcript.items
+    calls = [p for p in result.pairs if p.left is not None and litems[p.left].type in CALL_TYPES]
+    assert len(calls) == 4 and all(p.right is not None for p in calls)
+    assert all(ritems[p.right].type == litems[p.left].type for p in calls if p.right is not None)
     # Each side's own envelope is shown per side and flips nothing.
     foreign = [s for s in decision.sides if s.outcome is Outcome.UNSAFE]
     assert all(f"{s.side} side on its own" in decision.note for s in foreign)
+
+
+def test_the_session_orderings_golden(golden):
+    """The CLI's answer for every ordering of the session, one line each (a golden)."""
+    lines = []
+    for left, right in ORDERINGS:
+        status, document = _compare_json(left, right)
+        summary = document["verdict_summary"]
+        assert (status, summary["outcome"], summary["warnings"]) == (0, "equivalent", [])
+        codes = ", ".join(
+            f"{g['code']} {g['count']}" for g in document["changes_by_code"] if g["count"]
+        )
+        severities = {g["severity"] for g in document["changes_by_code"]}
+        assert severities <= {"info"}, (left.name, right.name, severities)
+        lines.append(f"{left.name} -> {right.name}: exit {status}, {summary['outcome']}; {codes}")
+    golden(DIFF / "expected" / "session.orderings.compare.txt", "\n".join(lines) + "\n")
 
 
 def test_replaying_another_providers_run_suggests_compare_mode():
@@ -147,3 +195,112 @@ def test_parallel_against_sequential_calls_is_information():
     reordered = [p for p in result.pairs if "calls_reordered" in p.codes]
     assert {(p.left, p.right) for p in reordered} == {(1, 2), (2, 1)}
     assert decide_pair(result).outcome is Outcome.EQUIVALENT
+
+
+# --------------------------------------------------------------------------------------------
+# The issue's cases, each on its own sample pair under samples/diff/ (README.md there)
+
+
+def _case(name: str, mode: str = "compare") -> tuple[DiffResult, Decision]:
+    folder = DIFF / name
+    (left,) = folder.glob("left.*")
+    (right,) = folder.glob("right.*")
+    tools_files = sorted(folder.glob("*.tools.json"))
+    tools = load_tools(tools_files[0]) if tools_files else None
+    result = diff_transcripts(load_path(left), load_path(right), tools, mode=mode)
+    return result, decide_pair(result, names=(str(left), str(right)))
+
+
+def _codes(result: DiffResult) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for pair in result.pairs:
+        for change in pair.changes:
+            found.setdefault(change.code, set()).add(str(change.severity))
+    return found
+
+
+def test_case_tools_in_one_file_only():
+    # The Open Responses response carries its tools; the Anthropic response does not.
+    result, decision = _case("tools-one-side")
+    assert decision.outcome is Outcome.EQUIVALENT and "verdict_changed" not in _codes(result)
+    assert "unknown_tool" in decision.note  # the right side's own finding, shown per side
+    _, replayed = _case("tools-one-side", "replay")
+    assert replayed.outcome is Outcome.UNSAFE  # replaying without a schema does block
+
+
+def test_case_parallel_against_sequential_calls():
+    result, decision = _case("parallel-sequential")
+    assert decision.outcome is Outcome.EQUIVALENT
+    assert _codes(result)["calls_reordered"] == {"info"}
+    assert "call_id_mismatch" not in _codes(result) and "only_left" not in _codes(result)
+
+
+def test_case_gemini_result_wrapper():
+    result, decision = _case("gemini-result-wrapper")
+    assert decision.outcome is Outcome.EQUIVALENT
+    outputs = [c for p in result.pairs for c in p.changes if c.pointer == "/output"]
+    assert [(c.code, str(c.severity)) for c in outputs] == [("output_reformatted", "info")] * 2
+    assert all('{"output":' in c.right for c in outputs)
+
+
+def test_case_reasoning_against_assistant_text():
+    # OpenAI's reasoning item and Nova's <thinking> text are each run's own wording.
+    result, decision = _case("reasoning-vs-text")
+    assert decision.outcome is Outcome.EQUIVALENT
+    codes = _codes(result)
+    assert "type_changed" not in codes and codes["only_left"] == {"info"}
+    (reasoning,) = [p for p in result.pairs if "only_left" in p.codes]
+    assert result.left.transcript.items[reasoning.left].type == "reasoning"
+
+
+def test_case_a_call_one_provider_skipped():
+    # The right run said it would call the tool, then answered without calling: its answer
+    # stands where the left run's first call does, and never pairs with it.
+    result, decision = _case("skipped-call")
+    assert decision.outcome is Outcome.DIVERGED and decision.exit_status == 1
+    lines = decision.reason_lines()
+    assert len(lines) == 4 and all(line.endswith("exists only on the left") for line in lines)
+    assert not any("not_function_call" in line for line in lines)
+    (answer,) = [p for p in result.pairs if p.left is None]
+    assert [(c.code, str(c.severity)) for c in answer.changes] == [("only_right", "info")]
+    assert result.right.transcript.items[answer.right].get("role") == "assistant"
+
+
+def test_case_an_answer_to_a_call_with_no_schema():
+    result, decision = _case("unknown-tool-answer")
+    assert decision.outcome is Outcome.EQUIVALENT  # tools known on either side judge both
+    right = gate_transcript(result.right.transcript)
+    answers = [f for f in right.findings if f.code == "output_for_blocked_call"]
+    assert len(answers) == 2 and {str(f.severity) for f in answers} == {"warning"}
+    own = decide_file(right)
+    assert own.outcome is Outcome.UNSAFE
+    assert [r.code for r in own.reasons if r.code == "output_for_blocked_call"] == []
+
+
+def test_case_truncated_left_stream_against_web_search_is_amber():
+    _, decision = _case("truncated-web-search", "replay")
+    assert decision.outcome is Outcome.SAFE_WITH_WARNINGS and decision.exit_status == 0
+    assert str(decision.severity) == "warning" and decision.replay_safe
+    codes = {w.code for w in decision.warnings}
+    assert {"non_portable_type", "response_incomplete"} <= codes
+    assert decision.headline.startswith("Replay safe with warnings: ")
+
+
+def test_case_anthropic_against_gemini_with_tools_agrees_with_itself():
+    for mode, outcome in (("compare", Outcome.EQUIVALENT), ("replay", Outcome.UNSAFE)):
+        result, decision = _case("anthropic-gemini-tools", mode)
+        assert decision.outcome is outcome
+        summary = decision.to_json()
+        assert summary["outcome"] == str(outcome) and summary["replay_safe"] is False
+        assert summary["exit_status"] == (0 if mode == "compare" else 1)
+        # The schema comes from the tools file: every call is ok on both sides.
+        verdicts = {str(v.verdict) for side in (result.left, result.right) for v in side.verdicts}
+        assert "unknown_tool" not in verdicts
+
+
+def test_case_two_providers_in_replay_mode_suggest_compare():
+    _, replayed = _case("two-providers-replay", "replay")
+    assert replayed.outcome is Outcome.UNSAFE and replayed.suggestion == SUGGEST_COMPARE
+    assert {r.code for r in replayed.reasons} == {"call_id_changed"}
+    _, compared = _case("two-providers-replay")
+    assert compared.outcome is Outcome.EQUIVALENT and not compared.suggestion

@@ -16,6 +16,7 @@ import pytest
 
 from inspector.cli import run
 from tests.conftest import REPO, SAMPLES
+from tests.sample_pairs import sample_pairs
 
 EXPECTED = SAMPLES / "diff" / "expected"
 PROVIDERS = ["samples/providers/provider-a.json", "samples/providers/provider-b.json"]
@@ -33,59 +34,51 @@ def diff(*args: str, out: io.StringIO | None = None) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def pair(name: str, *extra: str, left: str = "left.json", right: str = "right.json") -> list[str]:
-    """The arguments naming a sample pair under samples/diff/."""
-    return [f"samples/diff/{name}/{left}", f"samples/diff/{name}/{right}", *extra]
+#: Every sample pair (tests/sample_pairs.py walks samples/diff/: a new case folder is found).
+SAMPLE_PAIRS = {p.name: p for p in sample_pairs()}
+PAIRS = {name: p.args() for name, p in SAMPLE_PAIRS.items()}
 
-
-PAIRS = {
-    "providers": PROVIDERS,
-    "reordered-parallel": pair("reordered-parallel"),
-    "reformatted-arguments": pair("reformatted-arguments"),
-    "extra-call": pair(
-        "extra-call",
-        "--tools",
-        "samples/tools/sales-tools.json",
-        left="left.jsonl",
-        right="right.jsonl",
-    ),
-    "regressions": pair("regressions"),
-    "format-change": pair("format-change"),
-    "format-change-responses": pair("format-change", right="responses.json"),
-    "renamed-call-ids": pair("renamed-call-ids"),
-    "inconsistent-renaming": pair("inconsistent-renaming"),
-    # One scripted session recorded against three providers (Mirascope's cassettes).
-    "session": pair("session"),
-    "session-anthropic": pair("session", right="anthropic.json"),
+#: The exit status of every sample pair in each mode (replay, compare). Each pair has a JSON
+#: and a text golden per mode: replay ones are `<pair>.json` / `.txt`, compare ones
+#: `<pair>.compare.json` / `.compare.txt`.
+STATUS = {
+    "providers": (1, 1),
+    "reordered-parallel": (0, 0),
+    "reformatted-arguments": (0, 0),
+    "extra-call": (1, 1),
+    "regressions": (1, 1),
+    "format-change": (1, 0),
+    "format-change-responses": (1, 0),
+    "renamed-call-ids": (1, 0),
+    "inconsistent-renaming": (1, 1),
+    # One scripted session recorded against five providers (Mirascope's cassettes).
+    "session": (1, 0),
+    "session-anthropic": (1, 0),
+    "session-gemini": (1, 0),
+    "session-bedrock": (1, 0),
     # An SDK-built Responses request with answered history (no status) against Chat Completions.
-    "request-history": pair("request-history"),
+    "request-history": (1, 0),
+    # The issue's cases (#27), one folder each (samples/diff/README.md).
+    "tools-one-side": (1, 0),
+    "parallel-sequential": (1, 0),
+    "gemini-result-wrapper": (1, 0),
+    "reasoning-vs-text": (1, 0),
+    "skipped-call": (1, 1),
+    "unknown-tool-answer": (1, 0),
+    "truncated-web-search": (0, 1),
+    "anthropic-gemini-tools": (1, 0),
+    "two-providers-replay": (1, 0),
 }
-
-#: (pair, mode, exit status); replay goldens are `<pair>.json`, compare ones `<pair>.compare.json`.
 GOLDEN = [
-    ("providers", "replay", 1),
-    ("reordered-parallel", "replay", 0),
-    ("reformatted-arguments", "replay", 0),
-    ("extra-call", "replay", 1),
-    ("regressions", "replay", 1),
-    ("format-change", "replay", 1),
-    ("renamed-call-ids", "replay", 1),
-    ("inconsistent-renaming", "replay", 1),
-    ("providers", "compare", 1),
-    ("reordered-parallel", "compare", 0),
-    ("reformatted-arguments", "compare", 0),
-    ("extra-call", "compare", 1),
-    ("regressions", "compare", 1),
-    ("format-change", "compare", 0),
-    ("format-change-responses", "compare", 0),
-    ("renamed-call-ids", "compare", 0),
-    ("inconsistent-renaming", "compare", 1),
-    ("session", "compare", 0),
-    ("session-anthropic", "compare", 0),
-    ("session", "replay", 1),
-    ("request-history", "compare", 0),
-    ("request-history", "replay", 1),
+    (name, mode, status[n])
+    for name, status in STATUS.items()
+    for n, mode in enumerate(("replay", "compare"))
 ]
+
+
+def test_every_sample_pair_has_goldens():
+    """A new folder under samples/diff/ needs its exit statuses here (and its goldens)."""
+    assert set(STATUS) == set(PAIRS)
 
 
 def golden_name(name: str, mode: str, suffix: str) -> str:
@@ -104,25 +97,12 @@ def test_golden_json(name, mode, status, golden):
     golden(EXPECTED / golden_name(name, mode, "json"), out)
 
 
-@pytest.mark.parametrize(
-    ("name", "mode", "status"),
-    [
-        ("format-change", "compare", 0),
-        ("inconsistent-renaming", "compare", 1),
-        ("session-anthropic", "compare", 0),
-        ("request-history", "compare", 0),
-    ],
-)
-def test_golden_text_compare(name, mode, status, golden):
-    code, out, err = diff(*PAIRS[name], "--mode", mode)
+@pytest.mark.parametrize(("name", "mode", "status"), GOLDEN, ids=[f"{g[0]}-{g[1]}" for g in GOLDEN])
+def test_golden_text(name, mode, status, golden):
+    mode_args = [] if mode == "replay" else ["--mode", mode]
+    code, out, err = diff(*PAIRS[name], *mode_args)
     assert (code, err) == (status, "")
     golden(EXPECTED / golden_name(name, mode, "txt"), out)
-
-
-def test_golden_text_providers(golden):
-    code, out, _ = diff(*PROVIDERS)
-    assert code == 1
-    golden(EXPECTED / "providers.txt", out)
 
 
 def test_json_contract_fields():

@@ -73,6 +73,12 @@ def body_counts(text: str) -> tuple[int, int]:
             blocks += message["content"]
     calls += sum(b.get("type") == "tool_use" for b in blocks)
     results += sum(b.get("type") == "tool_result" for b in blocks)
+    # Chat Completions: a request's assistant `tool_calls` and `tool` messages, a response's
+    # first choice (the others are alternatives, not the conversation).
+    chat = list(document.get("messages") or [])
+    chat += [c["message"] for c in (document.get("choices") or [])[:1]]
+    calls += sum(len(m.get("tool_calls") or []) for m in chat)
+    results += sum(m.get("role") == "tool" for m in chat)
     return calls, results
 
 
@@ -179,6 +185,33 @@ def test_bad_base64_is_said_so(tmp_path):
     path = write(tmp_path, entry("https://api.openai.com/v1/responses", None, bad))
     with pytest.raises(LoadError, match="says base64 but is not"):
         load_conversations(path)
+
+
+#: Each exporter's own capture (mitmproxy's test data) with one provider call spliced in: its
+#: creator, and which bodies the call kept (request, response).
+EXPORTERS = [
+    ("chrome-devtools.har", "WebInspector", (True, True)),
+    ("firefox.har", "Firefox", (True, True)),
+    ("charles.har", "Charles Proxy", (True, True)),
+    ("insomnia.har", "Insomnia REST Client", (False, True)),
+]
+
+
+@pytest.mark.parametrize(("name", "creator", "kept"), EXPORTERS, ids=[e[0] for e in EXPORTERS])
+def test_each_exporters_shape_loads(name, creator, kept):
+    path = HAR / name
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["log"]["creator"]["name"] == creator
+    (t,) = load_conversations(path)
+    # The exporter's own page entry is ignored and counted; the call is entry 1.
+    assert t.conversation == "entry 1"
+    notes = [n.message for g in t.groups for n in g.notes if n.code == "har_entries_ignored"]
+    assert notes and "1 of 2 entries" in notes[0]
+    pointers = {i.origin.pointer for i in t.items}
+    request = "/log/entries/1/request/postData/text"
+    response = "/log/entries/1/response/content/text"
+    assert (request in pointers, response in pointers) == kept
+    assert pointers <= {request, response}
 
 
 GOLDEN = [("sessions-har-openai", OPENAI), ("sessions-har-mitmproxy", MIXED)]

@@ -1,8 +1,10 @@
-"""OpenTelemetry GenAI traces: OTLP JSON spans, the collector's file exporter, OTLP logs.
+"""OpenTelemetry GenAI traces: OTLP JSON spans, the collector's file exporter, OTLP logs, Jaeger
+JSON and the OTLP document as Jaeger's and Tempo's APIs wrap it.
 
 Counts are made here from the raw files with plain `json`, not by the loader: a call is a
 `tool_call` part, a result a `tool_call_response` part, of the content attributes of any span,
-span event or log record, each counted once by its id (chat spans resend their history).
+span event, log record, Jaeger span tag or Jaeger log field, each counted once by its id (chat
+spans resend their history).
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ CONTENT = ("gen_ai.input.messages", "gen_ai.output.messages")
 
 
 def plain(any_value: Any) -> Any:
-    """An OTLP AnyValue as a plain value (only what the samples use)."""
+    """An OTLP AnyValue as a plain value (only what the samples use); a Jaeger tag's value is
+    plain already."""
+    if not isinstance(any_value, dict):
+        return any_value
     if "arrayValue" in any_value:
         return [plain(v) for v in any_value["arrayValue"].get("values", [])]
     if "kvlistValue" in any_value:
@@ -36,8 +41,35 @@ def plain(any_value: Any) -> Any:
     return inner
 
 
-def records(path: Path) -> list[dict[str, Any]]:
-    """Every span, span event and log record of an export file, read with json."""
+def otlp_records(export: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every span, span event and log record of one OTLP document: their attribute lists."""
+    found = []
+    for resource in export.get("resourceSpans", []) + export.get("batches", []):
+        for scope in resource.get("scopeSpans", []) + resource.get(
+            "instrumentationLibrarySpans", []
+        ):
+            for span in scope["spans"]:
+                found.append(span.get("attributes", []))
+                found += [event.get("attributes", []) for event in span.get("events", [])]
+    for resource in export.get("resourceLogs", []):
+        for scope in resource["scopeLogs"]:
+            found += [record.get("attributes", []) for record in scope["logRecords"]]
+    return found
+
+
+def jaeger_records(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every span's tags and every log's fields of a Jaeger document (`data`, or one trace)."""
+    found = []
+    for trace in document.get("data", [document]):
+        for span in trace["spans"]:
+            found.append(span.get("tags", []))
+            found += [log.get("fields", []) for log in span.get("logs", [])]
+    return found
+
+
+def records(path: Path) -> list[list[dict[str, Any]]]:
+    """The attribute list of every span, span event, log record, Jaeger span and Jaeger log of
+    an export file, read with json."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         exports = [json.loads(text)]
@@ -45,36 +77,78 @@ def records(path: Path) -> list[dict[str, Any]]:
         exports = [json.loads(line) for line in text.splitlines() if line.strip()]
     found = []
     for export in exports:
-        for resource in export.get("resourceSpans", []) + export.get("batches", []):
-            for scope in resource.get("scopeSpans", []) + resource.get(
-                "instrumentationLibrarySpans", []
-            ):
-                for span in scope["spans"]:
-                    found.append(span)
-                    found += span.get("events", [])
-        for resource in export.get("resourceLogs", []):
-            for scope in resource["scopeLogs"]:
-                found += scope["logRecords"]
+        # Jaeger's /api/v3 and Tempo's /api/v2 wrap the OTLP document in one key.
+        export = export.get("result") or export.get("trace") or export
+        jaeger = "data" in export or "traceID" in export
+        found += jaeger_records(export) if jaeger else otlp_records(export)
+    return found
+
+
+def legacy_events(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """The older per-message events of a file's OTLP logs: each record's name and body."""
+    if path.suffix != ".json":
+        return []
+    found = []
+    for resource in json.loads(path.read_text(encoding="utf-8")).get("resourceLogs", []):
+        for scope in resource["scopeLogs"]:
+            for record in scope["logRecords"]:
+                named = {a["key"]: plain(a["value"]) for a in record.get("attributes", [])}
+                name = record.get("eventName") or named.get("event.name")
+                if isinstance(name, str) and name.startswith("gen_ai.") and "body" in record:
+                    found.append((name, plain(record["body"])))
+    return found
+
+
+def content_events(path: Path) -> list[Any]:
+    """The Chat Completions messages of the first conventions' `gen_ai.content.prompt` and
+    `gen_ai.content.completion` span events (those written as JSON)."""
+    if path.suffix != ".json":
+        return []
+    found = []
+    for resource in json.loads(path.read_text(encoding="utf-8")).get("resourceSpans", []):
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for event in span.get("events", []):
+                    if event["name"] in ("gen_ai.content.prompt", "gen_ai.content.completion"):
+                        (attribute,) = event["attributes"]
+                        text = plain(attribute["value"])
+                        if text.startswith('[{"'):
+                            found += json.loads(text)
     return found
 
 
 def raw_counts(path: Path) -> tuple[int, int]:
-    """Distinct tool_call ids and tool_call_response ids of the file's content attributes."""
+    """Distinct tool_call ids and tool_call_response ids of the file's content attributes, and
+    of its older per-message events (a call counts when its arguments were kept, a tool
+    message when its content was)."""
     calls: set[str] = set()
     results: set[str] = set()
-    for record in records(path):
-        for attribute in record.get("attributes", []):
+    for name, body in legacy_events(path):
+        message = body.get("message", {}) if name == "gen_ai.choice" else body
+        for call in message.get("tool_calls", []):
+            if "arguments" in call["function"]:
+                calls.add(json.dumps(call["id"]))
+        if name == "gen_ai.tool.message" and "content" in body:
+            results.add(json.dumps(body["id"]))
+    for message in content_events(path):
+        calls.update(json.dumps(c["id"]) for c in message.get("tool_calls", []))
+        if message["role"] == "tool":
+            results.add(json.dumps(message["tool_call_id"]))
+    for attributes in records(path):
+        for attribute in attributes:
             if attribute["key"] not in CONTENT:
                 continue
             messages = plain(attribute["value"])
             if isinstance(messages, str):
                 messages = json.loads(messages)
             for message in messages:
-                for part in message["parts"]:
+                for part in message.get("parts", []):
+                    # agent_framework 1.0.0b251007 wrote an id as a list (run id, call id).
+                    key = json.dumps(part.get("id"))
                     if part["type"] == "tool_call":
-                        calls.add(part["id"])
+                        calls.add(key)
                     elif part["type"] == "tool_call_response":
-                        results.add(part["id"])
+                        results.add(key)
     return len(calls), len(results)
 
 
@@ -173,6 +247,173 @@ def test_capture_off_is_a_finding_not_an_empty_success():
     assert "capture was off" in finding.message
     # The definitions are still there to read, even with no content.
     assert not t.tools
+
+
+def test_jaeger_json_is_read_from_tags_and_logs():
+    first, second = load_conversations(OTEL / "jaeger-api-traces.json")
+    assert [first.conversation, second.conversation] == [TRACE, "0af7651916cd43dd8448eb211c80319c"]
+    # The same calls as the OTLP document it shows, pointed at in Jaeger's own layout.
+    (otlp, _) = load_conversations(SPANS)
+    assert [i.raw for i in first.items] == [i.raw for i in otlp.items]
+    assert first.items[1].origin.pointer == "/data/0/spans/0/tags/11/value"
+    # The details event is a Jaeger log, named by its `event` field.
+    assert second.items[0].origin.pointer.startswith("/data/1/spans/0/logs/0/fields/")
+    # `finish_reasons` written as JSON text (an array tag) still gives the response's status.
+    assert second.groups[0].status == "completed"
+
+
+def test_jaeger_ui_fixtures_one_trace_and_the_data_list():
+    (trace,) = load_conversations(OTEL / "jaeger-ui-genai-trace.json")
+    assert trace.conversation == "4a1b2c3d4e5f60718293a4b5c6d7e8f9"
+    assert [i.raw["role"] for i in trace.items] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    # execute_tool spans describe the tool's run, not the model's call: no items of their own.
+    assert not [i for i in trace.items if i.type != "message"]
+    full, partial = load_conversations(OTEL / "jaeger-ui-download.json")
+    # Messages in a provider's own shape (`content`, no `parts`) are read as their text.
+    assert full.items[1].raw["content"][0]["text"].startswith("Can you explain how to set up")
+    assert partial.items == ()
+    codes = [f.code for f in gate_transcript(partial, {}).findings]
+    assert "content_not_captured" in codes
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "conversation"),
+    [("jaeger-api-v3.json", "result", 0), ("tempo-api-v2.json", "trace", 1)],
+)
+def test_a_backends_wrapper_around_the_otlp_document(name, key, conversation):
+    (wrapped,) = load_conversations(OTEL / name)
+    plain_otlp = load_conversations(SPANS)[conversation]
+    assert [i.raw for i in wrapped.items] == [i.raw for i in plain_otlp.items]
+    assert all(i.origin.pointer.startswith(f"/{key}/resourceSpans/0/") for i in wrapped.items)
+
+
+def test_a_document_with_jaeger_keys_that_is_no_trace_is_named(tmp_path):
+    path = tmp_path / "not-a-trace.json"
+    path.write_text(json.dumps({"traceID": "t", "spanID": "s", "operationName": "chat"}))
+    status, _, err = gate(str(path))
+    assert status == 2 and "Traceback" not in err and err.count("\n") == 1
+    assert f"{path}:" in err and "nor a Jaeger trace" in err
+
+
+def test_the_older_per_message_events_are_read_as_one_call_per_span():
+    (t,) = load_conversations(OTEL / "legacy-events-logs.json")
+    assert [(i.type, i.raw.get("role")) for i in t.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("message", "assistant"),
+    ]
+    # Two chat spans, each one call made of its events (named by `event.name` or `eventName`).
+    assert len(t.groups) == 2 and {g.kind for g in t.groups} == {"otel_log"}
+    pointers = [i.origin.pointer for i in t.items]
+    assert pointers[0] == "/resourceLogs/0/scopeLogs/0/logRecords/0/body"
+    assert pointers[3] == "/resourceLogs/0/scopeLogs/0/logRecords/5/body"
+    # These events keep a call's arguments as the model's text: kept, not marked.
+    call = t.items[1]
+    assert call.raw["arguments"] == '{"location":"Paris"}'
+    assert not [d for d in call.conversion.derived if d.field == "arguments"]
+    assert t.groups[-1].status == "completed"
+
+
+def test_the_older_events_without_content_are_a_finding():
+    (t,) = load_conversations(OTEL / "legacy-events-capture-off.json")
+    assert t.items == ()
+    codes = [f.code for f in gate_transcript(t, {}).findings]
+    assert "content_not_captured" in codes
+
+
+def test_the_older_events_on_a_span(tmp_path):
+    path = tmp_path / "span-events.json"
+    choice = {"tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": "{}"}}]}
+    events = [
+        {"name": "gen_ai.system.message", "attributes": [attr("content", "be brief")]},
+        {"name": "gen_ai.user.message", "attributes": [attr("content", "go")]},
+        {
+            "name": "gen_ai.choice",
+            "attributes": [
+                attr("finish_reason", "tool_calls"),
+                attr("message", json.dumps(choice)),
+            ],
+        },
+    ]
+    chat = {**span("t", "a", 1, {"gen_ai.system": "openai"}), "events": events}
+    path.write_text(export(chat))
+    (t,) = load_conversations(path)
+    assert [(i.type, i.raw.get("role")) for i in t.items] == [
+        ("message", "system"),
+        ("message", "user"),
+        ("function_call", None),
+    ]
+    assert t.items[2].origin.pointer == "/resourceSpans/0/scopeSpans/0/spans/0/events/2"
+
+
+def test_the_first_conventions_prompt_and_completion_events():
+    plain_text, tools = load_conversations(OTEL / "content-events-spans.json")
+    # v1.27's own example is Python's repr, not JSON: one message of plain text, marked.
+    assert [i.raw["role"] for i in plain_text.items] == ["user", "assistant"]
+    assert plain_text.items[0].raw["content"][0]["text"].startswith("[{'role': 'user'")
+    (mark,) = plain_text.items[0].conversion.derived
+    assert "plain text" in mark.detail
+    # Chat Completions JSON, as the events recommend: calls, results and history read once.
+    assert [i.type for i in tools.items] == [
+        "message",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert tools.items[1].origin.pointer == "/resourceSpans/0/scopeSpans/0/spans/1/events/1"
+
+
+def test_real_agent_framework_spans_one_conversation_from_the_model_calls():
+    (t,) = load_conversations(OTEL / "agent-framework-1.0.0b251216.json")
+    # The conversation id is set on the second chat span only (the Responses API's previous
+    # response): the trace's other spans join it.
+    assert t.conversation == "resp_0e32bda5b6259ecd00694279e271348194a818447145cd1763"
+    assert [(i.type, i.raw.get("role")) for i in t.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("message", "assistant"),
+    ]
+    # The invoke_agent span repeats the whole turn: only the chat spans are read.
+    document = json.loads((OTEL / "agent-framework-1.0.0b251216.json").read_text("utf-8"))
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    read = {int(i.origin.pointer.split("/")[6]) for i in t.items}
+    assert {spans[n]["name"] for n in read} == {"chat gpt-5-mini"}
+    assert t.tools["get_weather"].parameters["required"] == ["location"]
+
+
+def test_a_call_id_written_as_a_list_is_not_paired():
+    # agent_framework 1.0.0b251007 wrote each id as [run id, call id]: not an id the
+    # conventions allow, so the call and its result cannot be matched, and the gate says so.
+    (t,) = load_conversations(OTEL / "agent-framework-1.0.0b251007.json")
+    codes = {f.code for f in gate_transcript(t, {}).findings}
+    assert {"missing_output", "orphan_output"} <= codes
+
+
+def test_pydantic_ai_0_2_events_attribute():
+    (t,) = load_conversations(OTEL / "pydantic-ai-0.2.15.json")
+    assert [i.raw["role"] for i in t.items] == ["system", "user", "assistant"]
+    # One model call: the chat span's `events`; the agent run's `all_messages_events` repeats
+    # the run and is not read.
+    assert len(t.groups) == 1
+    document = json.loads((OTEL / "pydantic-ai-0.2.15.json").read_text("utf-8"))
+    (chat,) = [
+        n
+        for n, span in enumerate(document["resourceSpans"][0]["scopeSpans"][0]["spans"])
+        if span["name"] == "chat gpt-4o"
+    ]
+    assert {i.origin.pointer.split("/")[6] for i in t.items} == {str(chat)}
+
+
+def attr(key: str, text: str) -> dict[str, Any]:
+    return {"key": key, "value": {"stringValue": text}}
 
 
 def span(trace: str, span_id: str, start: int, attributes: dict[str, str]) -> dict[str, Any]:
@@ -280,6 +521,13 @@ GOLDEN = [
     ("sessions-otel-file-exporter", OTEL / "collector-file-exporter.jsonl"),
     ("sessions-otel-logs", OTEL / "inference-logs.json"),
     ("sessions-otel-capture-off", OTEL / "capture-off-spans.json"),
+    ("sessions-otel-jaeger", OTEL / "jaeger-api-traces.json"),
+    ("sessions-otel-jaeger-ui", OTEL / "jaeger-ui-genai-trace.json"),
+    ("sessions-otel-tempo", OTEL / "tempo-api-v2.json"),
+    ("sessions-otel-legacy-events", OTEL / "legacy-events-logs.json"),
+    ("sessions-otel-content-events", OTEL / "content-events-spans.json"),
+    ("sessions-otel-agent-framework", OTEL / "agent-framework-1.0.0b251216.json"),
+    ("sessions-otel-pydantic-ai", OTEL / "pydantic-ai-1.26.0.json"),
 ]
 
 

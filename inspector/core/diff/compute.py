@@ -220,11 +220,18 @@ def _split_unlike(
             # A call that became a provider-prefixed item stays one pair: became_namespaced.
             prefixed = any(isinstance(t, str) and ":" in t for t in (left.type, right.type))
             unlike = (lcall or rcall) and not prefixed and not same_json(left.type, right.type)
-            if unlike or is_filler(left) != is_filler(right):
+            if unlike or is_filler(left) != is_filler(right) or _other_wording(left, right):
                 out += [(i, None), (None, j)]
                 continue
         out.append((i, j))
     return out
+
+
+def _other_wording(left: Item, right: Item) -> bool:
+    """Whether two items are each run's own wording of another kind (OpenAI `reasoning` against
+    another provider's assistant text or thinking block): neither is the other's counterpart,
+    so each is listed on its own side, as information, not as a changed type."""
+    return is_filler(left) and is_filler(right) and not same_json(left.type, right.type)
 
 
 def _mark_reordered(pairs: list[Pair], litems: Sequence[Item]) -> list[Pair]:

@@ -2,14 +2,20 @@
 
 Read from an OTLP JSON export (`resourceSpans` / `scopeSpans`, or the older `batches` /
 `instrumentationLibrarySpans` some exporters still write), from the collector's file exporter
-(one export request per line), or from OTLP logs (`resourceLogs` / `scopeLogs`). `kind` may be a
-number or a `SPAN_KIND_*` name; attribute values are OTLP `AnyValue`s or plain JSON.
+(one export request per line), from OTLP logs (`resourceLogs` / `scopeLogs`), from the same
+document as trace backends' APIs wrap it (Jaeger's `/api/v3` `{"result": …}`, Tempo's
+`/api/traces/ID` `{"batches": …}` and `/api/v2/traces/ID` `{"trace": …}`), or from Jaeger's own
+JSON (`/api/traces/ID` and the UI's trace JSON: `{"data": [trace]}` or one trace, spans with
+`tags` and `logs`). `kind` may be a number or a `SPAN_KIND_*` name; attribute values are OTLP
+`AnyValue`s or plain JSON.
 
 An inference is a span, a span event or a log record carrying the GenAI conventions' content:
 `gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions` and
 `gen_ai.tool.definitions` (structured values or JSON strings), the same on the
 `gen_ai.client.inference.operation.details` event, or the older flattened
-`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes. Inferences group into one
+`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` attributes, or the older conventions'
+per-message events (`gen_ai.user.message`, …, `gen_ai.choice`: span events, or log records
+joined by their span). Inferences group into one
 conversation per `gen_ai.conversation.id`, else per trace, in time order. Each chat span
 repeats the whole history it sent: a message already read at the same position, and a tool call
 or result whose id was already read, is not added again. Tool definitions become the transcript's
@@ -53,9 +59,17 @@ from inspector.core.model import (
 KINDS = {"otel_export": "otel"}
 LABEL = "OpenTelemetry GenAI trace"
 SLUG = "otel"
-#: Bytes an OTLP JSON export shows at its start.
-MARKERS = (b'"resourceSpans"', b'"resourceLogs"', b'"batches"')
-_HEAD = re.compile(rb'\A\s*\{\s*"(resourceSpans|resourceLogs|batches)"\s*:')
+#: Bytes an OTLP JSON export (or a Jaeger trace) shows near its start.
+MARKERS = (b'"resourceSpans"', b'"resourceLogs"', b'"batches"', b'"traceID"')
+_HEAD = re.compile(
+    rb'\A\s*\{\s*(?:"(?:result|trace)"\s*:\s*\{\s*)?"(resourceSpans|resourceLogs|batches)"\s*:'
+)
+#: The keys every Jaeger span writes (jaeger-idl `model/json`): all three early in a file mark
+#: a Jaeger trace whatever key its document starts with.
+_JAEGER_KEYS = (b'"traceID"', b'"spanID"', b'"operationName"')
+#: Backends' APIs that return the OTLP document inside one key: Jaeger's `/api/v3/traces`
+#: (`result`) and Tempo's `/api/v2/traces` (`trace`).
+_WRAPPERS = ("result", "trace")
 #: The top-level arrays of an export, and the scope arrays and records each holds
 #: (OTLP's current names first, then those of older exporters).
 _RESOURCES = ("resourceSpans", "batches", "resourceLogs")
@@ -68,8 +82,30 @@ SYSTEM = "gen_ai.system_instructions"
 TOOLS = "gen_ai.tool.definitions"
 CONVERSATION = "gen_ai.conversation.id"
 OPERATION = "gen_ai.operation.name"
+#: Operations of an agent, not of a model call (the conventions' `gen_ai.operation.name`).
+AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow", "create_agent"})
 #: The event (and log record) that carries an inference's content off the span.
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+#: The older conventions' per-message events (semantic-conventions v1.28 to v1.36,
+#: `docs/gen-ai/gen-ai-events.md`), still the default of instrumentations written then: the
+#: role each one's body is a message of, and the event of a response choice.
+LEGACY_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+CHOICE_EVENT = "gen_ai.choice"
+#: Pydantic AI before its instrumentation version 2 (0.2.x) writes those events' bodies as one
+#: span attribute, a JSON array, each with its `event.name`.
+EVENTS_ATTRIBUTE = "events"
+#: The conventions' first events (v1.26 and v1.27, `docs/gen-ai/gen-ai-spans.md`, still what
+#: OpenLIT writes): the whole prompt or completion as one attribute, "RECOMMENDED" to be the
+#: JSON text of Chat Completions messages; the side, attribute and default role of each.
+CONTENT_EVENTS = {
+    "gen_ai.content.prompt": ("input", "gen_ai.prompt", "user"),
+    "gen_ai.content.completion": ("output", "gen_ai.completion", "assistant"),
+}
 #: `finish_reason` values of the conventions' output messages (gen-ai-output-messages.json,
 #: open-telemetry/semantic-conventions-genai) and of instrumentations that pass the provider's
 #: own through: what each means for the response.
@@ -96,6 +132,8 @@ _PLAIN_TEXT = Derivation(
 _OUTPUT_OBJECT = Derivation(
     "output", "serialised", "the trace keeps the tool's result as an object; written as JSON"
 )
+#: Attributes whose values' JSON Pointers are kept.
+_POINTED = (INPUT, OUTPUT, SYSTEM, TOOLS, EVENTS_ATTRIBUTE)
 #: Part types that go into a message's content as Open Responses parts.
 _MEDIA = frozenset({"blob", "uri", "file"})
 _FLAT = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
@@ -103,16 +141,49 @@ _FLAT_CALL = re.compile(r"tool_calls\.(\d+)\.(id|name|arguments)")
 _FLAT_TOOL = re.compile(r"llm\.request\.functions\.(\d+)\.(name|description|parameters)")
 
 
+def _is_otlp(obj: Any) -> bool:
+    return isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _RESOURCES)
+
+
+def _jaeger_traces(obj: Any) -> list[Any] | None:
+    """The traces of a Jaeger JSON document (`{"data": [trace, …]}` or one trace), or None."""
+    if not isinstance(obj, dict):
+        return None
+    data = obj.get("data")
+    if isinstance(data, list) and data and all(_is_jaeger_trace(t) for t in data):
+        return data
+    return [obj] if _is_jaeger_trace(obj) else None
+
+
+def _is_jaeger_trace(obj: Any) -> bool:
+    return isinstance(obj, dict) and "traceID" in obj and isinstance(obj.get("spans"), list)
+
+
+def _unwrapped(obj: Any) -> tuple[str, Any]:
+    """The OTLP document inside a backend's wrapper key, with that key (else the value itself)."""
+    if isinstance(obj, dict):
+        for key in _WRAPPERS:
+            if _is_otlp(obj.get(key)):
+                return key, obj[key]
+    return "", obj
+
+
 def detect(obj: Any) -> Detection | None:
-    """Score a parsed value as one OTLP JSON export request, or None."""
-    if isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _RESOURCES):
+    """Score a parsed value as one OTLP JSON export request or Jaeger trace, or None."""
+    if _is_otlp(_unwrapped(obj)[1]) or _jaeger_traces(obj) is not None:
         return CERTAIN, "otel_export"
     return None
 
 
 def matches(data: bytes, first: Any) -> bool:
-    """Whether a file is an OTLP JSON export (a document, or the file exporter's lines)."""
-    return detect(first) is not None or _HEAD.match(data[:512]) is not None
+    """Whether a file is an OTLP JSON export (a document, or the file exporter's lines), or a
+    Jaeger trace."""
+    head = data[:4096]
+    return (
+        detect(first) is not None
+        or _HEAD.match(data[:512]) is not None
+        or all(key in head for key in _JAEGER_KEYS)
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,22 +225,23 @@ def attributes(listed: Any) -> dict[str, Any]:
     return found
 
 
-def _value_pointers(at: str, listed: Any, found: dict[str, Any]) -> dict[str, str]:
+def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dict[str, str]:
     """The JSON Pointer of each content attribute's value (of its elements, `/N` added, when
-    they are JSON values; a JSON string is pointed at whole)."""
+    they are JSON values; a JSON string is pointed at whole). `field_name` is the record's
+    attribute list (`attributes`, or a Jaeger span's `tags` and a log's `fields`)."""
     where: dict[str, str] = {}
     if isinstance(listed, dict):
-        for key in (INPUT, OUTPUT, SYSTEM, TOOLS):
-            where[key] = join_pointer(at, "attributes", key)
+        for key in _POINTED:
+            where[key] = join_pointer(at, field_name, key)
         return where
     for i, entry in enumerate(listed if isinstance(listed, list) else ()):
         name = entry.get("key") if isinstance(entry, dict) else None
-        if isinstance(name, str) and name in (INPUT, OUTPUT, SYSTEM, TOOLS):
+        if isinstance(name, str) and name in _POINTED:
             key = name
             raw = entry.get("value")
             kind = next(iter(raw), "") if isinstance(raw, dict) and len(raw) == 1 else ""
             inner = ("value", kind, "values") if kind == "arrayValue" else ("value", kind)
-            where[key] = join_pointer(at, "attributes", i, *(inner if kind else ("value",)))
+            where[key] = join_pointer(at, field_name, i, *(inner if kind else ("value",)))
     return where
 
 
@@ -196,6 +268,17 @@ class Inference:
     attrs: dict[str, Any]
     #: Content attribute → its JSON Pointer.
     where: dict[str, str] = field(default_factory=dict)
+    #: Content attribute → each message's JSON Pointer, when its messages were gathered from
+    #: several places (the older per-message events).
+    pointers: dict[str, list[str]] = field(default_factory=dict)
+    #: A log record that is one older per-message event: its span, to be joined with the
+    #: other events of that span (`_joined`).
+    span: str | None = None
+    #: The pointers of messages that were plain text, not message JSON.
+    plain_at: set[str] = field(default_factory=set)
+    #: Its trace, and whether `conversation` is its own `gen_ai.conversation.id`.
+    trace: str = ""
+    named: bool = False
 
     @property
     def has_content(self) -> bool:
@@ -216,10 +299,53 @@ def _is_genai(attrs: dict[str, Any]) -> bool:
     return any(k.startswith("gen_ai.") for k in attrs)
 
 
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where a record keeps its fields: OTLP JSON's names, or Jaeger's."""
+
+    attributes: str
+    trace: str
+    start: tuple[str, ...]
+    #: The records' times × this = nanoseconds (Jaeger writes microseconds).
+    scale: int
+    events: str
+    event_attributes: str
+    event_time: str
+
+
+_OTLP = _Layout(
+    "attributes",
+    "traceId",
+    ("startTimeUnixNano", "timeUnixNano"),
+    1,
+    "events",
+    "attributes",
+    "timeUnixNano",
+)
+#: jaeger-idl `model/json`: a span's `tags`, and its `logs` (OTLP span events, the event's
+#: name in the `event` field, as the collector's Jaeger translator writes them).
+_JAEGER = _Layout("tags", "traceID", ("startTime",), 1000, "logs", "fields", "timestamp")
+
+
 def _inferences(
     export: dict[str, Any], line: int | None, base: str, order: list[int]
 ) -> Iterator[Inference]:
-    """The GenAI records of one export request, each with the attributes it inherits."""
+    """The GenAI records of one export request (or Jaeger document), each with the attributes
+    it inherits."""
+    traces = _jaeger_traces(export)
+    if traces is not None:
+        # `{"data": [trace, …]}`, or the trace itself.
+        listed = traces is export.get("data")
+        for t, trace in enumerate(traces):
+            at = join_pointer(base, "data", t) if listed else base
+            for n, span in enumerate(trace["spans"]):
+                if isinstance(span, dict):
+                    pointer = join_pointer(at, "spans", n)
+                    yield from _from_record(span, _JAEGER, "spans", line, pointer, order)
+        return
+    key, export = _unwrapped(export)
+    if key:
+        base = join_pointer(base, key)
     for resource_key in _RESOURCES:
         resources = export.get(resource_key)
         for r, resource in enumerate(resources if isinstance(resources, list) else ()):
@@ -237,33 +363,204 @@ def _inferences(
                                 pointer = join_pointer(
                                     base, resource_key, r, scope_key, s, record_key, n
                                 )
-                                yield from _from_record(record, record_key, line, pointer, order)
+                                yield from _from_record(
+                                    record, _OTLP, record_key, line, pointer, order
+                                )
 
 
 def _from_record(
-    record: dict[str, Any], record_key: str, line: int | None, pointer: str, order: list[int]
+    record: dict[str, Any],
+    layout: _Layout,
+    record_key: str,
+    line: int | None,
+    pointer: str,
+    order: list[int],
 ) -> Iterator[Inference]:
-    attrs = attributes(record.get("attributes"))
-    trace = record.get("traceId") or ""
+    attrs = attributes(record.get(layout.attributes))
+    trace = record.get(layout.trace) or ""
     own = attrs.get(CONVERSATION)
     kind = "otel_span" if record_key == "spans" else "otel_log"
-    time = _time(record.get("startTimeUnixNano") or record.get("timeUnixNano"))
+    start = next((record[k] for k in layout.start if record.get(k)), None)
+    time = _time(start) * layout.scale
 
-    def made(at: str, found: dict[str, Any], listed: Any, when: int) -> Inference:
+    def made(at: str, found: dict[str, Any], listed: Any, field_name: str, when: int) -> Inference:
         order[0] += 1
-        conversation = found.get(CONVERSATION, own) or trace or "trace"
-        where = _value_pointers(at, listed, found)
-        return Inference(str(conversation), when, order[0], kind, line, at, found, where)
+        named = found.get(CONVERSATION, own)
+        conversation = named or trace or "trace"
+        where = _value_pointers(at, listed, field_name)
+        found_ = Inference(str(conversation), when, order[0], kind, line, at, found, where)
+        found_.trace, found_.named = str(trace), bool(named)
+        return found_
 
-    if _is_genai(attrs):
-        yield made(pointer, attrs, record.get("attributes"), time)
-    events = record.get("events")
+    if record_key == "logRecords":
+        name = record.get("eventName") or attrs.get("event.name")
+        message = _legacy_message(name, value(record.get("body")))
+        if message is not None:
+            # One message of a call: joined with its span's other events by `_joined`.
+            single = made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+            single.span = f"{trace}/{record.get('spanId') or ''}"
+            yield _with_messages(single, [(*message, join_pointer(pointer, "body"))])
+            return
+    details: list[Inference] = []
+    legacy: list[tuple[str, dict[str, Any] | None, str]] = []
+    plain_at: set[str] = set()
+    events = record.get(layout.events)
     for e, event in enumerate(events if isinstance(events, list) else ()):
-        if not (isinstance(event, dict) and event.get("name") == DETAILS_EVENT):
+        if not isinstance(event, dict):
             continue
-        found = attributes(event.get("attributes"))
-        at = join_pointer(pointer, "events", e)
-        yield made(at, found, event.get("attributes"), _time(event.get("timeUnixNano")) or time)
+        listed = event.get(layout.event_attributes)
+        found = attributes(listed)
+        name = event.get("name") or found.get("event")
+        at = join_pointer(pointer, layout.events, e)
+        if name == DETAILS_EVENT:
+            when = _time(event.get(layout.event_time)) * layout.scale or time
+            details.append(made(at, found, listed, layout.event_attributes, when))
+        elif (message := _legacy_message(name, found)) is not None:
+            legacy.append((*message, at))
+        elif name in CONTENT_EVENTS:
+            side, key, role = CONTENT_EVENTS[name]
+            messages, plain = _chat_messages(found.get(key), role)
+            legacy += [(side, m, at) for m in messages]
+            plain_at.update([at] if plain else [])
+    bodies = _parsed(attrs.get(EVENTS_ATTRIBUTE)) if _is_genai(attrs) else None
+    if isinstance(bodies, list):
+        at = _value_pointers(pointer, record.get(layout.attributes), layout.attributes).get(
+            EVENTS_ATTRIBUTE, pointer
+        )
+        for body in bodies:
+            name = body.get("event.name") if isinstance(body, dict) else None
+            if (message := _legacy_message(name, body)) is not None:
+                legacy.append((*message, at))
+    if legacy:
+        base = made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+        base.plain_at = plain_at
+        yield _with_messages(base, legacy)
+    elif _is_genai(attrs):
+        yield made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
+    yield from details
+
+
+# --------------------------------------------------------------------------------------------
+# The older conventions' per-message events
+
+
+def _legacy_message(name: Any, body: Any) -> tuple[str, dict[str, Any] | None] | None:
+    """One older per-message event as the conventions' message, with the side it is on
+    (`input`, or `output` for a choice); the message is None when the event kept no content
+    (capture off). None: not such an event."""
+    if name != CHOICE_EVENT and name not in LEGACY_EVENTS:
+        return None
+    body = _parsed(body)
+    fields = body if isinstance(body, dict) else {"content": body}
+    if name == CHOICE_EVENT:
+        choice = _parsed(fields.get("message"))
+        choice = choice if isinstance(choice, dict) else {}
+        built = _legacy_parts(choice.get("role") or "assistant", choice)
+        if built is not None and "finish_reason" in fields:
+            built["finish_reason"] = fields["finish_reason"]
+        return "output", built
+    role = LEGACY_EVENTS[name]
+    if role == "tool":
+        if fields.get("content") is None:
+            return "input", None
+        response = {"type": "tool_call_response", "id": fields.get("id")}
+        return "input", {"role": "tool", "parts": [{**response, "response": fields["content"]}]}
+    return "input", _legacy_parts(fields.get("role") or role, fields)
+
+
+def _parsed(raw: Any) -> Any:
+    """A body or field that some SDKs write as JSON text, parsed (plain text stays text)."""
+    if isinstance(raw, str) and raw[:1] in ("{", "["):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return raw
+    return raw
+
+
+def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
+    """A message of the older events' `content` and `tool_calls` (Chat Completions' shape:
+    arguments as the model's text), or None when neither was kept."""
+    parts: list[dict[str, Any]] = []
+    content = fields.get("content")
+    if isinstance(content, str) and content:
+        parts.append({"type": "text", "content": content})
+    elif isinstance(content, list) and all(
+        isinstance(p, dict) and isinstance(p.get("text"), str) for p in content
+    ):
+        # Chat Completions' content parts, each of them text.
+        parts += [{"type": "text", "content": p["text"]} for p in content]
+    elif content not in (None, "", []):
+        parts.append({"type": "otel:content", "content": content})
+    calls = _parsed(fields.get("tool_calls"))
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, dict) else None
+        # Without content capture a call keeps its id and name, not its arguments.
+        if isinstance(function, dict) and "arguments" in function:
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": call.get("id"),
+                    "name": function.get("name"),
+                    "arguments": function["arguments"],
+                }
+            )
+    return {"role": role, "parts": parts} if parts else None
+
+
+def _chat_messages(raw: Any, role: str) -> tuple[list[dict[str, Any] | None], bool]:
+    """A `gen_ai.prompt` / `gen_ai.completion` value as messages (Chat Completions' JSON), and
+    whether it was plain text instead (then it is one message of the default role)."""
+    parsed = _parsed(raw)
+    if isinstance(parsed, list):
+        found: list[dict[str, Any] | None] = []
+        for message in parsed:
+            if not isinstance(message, dict):
+                continue
+            if message.get("role") == "tool":
+                response = {"type": "tool_call_response", "id": message.get("tool_call_id")}
+                part = {**response, "response": message.get("content")}
+                found.append({"role": "tool", "parts": [part]})
+            else:
+                found.append(_legacy_parts(message.get("role") or role, message))
+        return found, False
+    if isinstance(raw, str) and raw:
+        return [{"role": role, "parts": [{"type": "text", "content": raw}]}], True
+    return [], False
+
+
+def _with_messages(
+    inference: Inference, messages: list[tuple[str, dict[str, Any] | None, str]]
+) -> Inference:
+    """The inference with the events' messages as its input and output messages."""
+    attrs = dict(inference.attrs)
+    for side, key in (("input", INPUT), ("output", OUTPUT)):
+        kept = [(m, at) for s, m, at in messages if s == side and m is not None]
+        if kept:
+            attrs[key] = [*attrs.get(key, []), *(m for m, _ in kept)]
+            inference.pointers[key] = [*inference.pointers.get(key, []), *(at for _, at in kept)]
+    inference.attrs = attrs
+    return inference
+
+
+def _joined(inferences: list[Inference]) -> list[Inference]:
+    """Log records that are one span's per-message events, joined into that span's one call."""
+    joined: list[Inference] = []
+    spans: dict[str, Inference] = {}
+    for inference in inferences:
+        if inference.span is None:
+            joined.append(inference)
+            continue
+        first = spans.get(inference.span)
+        if first is None:
+            spans[inference.span] = inference
+            joined.append(inference)
+            continue
+        for key in (INPUT, OUTPUT):
+            if key in inference.attrs:
+                first.attrs[key] = [*first.attrs.get(key, []), *inference.attrs[key]]
+                first.pointers[key] = [*first.pointers.get(key, []), *inference.pointers[key]]
+    return joined
 
 
 # --------------------------------------------------------------------------------------------
@@ -504,12 +801,21 @@ def _add_inference(b: Builder, seen: _Seen, inference: Inference) -> None:
         if key in attrs:
             messages, plain = _decoded(attrs[key], role)
             at, raw = inference.where.get(key, inference.pointer), attrs[key]
-            into += [(m, _element(at, raw, i), plain) for i, m in enumerate(messages)]
+            listed = inference.pointers.get(key)
+            for i, m in enumerate(messages):
+                where = listed[i] if listed else _element(at, raw, i)
+                into.append((m, where, plain or where in inference.plain_at))
     if not sent and not got:
         prompts, completions = _flattened(attrs)
         sent = [(m, inference.pointer, False) for m in prompts]
         got = [(m, inference.pointer, False) for m in completions]
     reasons = attrs.get("gen_ai.response.finish_reasons")
+    if isinstance(reasons, str):
+        # Jaeger's translator writes an array attribute as its JSON text.
+        try:
+            reasons = orjson.loads(reasons)
+        except orjson.JSONDecodeError:
+            reasons = [reasons]
     reason = None
     if got and isinstance(got[0][0], dict) and "finish_reason" in got[0][0]:
         reason = got[0][0]["finish_reason"]
@@ -551,6 +857,12 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
     except orjson.JSONDecodeError:
         document = None
     if isinstance(document, dict):
+        if detect(document) is None:
+            raise LoadError(
+                "not an OTLP JSON export (resourceSpans, resourceLogs) nor a Jaeger trace "
+                "(traceID, spans)",
+                path=path,
+            )
         yield None, "", document
         return
     if document is not None:
@@ -578,9 +890,26 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
         yield number, "", line
 
 
+def _read(inferences: list[Inference]) -> list[Inference]:
+    """The inferences whose messages a conversation is read from, in their order."""
+    captured = [i for i in inferences if i.has_content]
+    calls = [i for i in captured if i.attrs.get(OPERATION) not in AGENT_OPERATIONS]
+    # An agent's span sums up the model calls under it (its output is the whole turn, not
+    # choices): it is read only when the trace recorded none of those calls' content.
+    return calls or captured
+
+
 def _conversations(inferences: list[Inference]) -> dict[str, list[Inference]]:
+    # Instrumentations often set `gen_ai.conversation.id` on some spans of a trace only (once
+    # a stateful API gave one): the trace's other spans belong to that conversation too.
+    by_trace: dict[str, str] = {}
+    for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
+        if inference.named and inference.trace:
+            by_trace.setdefault(inference.trace, inference.conversation)
     grouped: dict[str, list[Inference]] = {}
     for inference in inferences:
+        if not inference.named and inference.trace in by_trace:
+            inference.conversation = by_trace[inference.trace]
         grouped.setdefault(inference.conversation, []).append(inference)
     for listed in grouped.values():
         listed.sort(key=lambda i: (i.time, i.order))
@@ -594,7 +923,7 @@ def _gather(data: bytes, path: str | None, check: Callable[[int], None] | None) 
         if check is not None:
             check(0)
         found += _inferences(export, line, base, order)
-    return found
+    return _joined(found)
 
 
 def _build(
@@ -602,7 +931,7 @@ def _build(
 ) -> Transcript:
     b = builder(path)
     seen = _Seen()
-    captured = [i for i in inferences if i.has_content]
+    captured = _read(inferences)
     for inference in captured:
         _add_inference(b, seen, inference)
     for inference in inferences:
@@ -644,11 +973,10 @@ def load_file(
 def load(b: Builder, record: Record, kind: str) -> None:
     """Add one export request met among other records (a line of a mixed log), as one trace."""
     order = [0]
-    inferences = list(_inferences(record.obj, record.line, record.base, order))
+    inferences = _joined(list(_inferences(record.obj, record.line, record.base, order)))
     seen = _Seen()
-    for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
-        if inference.has_content:
-            _add_inference(b, seen, inference)
+    for inference in _read(sorted(inferences, key=lambda i: (i.time, i.order))):
+        _add_inference(b, seen, inference)
     if not inferences:
         raise b.fail("an OTLP export with no GenAI spans or log records", record)
 
