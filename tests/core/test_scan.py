@@ -33,7 +33,7 @@ from inspector.core.targets import check_tool, with_target_findings
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
-TARGETS = ("openai", "anthropic", "gemini")
+TARGETS = ("openai", "anthropic")
 FILES = 2_000
 OPTIONS = scan.ScanOptions()
 #: An error row has every key of the gate's error object (Parquet rows have them all).
@@ -97,9 +97,9 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-#: The part of the fleet the interruption tests scan (about 850 files): being killed half-way
+#: The part of the fleet the interruption tests scan (about 570 files): being killed half-way
 #: is their point, not the count.
-TEAMS = ("team-0", "team-1", "team-2")
+TEAMS = ("team-0", "team-1")
 
 
 def _teams(fleet: Path) -> list[str]:
@@ -313,34 +313,40 @@ def test_every_row_of_a_2000_file_scan_agrees_with_gate_json(
     assert "Migration readiness" in page and "openai: NO-GO" in page
 
 
+def _gate_command(paths: list[str]) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """Run the real `gate --format json` on files: its status, and its entries per path."""
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "gate", "--format", "json", *paths],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for entry in json.loads(done.stdout)["files"]:
+        entries.setdefault(entry["path"], []).append(entry)
+    return done.returncode, entries
+
+
 def test_a_handful_of_rows_agree_with_the_real_gate_command(
     pool_scan: tuple[Path, Path, str],
 ) -> None:
     rows = list(scan.read_rows(str(pool_scan[0])))
     picked = [r for r in rows if r["error"] is None][:: max(1, len(rows) // 5)][:5]
-    picked.append(next(r for r in rows if r["error"]))
+    # One gate process for the readable files (its status is the worst of them), one for an
+    # unreadable file.
+    status, entries = _gate_command(list(dict.fromkeys(r["path"] for r in picked)))
     for row in picked:
-        done = subprocess.run(
-            [sys.executable, "-m", "inspector", "gate", "--format", "json", row["path"]],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
         # A file of several conversations is several rows; gate lists them in the same order.
-        files = json.loads(done.stdout)["files"]
-        doc = files[row["conversation"] or 0]
-        if row["error"]:
-            assert done.returncode == 2 and row["error"] == {
-                "event_index": None,
-                "pointer": None,
-                **doc["error"],
-            }
-            continue
+        doc = entries[row["path"]][row["conversation"] or 0]
         assert row["verdicts"] == doc["summary"]
         assert row["items"] == len(doc["items"])
         assert row["decision"] == _blocks(doc)
-        # gate's exit status is the file's: unsafe when any of its conversations is.
-        assert (done.returncode == 1) == any(_blocks(d) == "unsafe" for d in files)
+    unsafe = any(_blocks(d) == "unsafe" for docs in entries.values() for d in docs)
+    assert status == (1 if unsafe else 0)
+    broken = next(r for r in rows if r["error"])
+    status, entries = _gate_command([broken["path"]])
+    (doc,) = entries[broken["path"]]
+    assert status == 2 and broken["error"] == {"event_index": None, "pointer": None, **doc["error"]}
 
 
 def test_resume_after_a_killed_scan_writes_the_same_output(
@@ -352,11 +358,11 @@ def test_resume_after_a_killed_scan_writes_the_same_output(
     files = len(list(scan.walk(teams)))
     _kill_when(
         _scan_command(teams, out),
-        lambda: partial.exists() and partial.read_bytes().count(b"\n") >= 60,
+        lambda: partial.exists() and partial.read_bytes().count(b"\n") >= 40,
     )
     assert not out.exists() and partial.exists()
     logged = partial.read_bytes().count(b"\n")
-    assert 60 <= logged < files
+    assert 40 <= logged < files
     done = subprocess.run(
         [*_scan_command(teams, out), "--resume"], capture_output=True, text=True, timeout=600
     )
@@ -411,32 +417,33 @@ def _undated(page: str) -> str:
     return re.sub(r"on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "on DATE", page)
 
 
-def test_dask_starts_and_stops_its_own_local_cluster(tmp_path: Path) -> None:
-    pytest.importorskip("dask.distributed")
-    psutil = pytest.importorskip("psutil")
+def test_dask_starts_and_closes_its_own_local_cluster(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Without --scheduler, run_dask starts a LocalCluster and closes it when the scan ends.
 
-    def children() -> set[int]:
-        # multiprocessing's resource tracker lives as long as this interpreter, by design.
-        return {
-            p.pid
-            for p in psutil.Process().children(recursive=True)
-            if "resource_tracker" not in " ".join(p.cmdline())
-        }
+    The cluster is made of threads here (cluster_options), so this module still starts one
+    cluster of processes only; which processes a LocalCluster spawns is Dask's own business.
+    """
+    distributed = pytest.importorskip("dask.distributed")
+    started: list[Any] = []
 
-    before = children()
-    parts = tmp_path / "parts"
+    class Recorded(distributed.LocalCluster):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Recorded)
     folder = SAMPLES / "logs"
-    status, _, err = _cli("scan", str(folder), "--engine", "dask", "--jobs", "1", "-o", str(parts))
-    assert status in (0, 1), err
-    rows = [row for path in scan.walk([str(folder)]) for row in scan.scan_file(path, OPTIONS)]
+    paths = list(scan.walk([str(folder)]))
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    threads = {"processes": False, "n_workers": 1}
+    done = list(scan.run_dask(paths, OPTIONS, str(parts), jobs=1, cluster_options=threads))
+    assert len(started) == 1 and started[0].status.name == "closed"
+    assert sorted(n for n, _ in done) == list(range(len(done)))
+    rows = [row for path in paths for row in scan.scan_file(path, OPTIONS)]
     assert list(scan.read_rows(str(parts))) == rows
-    # The local cluster's workers and nanny processes are gone (they may take a moment to exit;
-    # the wait is bounded by a count of looks, not by a clock).
-    for _ in range(300):
-        if not children() - before:
-            break
-        time.sleep(0.1)
-    assert not children() - before, "Dask worker processes outlived the scan"
 
 
 def test_dask_resume_after_a_killed_scan_writes_the_same_rows(
