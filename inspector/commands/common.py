@@ -9,6 +9,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
+from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -79,17 +80,41 @@ def _encode(value: Any, level: int) -> bytes:
     return data.replace(b"\n", b"\n" + b"  " * level) if level else data
 
 
+#: Elements of a flat `Streamed` array encoded by one orjson call (bounded, so still lazy).
+_BATCH = 512
+
+
+def _encode_batch(batch: list[Any], level: int) -> bytes:
+    """Elements as `_write` writes them one by one ("\\n" + indent + element, comma-joined),
+    from one orjson call over the list: the per-element work of `_encode` done once."""
+    try:
+        data = orjson.dumps(batch, option=orjson.OPT_INDENT_2, default=str)
+    except (orjson.JSONEncodeError, TypeError):
+        inner = b"\n" + b"  " * (level + 1)
+        return b",".join(inner + _encode(element, level + 1) for element in batch)
+    if b"\xc2" in data or b"\xe2\x80" in data:
+        data = _JSON_UNSAFE.sub(_json_escape, data)
+    # orjson indents the list's elements by one step: `level` more steps put them in place.
+    if level:
+        data = data.replace(b"\n", b"\n" + b"  " * level)
+    return data[1 : -(len(b"  " * level) + 2)]  # the list's own brackets (and the last indent)
+
+
 def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
     inner = b"  " * (level + 1)
-    if isinstance(value, Streamed):
+    if isinstance(value, Streamed) and not value.nested:
+        opened = False
+        elements = iter(value.elements)
+        while batch := list(islice(elements, _BATCH)):
+            write((b"," if opened else b"[") + _encode_batch(batch, level))
+            opened = True
+        write(b"\n" + b"  " * level + b"]" if opened else b"[]")
+    elif isinstance(value, Streamed):
         opened = False
         for element in value.elements:
             write((b",\n" if opened else b"[\n") + inner)
             opened = True
-            if value.nested:
-                _write(element, level + 1, write)
-            else:
-                write(_encode(element, level + 1))
+            _write(element, level + 1, write)
         write(b"\n" + b"  " * level + b"]" if opened else b"[]")
     elif type(value) is dict and any(isinstance(v, Streamed) for v in value.values()):
         for number, (key, item) in enumerate(value.items()):

@@ -1,9 +1,15 @@
-"""`inspector events FILE`: check a recorded stream against the item/event lifecycle."""
+"""`inspector events FILE`: check a recorded stream against the item/event lifecycle.
+
+An SSE stream is reduced as it is read (`formats.reduce_stream_path`); the text timeline lists
+up to LINES_SHOWN items per response and LINES_SHOWN violations, and says how many more there
+are; the JSON document writes its violations one by one (complete, never held as JSON).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from inspector.commands.common import (
@@ -14,16 +20,18 @@ from inspector.commands.common import (
     safe_text,
     write_json,
 )
-from inspector.core.formats import load_stream_path
+from inspector.core.formats import reduce_stream_path
 from inspector.core.jsonio import display_name
 from inspector.core.model import Item, LoadError, Severity
-from inspector.core.report import error_document
-from inspector.core.stream import OutputItem, ResponseResult, StreamResult
+from inspector.core.report import Streamed, error_document
+from inspector.core.stream import OutputItem, ResponseResult, StreamResult, Violation
 
 SEVERITY_SGR = {"error": "31;1", "warning": "33", "info": "2"}
 STATUS_SGR = {"completed": "32", "incomplete": "33", "failed": "31", "none": "31;1"}
 
 _CLIP = 60
+#: Items per response, and violations, listed in the text timeline; the rest are counted.
+LINES_SHOWN = 1_000
 
 
 def add_parser(sub: Any) -> None:
@@ -53,7 +61,7 @@ def run(args: Any, out: TextIO, err: TextIO) -> int:
     as_json = args.format == "json"
     try:
         # The same decode and reduction `gate` and the window use: one reading of a stream.
-        transcript = load_stream_path(args.file, strict=args.strict)
+        transcript = reduce_stream_path(args.file, strict=args.strict)
         stream = transcript.stream
     except LoadError as exc:
         if as_json:
@@ -64,7 +72,7 @@ def run(args: Any, out: TextIO, err: TextIO) -> int:
     if stream.dialect != "open_responses":
         _report_foreign(path, stream, as_json, out, transcript.items)
     elif as_json:
-        write_json({"path": path, "dialect": stream.dialect, **stream.to_json()}, out)
+        write_json(json_document(path, stream), out)
     else:
         out.write("\n".join(render_text(path, stream, Style.for_stream(out))) + "\n")
     return EXIT_FINDINGS if stream.blocking else EXIT_CLEAN
@@ -74,8 +82,23 @@ def run(args: Any, out: TextIO, err: TextIO) -> int:
 # Open Responses
 
 
+def json_document(path: str, result: StreamResult) -> dict[str, Any]:
+    """The JSON document of a reduced stream, its violations written as they are turned to JSON."""
+    document = {"path": path, "dialect": result.dialect, **result.to_json()}
+    document["violations"] = Streamed(v.to_json() for v in result.violations)
+    return document
+
+
+def _more(rest: Sequence[Any], noun: str, word: Any) -> Iterator[str]:
+    """One line for what is not listed: '… and 999,000 more violations (code 999,000)'."""
+    if rest:
+        counts = Counter(safe_text(word(x)) for x in rest)
+        listed = ", ".join(f"{k} {n:,}" for k, n in counts.most_common(10))
+        yield f"  … and {len(rest):,} more {noun} ({listed})"
+
+
 def render_text(path: str, result: StreamResult, style: Style) -> list[str]:
-    """Return the timeline and violation list for a reduced stream."""
+    """Return the timeline and violation list for a reduced stream (LINES_SHOWN of each)."""
     lines = [
         style(safe_text(path), "1")
         + f"  (Open Responses stream, {result.framing}, {result.events} events, "
@@ -84,7 +107,7 @@ def render_text(path: str, result: StreamResult, style: Style) -> list[str]:
     for resp in result.responses:
         lines.extend(_response_lines(resp, style))
     lines.append(_violation_header(result))
-    for v in result.violations:
+    for v in result.violations[:LINES_SHOWN]:
         where = "  ".join(
             f"{label} {value if value is not None else '-'}"
             for label, value in (
@@ -95,12 +118,21 @@ def render_text(path: str, result: StreamResult, style: Style) -> list[str]:
         )
         severity = style(v.severity.ljust(7), SEVERITY_SGR[v.severity])
         lines.append(f"  {where}  {severity}  {v.code}: {safe_text(v.message)}")
+    lines.extend(_more(result.violations[LINES_SHOWN:], "violations", _code))
     verdict = "FAIL" if result.blocking else "ok"
     lines.append(
         f"status: {style(result.status, STATUS_SGR.get(result.status, '0'))}"
         f"{' (strict)' if result.strict else ''}  {verdict}"
     )
     return lines
+
+
+def _code(violation: Violation) -> str:
+    return violation.code
+
+
+def _item_type(out: OutputItem) -> str:
+    return _cell(out.item.get("type"))
 
 
 def _violation_header(result: StreamResult) -> str:
@@ -130,7 +162,8 @@ def _response_lines(resp: ResponseResult, style: Style) -> list[str]:
     if resp.snapshot is not None and "usage" in resp.snapshot:
         lines.append(f"  usage: {_usage(resp.snapshot['usage'])}")
     lines.append(f"  items: {len(resp.items)}" if resp.items else "  items: none")
-    lines.extend(f"    {_item_line(out)}" for out in resp.items)
+    lines.extend(f"    {_item_line(out)}" for out in resp.items[:LINES_SHOWN])
+    lines.extend(f"  {x}" for x in _more(resp.items[LINES_SHOWN:], "items", _item_type))
     if resp.extensions:
         lines.append(f"  extension events kept opaque: {len(resp.extensions)}")
     return lines

@@ -19,9 +19,10 @@ from inspector.commands.tools import target_profile
 from inspector.core.decision import Decision, decide_file
 from inspector.core.display import show_number
 from inspector.core.formats import load_conversations, load_tools
-from inspector.core.gate import GateResult, Verdict, gate_transcript
+from inspector.core.gate import GateResult, Verdict
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
+from inspector.core.parallel import gate_on_cores
 from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.core.targets import with_target_findings
@@ -60,6 +61,18 @@ def _verdict_list(text: str) -> list[Verdict]:
     except ValueError:
         valid = ", ".join(v.value for v in Verdict)
         raise argparse.ArgumentTypeError(f"verdicts are: {valid}") from None
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 1024:
+        raise argparse.ArgumentTypeError(
+            "give a number of processes from 1 to 1024, or 0 for every core"
+        )
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -103,6 +116,14 @@ def add_parser(sub: Any) -> None:
         default=DEFAULT_BUDGET,
         metavar="SECONDS",
         help=f"time one item's schema validation may take (default {DEFAULT_BUDGET:g})",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=0,
+        metavar="N",
+        help="processes that judge the calls of a large file (default 0: every core; 1: this "
+        "process only); the report is the same whatever N",
     )
     parser.add_argument(
         "--conversation",
@@ -242,7 +263,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return follow(args, tools, out, err, style)
 
     def gated(path: str, transcript: Transcript) -> tuple[GateResult, Decision]:
-        result = gate_transcript(transcript, tools, budget=args.item_budget)
+        result = gate_on_cores(transcript, tools, jobs=args.jobs or None, budget=args.item_budget)
         if args.target is not None:
             result = with_target_findings(result, args.target)
         decision = decide_file(result, name=path, strict=args.strict, fail_on=args.fail_on)

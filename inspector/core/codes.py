@@ -161,6 +161,7 @@ target    target_tool_name                        error          the target reje
 target    target_call_id                          error          the target rejects a call id
 target    target_order                            error          the target rejects the order of calls and results
 target    target_reasoning                        error,warning  the target rejects (or, as a warning, drops) another provider's reasoning
+target    target_call_as_text                     error          the target answers with HTTP 200 but turns a call into text: the tool never runs, and nothing says so
 """
 
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import regex
 
 from inspector.core.display import cut, shorten_digits, show_int
-from inspector.core.jsonio import parse_arguments
+from inspector.core.jsonio import parse_arguments, parse_arguments_checked
 from inspector.core.model import (
     PORTABLE_CORE,
     ArgumentsError,
@@ -31,6 +31,7 @@ from inspector.core.model import (
 )
 from inspector.core.schema import (
     DEFAULT_BUDGET,
+    FileBudget,
     SchemaIssue,
     compile_schema,
     file_budget,
@@ -187,10 +188,10 @@ def _call_verdict(
         kind = "missing" if arguments is _ABSENT else f"a JSON {json_kind(arguments)}"
         return ItemVerdict(Verdict.ARGUMENTS_TYPE, f"arguments is {kind}, not a string")
     try:
-        parsed = parse_arguments(arguments)
+        parsed, writable = parse_arguments_checked(arguments)
     except ArgumentsError as exc:
         return _parse_failure(exc)
-    return _check_arguments(name, parsed, tools, budget, cancel, source)
+    return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 
 def arguments_verdict(
@@ -270,8 +271,12 @@ def _check_arguments(
     budget: float,
     cancel: threading.Event | None,
     source: Item | None,
+    writable: bool = False,
 ) -> ItemVerdict:
-    """check_arguments; a verdict with a `source` parses its arguments again when asked."""
+    """check_arguments; a verdict with a `source` parses its arguments again when asked.
+
+    `writable`: orjson is known to write `parsed` back (see `schema.validate`).
+    """
     given = None if source is not None else parsed
     tool = tools.tools.get(name) if isinstance(name, str) else None
     if not isinstance(name, str):
@@ -300,7 +305,7 @@ def _check_arguments(
             given=given,
             source=source,
         )
-    issues = validate(compiled, parsed, budget=budget, cancel=cancel)
+    issues = validate(compiled, parsed, budget=budget, cancel=cancel, writable=writable)
     if issues:
         first = issues[0]
         where = first.path or "/"
@@ -400,14 +405,70 @@ def gate_transcript(
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
+    known: Mapping[tuple[str, str], Detached | None] | None = None,
+    started: float | None = None,
 ) -> GateResult:
     """Gate every item of a transcript and collect the transcript findings.
 
     Between items, a set `cancel` stops the work (Cancelled) and `progress` hears how many of
-    the items are done.
+    the items are done. `known`: verdicts of completed calls by (name, arguments), already
+    made elsewhere (`detached_verdict`, in worker processes: see `core.parallel`); `started`:
+    when the file's validation budget began (`schema.FileBudget`), when it began there.
     """
-    with paused_gc(), file_budget():
-        return _gate_transcript(transcript, extra_tools, budget, cancel, progress)
+    budget_of_file = FileBudget() if started is None else FileBudget(started=started)
+    with paused_gc(), file_budget(budget_of_file):
+        return _gate_transcript(transcript, extra_tools, budget, cancel, progress, known)
+
+
+class Detached(NamedTuple):
+    """A completed call's verdict made without its item, and whether it points back to one.
+
+    A verdict that keeps its arguments (arguments_schema) takes the first item with them as its
+    `source`, as a verdict made in place would (`attached`).
+    """
+
+    verdict: ItemVerdict
+    keeps_source: bool
+
+    def attached(self, item: Item) -> ItemVerdict:
+        """The verdict as the gate makes it for `item`, the first call with these arguments."""
+        return _with_source(self.verdict, item) if self.keeps_source else self.verdict
+
+
+def _with_source(v: ItemVerdict, source: Item | None) -> ItemVerdict:
+    # The constructor, not dataclasses.replace: this runs once per distinct call.
+    return ItemVerdict(v.verdict, v.detail, v.errors, v.tool, None, v.parse_error, source)
+
+
+#: Stands for the item a detached verdict will point back to.
+_DETACHED = Item(-1, None, None)
+
+
+def detached_verdict(
+    name: str, arguments: str, tools: ToolSet, budget: float = DEFAULT_BUDGET
+) -> Detached | None:
+    """The verdict of a completed call from its name and arguments alone (see `Detached`).
+
+    None stands for ok, the common verdict, which the gate makes again from the name alone:
+    what a worker process sends back stays small.
+    """
+    verdict = _call_verdict("completed", arguments, name, tools, budget, None, _DETACHED)
+    if verdict.verdict == Verdict.OK:
+        return None
+    keeps = verdict.source is _DETACHED
+    return Detached(_with_source(verdict, None) if keeps else verdict, keeps)
+
+
+def call_keys(transcript: Transcript) -> list[tuple[str, str]]:
+    """The distinct (name, arguments) of the completed calls, whose verdicts the gate memoises."""
+    keys: dict[tuple[str, str], None] = {}
+    for item in transcript.items:
+        if item.type != "function_call" or item.get("status", _ABSENT) != "completed":
+            continue
+        name, arguments = item.name, item.get("arguments", _ABSENT)
+        if type(name) is str and type(arguments) is str:
+            keys[name, arguments] = None
+    return list(keys)
 
 
 #: Items gated between two looks at the cancel flag and two progress reports.
@@ -420,6 +481,7 @@ def _gate_transcript(
     budget: float,
     cancel: threading.Event | None,
     progress: Callable[[int, int], None] | None,
+    known: Mapping[tuple[str, str], Detached | None] | None,
 ) -> GateResult:
     toolset, overridden = make_toolset(transcript, extra_tools)
     # Logs repeat the same call many times; a completed call's verdict depends only on its
@@ -447,9 +509,15 @@ def _gate_transcript(
             if found is not None:
                 verdicts.append(found)
                 continue
-        # The verdict keeps the item as its way back to the arguments, not every call's
-        # parsed arguments.
-        verdict = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
+        made = known.get(key, _ABSENT) if known is not None and key is not None else _ABSENT
+        if made is None:  # ok, as judged elsewhere
+            verdict = ItemVerdict(Verdict.OK, _matches(name), tool=name, source=item)
+        elif made is not _ABSENT:
+            verdict = made.attached(item)
+        else:
+            # The verdict keeps the item as its way back to the arguments, not every call's
+            # parsed arguments.
+            verdict = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
         if key is not None:
             memo[key] = verdict
         verdicts.append(verdict)
@@ -895,6 +963,7 @@ def item_label(item: Item) -> str:
 __all__ = [
     "PASSING",
     "ArgumentsError",
+    "Detached",
     "Envelope",
     "Finding",
     "GateResult",
@@ -904,7 +973,9 @@ __all__ = [
     "Verdict",
     "allowed_tool_names",
     "answered_history",
+    "call_keys",
     "check_arguments",
+    "detached_verdict",
     "gate_item",
     "gate_transcript",
     "item_label",

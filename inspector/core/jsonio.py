@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+import msgspec
 import orjson
 
 from inspector.core.display import TEXT_DIGITS, lift_digit_limit
@@ -410,6 +411,61 @@ def orjson_has_headroom(size: int) -> bool:
     return limit - used > _HEADROOM_FACTOR * size
 
 
+_MALFORMED = re.compile(r"JSON is malformed: (.+) \(byte (\d+)\)$")
+#: Words the lenient parser reads as numbers where msgspec stops.
+_CONSTANTS = (b"NaN", b"Infinity", b"-Infinity")
+#: Continuation bytes of UTF-8: deleted, what is left counts the characters.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def syntax_error(text: str | bytes, start: int = 0, stop: int | None = None) -> JSONError | None:
+    """The first syntax error of text[start:stop], found without building its value, or None.
+
+    For a document too big to give orjson (no headroom) and that the standard library would
+    build whole before reaching its error: msgspec walks it (`msgspec.Raw` keeps nothing) and
+    names the byte where it stops. None when it is valid, or when only the full parser can
+    tell (a NaN the lenient parser reads, an error msgspec gives no byte for, non-ASCII text).
+    """
+    stop = len(text) if stop is None else stop
+    if isinstance(text, str):
+        if not text.isascii():
+            return None
+        view: Any = text if (start, stop) == (0, len(text)) else text[start:stop]
+        data: str | bytes = text
+        newline: Any = "\n"
+    else:
+        view, data, newline = memoryview(text)[start:stop], text, b"\n"
+    try:
+        msgspec.json.decode(view, type=msgspec.Raw)
+    except msgspec.DecodeError as exc:
+        found = _MALFORMED.match(str(exc))
+        if found is None:
+            return None
+        at = start + int(found.group(2))
+        # msgspec stops inside a word (`nope` at its `o`); the standard library names where the
+        # value starts.
+        while at > start and data[at - 1 : at].isalpha():
+            at -= 1
+        head = data[at : at + 9]
+        if (head.encode("ascii") if isinstance(head, str) else head).startswith(_CONSTANTS):
+            return None
+        begins = data.rfind(newline, start, at) + 1 or start
+        column = at - begins + 1
+        if isinstance(data, bytes):
+            # Characters, not bytes, as the standard library counts columns.
+            column = 1 + sum(
+                len(data[n : min(n + _WINDOW, at)].translate(None, _CONTINUATION))
+                for n in range(begins, at, _WINDOW)
+            )
+        line = data.count(newline, start, at) + 1
+        return JSONError(found.group(1), line, column, at - start)
+    return None
+
+
+#: Bytes looked at a time when a column is counted.
+_WINDOW = 1 << 20
+
+
 def _parse_int(text: str) -> int:
     # int() refuses over 4300 digits (CVE-2020-10735 guard); Decimal has no such limit, but
     # conversion is quadratic: a million digits would take a minute.
@@ -455,7 +511,13 @@ def parse(
     """
     if long_digits is None:
         long_digits = has_long_digits(text)
-    if not long_digits and orjson_has_headroom(len(text)):
+    roomy = orjson_has_headroom(len(text))
+    if not roomy:
+        # The standard library would build the value up to its error, past the memory left.
+        found = syntax_error(text)
+        if found is not None:
+            raise found
+    if not long_digits and roomy:
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -564,43 +626,63 @@ _DIGITS = b"0123456789"
 _UNDECIDED: Any = object()
 
 
-def _strict_fast(text: str) -> Any:
+#: Brackets a text may hold for every value orjson reads from it to be one it can write back
+#: (orjson writes 255 levels of nesting; it reads more).
+_WRITABLE_BRACKETS = 255
+
+
+def _strict_fast(text: str) -> tuple[Any, bool]:
     """A strict parse by orjson alone, or _UNDECIDED when only the full parser may answer.
 
     Each check of the strict parser runs only when cheap byte counts say it can matter: a long
     integer needs 19 digits in the text, a repeated key two colons. orjson drops a repeated
     key's first value, so the canonical text it writes back holds fewer colons than the input;
     a `\\u` escape could spell a colon and hide that, so it sends the text to the full parser.
+    The flag says the value is known to be one orjson writes back (see `parse_arguments_checked`).
     """
     data = text.encode("utf-8", "surrogatepass")
     if len(data) - len(data.translate(None, _DIGITS)) >= 19 and has_long_digits(data):
-        return _UNDECIDED
+        return _UNDECIDED, False
     if not orjson_has_headroom(len(data)):
-        return _UNDECIDED
+        return _UNDECIDED, False
     try:
         value = orjson.loads(data)  # no NaN, no lone surrogate, no invalid UTF-8
     except orjson.JSONDecodeError:
-        return _UNDECIDED
+        return _UNDECIDED, False
     colons = data.count(b":")
+    written = False
     if colons > 1:
         if b"\\u" in data:
-            return _UNDECIDED
+            return _UNDECIDED, False
         try:
             if orjson.dumps(value).count(b":") != colons:
-                return _UNDECIDED
+                return _UNDECIDED, False
         except orjson.JSONEncodeError:  # nested past orjson's writing depth
-            return _UNDECIDED
-    _check_depth(value, data)
-    return value
+            return _UNDECIDED, False
+        written = True
+    brackets = data.count(b"[") + data.count(b"{")
+    if brackets > MAX_DEPTH:
+        _check_depth(value, data)
+    # orjson read it (64-bit integers, no lone surrogate): it writes it back unless too deep.
+    return value, written or brackets <= _WRITABLE_BRACKETS
 
 
 def parse_arguments(text: str) -> Any:
     """Parse an `arguments` string as strict JSON: no NaN/Infinity, no duplicate keys."""
+    return parse_arguments_checked(text)[0]
+
+
+def parse_arguments_checked(text: str) -> tuple[Any, bool]:
+    """parse_arguments, and whether the value is known to be one orjson can write back.
+
+    The schema validator asks that of every instance (`schema.validate`'s `writable`); the fast
+    path has often just found out, and saying so spares a second serialisation.
+    """
     try:
-        value = _strict_fast(text) if isinstance(text, str) else _UNDECIDED
+        value, writable = _strict_fast(text) if isinstance(text, str) else (_UNDECIDED, False)
         if value is not _UNDECIDED:
-            return value
-        return parse(text, strict=True, unique_keys=True)
+            return value, writable
+        return parse(text, strict=True, unique_keys=True), False
     except JSONError as exc:
         message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
         if exc.column is not None:

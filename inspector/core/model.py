@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -235,6 +235,11 @@ class LazySource:
         """The item's JSON exactly as the file has it."""
         raise NotImplementedError
 
+    def place(self, index: int) -> tuple[int | None, str]:
+        """The item's line and JSON Pointer (its `origin` without the Origin, for reports)."""
+        origin = self.origin(index)
+        return origin.line, origin.pointer
+
 
 # Which of an item's hot members its object holds (bits of `Item._mask`).
 HAS_TYPE = 1
@@ -281,6 +286,33 @@ def shorthand_type(t: Any, has_role: Any, has_id: Any) -> Any:
             return "item_reference"
         return None
     return t
+
+
+def unclaimed_object(kind: Any, keys: Iterable[str]) -> bool:
+    """Whether an object met where an item belongs is no item: no type, no role, not only an id.
+
+    Only `{"type": "item_reference", "id": …}` or an object with nothing but `id` is an
+    item_reference; a manifest entry (`{"id": 1, "name": …}`) merely has an id. `kind` is the
+    object's `type` (None when absent or null).
+    """
+    if kind is not None:
+        return False
+    names = set(keys)
+    return "role" not in names and names - {"type"} != {"id"}
+
+
+def unrecognised_item(keys: Iterable[str], origin: Origin) -> LoadError:
+    """The error for an object of an item array that no format claims, naming where it is."""
+    names = sorted(map(str, keys))
+    found = f"an object with keys {', '.join(names[:8])}" if names else "an empty object"
+    return LoadError(
+        f"unrecognised record: found {found} where an item belongs (an item has a type or a "
+        'role; an item_reference is {"type": "item_reference", "id": …} or an object with '
+        "only an id)",
+        path=origin.file,
+        line=origin.line,
+        pointer=origin.pointer,
+    )
 
 
 class _ItemFields(msgspec.Struct, frozen=True, gc=False):

@@ -451,6 +451,7 @@ def validate(
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
     total: FileBudget | None = None,
+    writable: bool = False,
 ) -> tuple[SchemaIssue, ...]:
     """Validate an instance; return its errors, most specific first (at most MAX_ERRORS).
 
@@ -460,7 +461,9 @@ def validate(
     python-jsonschema fallback (schemas with backtracking patterns, among others) looks at
     `budget` (seconds), ITEM_STEPS, the file's budget and `cancel` before every keyword and
     regex match. A stop, or a match past BACKTRACK_LIMIT, ends validation with one `budget`
-    error, which names the pattern in the latter case.
+    error, which names the pattern in the latter case. `writable`: the caller knows orjson
+    writes the instance back (`jsonio.parse_arguments_checked`), so it is not serialised to
+    find out whether jsonschema-rs can take it.
     """
     if compiled.validator is None:
         raise ValueError("schema is not usable: " + (compiled.problem or "unknown problem"))
@@ -472,7 +475,7 @@ def validate(
         return (SchemaIssue("", "", "budget", spent),)
     fallback = compiled
     if compiled.engine == ENGINE_RS:
-        if _rust_can_take(instance):
+        if writable or _rust_can_take(instance):
             try:
                 if compiled.validator.is_valid(instance):
                     return ()

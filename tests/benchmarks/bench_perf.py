@@ -9,7 +9,8 @@ items changed).
 
   gate --format json on a 100k-item JSONL ÷ the source article's own gate (its code cut from
   ../shared/seeds/replay-gate-article.txt at run time: article_gate.py), ÷ a stdlib json parse
-  (on every core, and in one process) and ÷ an orjson parse; gate peak RSS ÷ file size, and on
+  (on every core, the default, and in one process: --jobs 1) and ÷ an orjson parse; gate peak
+  RSS ÷ file size, and on
   a 1M-item file its RSS ÷ file and time ÷ the 100k run; `inspector diff` of two 100k-item
   files: peak RSS ÷ both files; the GUI with both loaded and diffed: peak RSS ÷ both files;
   cold start to first paint with the sample pair ÷ a bare PySide6 window; diff ÷ load of two
@@ -19,7 +20,7 @@ items changed).
 The dedicated benchmarks beside this file (bench_diff, bench_stream, bench_gui) measure the
 last figures and print more detail; each also runs on its own. `--quick` runs every figure once
 on small inputs, its groups side by side, to check that the benchmark still works (its figures
-mean little).
+mean little). `--only gate,large` runs some groups of rows (GROUPS names them all).
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ PARSE_JSON = "import json,sys\nfor line in open(sys.argv[1], 'rb'):\n    json.lo
 #: The source article, whose own gate is the first baseline (read at run time, never copied).
 ARTICLE = HERE.parents[1].parent / "shared" / "seeds" / "replay-gate-article.txt"
 PARSE_ORJSON = "import orjson,sys\nfor line in open(sys.argv[1], 'rb'):\n    orjson.loads(line)\n"
+
+
+#: The groups of rows, in the order they run (`--only` picks some).
+GROUPS = ("gate", "large", "diff", "gui-pair", "cold", "diff-load", "stream", "pane", "sources")
 
 
 @dataclass(frozen=True)
@@ -126,8 +131,8 @@ def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, list[Mea
     return done
 
 
-def _gate(path: Path, tools: Path) -> list[str]:
-    """`inspector gate --format json FILE --tools TOOLS` as a command line."""
+def _gate(path: Path, tools: Path, *options: str) -> list[str]:
+    """`inspector gate --format json FILE --tools TOOLS [OPTIONS]` as a command line."""
     return [
         sys.executable,
         "-m",
@@ -138,6 +143,7 @@ def _gate(path: Path, tools: Path) -> list[str]:
         str(path),
         "--tools",
         str(tools),
+        *options,
     ]
 
 
@@ -150,9 +156,12 @@ def _median(done: dict[str, list[Measured]], what: str) -> dict[str, float]:
 def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Figure]:
     """gate --format json against the article's own gate, a stdlib and an orjson parse; its RSS.
 
-    Whole processes, interleaved. The article's gate is its code cut from the article at run
-    time (article_gate.py). The same command on the file's first item alone, timed with them,
-    is the fixed cost of a run (interpreter, imports, argument parsing), shown for context.
+    Whole processes, interleaved: `gate` as a user runs it (every core: its call verdicts made
+    by a process pool, see core/parallel.py) and `gate --jobs 1` (one process). The article's
+    gate is its code cut from the article at run time (article_gate.py). The same command on
+    the file's first item alone, timed with them, is the fixed cost of a run (interpreter,
+    imports, argument parsing), shown for context. Peak RSS is the gate's own process (a
+    pool's workers are processes of their own).
     """
     py = sys.executable
     one = jsonl.with_name("one-item.jsonl")
@@ -160,6 +169,7 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
         one.write_bytes(source.readline())
     commands = {
         "gate": _gate(jsonl, tools),
+        "single": _gate(jsonl, tools, "--jobs", "1"),
         "json": [py, "-c", PARSE_JSON, str(jsonl)],
         "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
         "one": _gate(one, tools),
@@ -175,9 +185,8 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
     done = interleaved(commands, runs)
     seconds, peak = _median(done, "seconds"), _median(done, "peak_rss")
     size = jsonl.stat().st_size
-    gate_s = seconds["gate"]
-    # gate has no process pool yet: on every core it still runs in one process.
-    single = f"gate {gate_s:.2f} s, json {seconds['json']:.2f} s; {size / 1e6:.1f} MB JSONL"
+    gate_s, single_s = seconds["gate"], seconds["single"]
+    cores = _cores()
     article_row = (
         Figure(
             "gate --format json ÷ the article's own gate",
@@ -196,22 +205,37 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
             "gate on every core ÷ stdlib json parse",
             gate_s / seconds["json"],
             1.0,
-            f"no process pool: one process on {os.cpu_count()} cores, as below",
+            f"gate {gate_s:.2f} s on {cores} core(s), json {seconds['json']:.2f} s",
         ),
-        Figure("gate in one process ÷ stdlib json parse", gate_s / seconds["json"], 2.0, single),
+        Figure(
+            "gate in one process ÷ stdlib json parse",
+            single_s / seconds["json"],
+            2.0,
+            f"gate --jobs 1 {single_s:.2f} s, json {seconds['json']:.2f} s; "
+            f"{size / 1e6:.1f} MB JSONL",
+        ),
         Figure(
             "gate --format json ÷ orjson parse",
-            gate_s / seconds["orjson"],
+            single_s / seconds["orjson"],
             3.0,
-            f"orjson {seconds['orjson']:.2f} s; gate of one item {seconds['one']:.2f} s",
+            f"one process; orjson {seconds['orjson']:.2f} s; gate of one item "
+            f"{seconds['one']:.2f} s",
         ),
         Figure(
             "gate peak RSS ÷ file size",
-            peak["gate"] / size,
+            peak["single"] / size,
             5.0,
-            f"peak {_mb(peak['gate'])}; gate of one item {_mb(peak['one'])}",
+            f"peak {_mb(peak['single'])} (on every core {_mb(peak['gate'])}); gate of one item "
+            f"{_mb(peak['one'])}",
         ),
     ]
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def large_gate_figures(folder: Path, small: Path, tools: Path, items: int) -> list[Figure]:
@@ -243,31 +267,31 @@ def source_figures(folder: Path, tools: Path, size: int) -> list[Figure]:
     from inspector.core.formats import FORMATS
 
     names = {spec.name for spec in FORMATS}
-    label = "Claude Code session"
-    if "claude_code" not in names:
-        figures = [Figure(f"gate of a {label} ÷ stdlib json parse", None, 2.0, "no such format")]
-    else:
-        session = folder / "claude-code.jsonl"
-        synthetic.write_claude_code(session, size)
-        done = interleaved(
-            {
-                "gate": _gate(session, tools),
-                "json": [sys.executable, "-c", PARSE_JSON, str(session)],
-            },
-            1,
-        )
-        gate_s, json_s = (done[name][0].seconds for name in ("gate", "json"))
-        megabytes = session.stat().st_size / 1e6
-        figures = [
+    sources = [
+        ("Claude Code session", "claude_code", synthetic.write_claude_code, "claude-code.jsonl"),
+        ("OTLP trace", "otel", synthetic.write_otlp, "otlp.jsonl"),
+    ]
+    figures = []
+    for label, name, write, file_name in sources:
+        if name not in names:
+            missing = f"gate of a {label} ÷ stdlib json parse"
+            figures.append(Figure(missing, None, 2.0, "no such format"))
+            continue
+        path = folder / file_name
+        write(path, size)
+        parse = [sys.executable, "-c", PARSE_JSON, str(path)]
+        commands = {"gate": _gate(path, tools), "json": parse}
+        done = interleaved(commands, 1)
+        gate_s, json_s = (done[what][0].seconds for what in ("gate", "json"))
+        figures.append(
             Figure(
-                f"gate of a {megabytes:.1f} MB {label} ÷ stdlib json parse",
+                f"gate of a {path.stat().st_size / 1e6:.1f} MB {label} ÷ stdlib json parse",
                 gate_s / json_s,
                 2.0,
                 f"gate {gate_s:.2f} s, json {json_s:.2f} s",
             )
-        ]
-    otel = "no 'otel' format in this checkout" if "otel" not in names else "no generator yet"
-    return [*figures, Figure("gate of an OTLP trace ÷ stdlib json parse", None, 2.0, otel)]
+        )
+    return figures
 
 
 def diff_figure(left: Path, right: Path, tools: Path, runs: int) -> Figure:
@@ -356,7 +380,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--article", type=Path, default=ARTICLE, help="the source article, whose gate is a baseline"
     )
+    parser.add_argument(
+        "--only",
+        metavar="GROUP,…",
+        help="run only these groups of rows: " + ", ".join(GROUPS),
+    )
     args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else set(GROUPS)
+    if only - set(GROUPS):
+        parser.error(f"groups are: {', '.join(GROUPS)}")
     sizes = QUICK if args.quick else FULL
     started = time.perf_counter()
     load_before = os.getloadavg()
@@ -370,17 +402,18 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-perf-") as scratch:
         folder = Path(scratch)
         left, right, tools = bench_gui.write_pair(folder, sizes.items)
-        groups: list[Callable[[], list[Figure]]] = [
-            lambda: gate_figures(left, tools, sizes.runs, args.article),
-            lambda: large_gate_figures(folder, left, tools, sizes.large),
-            lambda: [diff_figure(left, right, tools, sizes.memory_runs)],
-            lambda: [gui_pair_figure(left, right, tools, sizes.memory_runs)],
-            lambda: [cold_figure(sizes.runs)],
-            lambda: [diff_load_figure(sizes.diff, sizes.runs)],
-            lambda: [stream_figure(sizes.stream, sizes.runs)],
-            lambda: [pane_figure(folder, sizes.pane)],
-            lambda: source_figures(folder, tools, sizes.source),
-        ]
+        every: dict[str, Callable[[], list[Figure]]] = {
+            "gate": lambda: gate_figures(left, tools, sizes.runs, args.article),
+            "large": lambda: large_gate_figures(folder, left, tools, sizes.large),
+            "diff": lambda: [diff_figure(left, right, tools, sizes.memory_runs)],
+            "gui-pair": lambda: [gui_pair_figure(left, right, tools, sizes.memory_runs)],
+            "cold": lambda: [cold_figure(sizes.runs)],
+            "diff-load": lambda: [diff_load_figure(sizes.diff, sizes.runs)],
+            "stream": lambda: [stream_figure(sizes.stream, sizes.runs)],
+            "pane": lambda: [pane_figure(folder, sizes.pane)],
+            "sources": lambda: source_figures(folder, tools, sizes.source),
+        }
+        groups = [run for name, run in every.items() if name in only]
         # --quick only checks that every figure still runs, so its groups may share the cores;
         # a full run measures one group at a time, or they would slow each other down.
         workers = (os.cpu_count() or 1) if args.quick else 1

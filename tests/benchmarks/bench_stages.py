@@ -94,7 +94,7 @@ def gate(path: str, tools_path: str, trace: bool) -> None:
     result = stages.run("gate", lambda: gate_transcript(transcript, tools))
     stages.top()
     with open(os.devnull, "w", encoding="utf-8") as sink:
-        document = {"files": Streamed([gate_document(path, result)])}
+        document = {"files": Streamed([gate_document(path, result)], nested=True)}
         stages.run("write JSON (streamed)", lambda: write_json(document, sink))
 
 

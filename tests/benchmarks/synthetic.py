@@ -427,6 +427,73 @@ def write_claude_code(path: Path, size: int) -> None:
                 return
 
 
+def _otel_value(value: Any) -> dict[str, Any]:
+    """An OTLP AnyValue for a string or an integer attribute."""
+    return {"intValue": str(value)} if isinstance(value, int) else {"stringValue": value}
+
+
+def _otel_span(trace: str, k: int, name: str, attributes: dict[str, Any]) -> dict[str, Any]:
+    """One OTLP client span of a trace, its attributes as key / AnyValue pairs."""
+    start = 1_748_000_000_000_000_000 + k * 1_000_000_000
+    return {
+        "traceId": trace,
+        "spanId": f"{k:016x}",
+        "name": name,
+        "kind": 3,
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(start + 500_000_000),
+        "attributes": [{"key": key, "value": _otel_value(v)} for key, v in attributes.items()],
+        "status": {"code": 1},
+    }
+
+
+def _otel_requests(n: int) -> Iterator[dict[str, Any]]:
+    """items(n) as OTLP export requests: each call a trace of two chat spans (GenAI conventions)."""
+    definitions = json.dumps([{"type": "function", **tool} for tool in tools()])
+    question: list[dict[str, Any]] = [{"role": "user", "parts": [{"type": "text", "content": "?"}]}]
+    for k, item in enumerate(items(n)):
+        if item.get("type") == "message" and item.get("role") == "user":
+            content = item["content"]
+            text = content if isinstance(content, str) else content[0].get("text", "")
+            question = [{"role": "user", "parts": [{"type": "text", "content": text}]}]
+        if item.get("type") != "function_call":
+            continue
+        try:  # the conventions store arguments as a value: a spoiled text stays a string
+            arguments: Any = json.loads(item["arguments"])
+        except (TypeError, ValueError):
+            arguments = item["arguments"]
+        call = {"type": "tool_call", "id": item["call_id"], "name": item["name"]}
+        asked = [{"role": "assistant", "parts": [{**call, "arguments": arguments}]}]
+        answer = {"type": "tool_call_response", "id": item["call_id"], "response": "done"}
+        history = [*question, *asked, {"role": "tool", "parts": [answer]}]
+        final = [{"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}]
+        trace = f"{k:032x}"
+        common = {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai"}
+        common["gen_ai.request.model"] = "gpt-bench"
+        first = {**common, "gen_ai.input.messages": json.dumps(question)}
+        first |= {"gen_ai.output.messages": json.dumps(asked)}
+        first["gen_ai.tool.definitions"] = definitions
+        second = {**common, "gen_ai.input.messages": json.dumps(history)}
+        second["gen_ai.output.messages"] = json.dumps(final)
+        spans = [_otel_span(trace, 2 * k, "chat gpt-bench", first)]
+        spans.append(_otel_span(trace, 2 * k + 1, "chat gpt-bench", second))
+        resource = {"attributes": [{"key": "service.name", "value": {"stringValue": "bench"}}]}
+        scope = {"scope": {"name": "bench"}, "spans": spans}
+        yield {"resourceSpans": [{"resource": resource, "scopeSpans": [scope]}]}
+
+
+def write_otlp(path: Path, size: int) -> None:
+    """Write an OTLP JSON Lines trace file of about `size` bytes (the collector's file exporter)."""
+    written, n = 0, max(size // 800, 10)  # a call's two spans are some 3 KB: more items than needed
+    with path.open("w", encoding="utf-8") as out:
+        for request in _otel_requests(n):
+            line = json.dumps(request, separators=(",", ":")) + "\n"
+            out.write(line)
+            written += len(line)
+            if written >= size:
+                return
+
+
 def write_all(n: int, folder: Path) -> dict[str, Path]:
     """Write every format for n items into folder; return the paths by name."""
     folder.mkdir(parents=True, exist_ok=True)

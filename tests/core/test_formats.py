@@ -1086,6 +1086,8 @@ def _samples() -> list[Path]:
         and "tools" not in p.parts
         # Session files hold several conversations and repeated records: test_sources counts them.
         and "sessions" not in p.parts
+        # Files that are no transcript at all, kept to show they are refused.
+        and "refused" not in p.parts
         and not p.name.endswith(".tools.json")
     ]
     if CORPUS.is_dir():

@@ -19,6 +19,7 @@ EVENT_FILES = {
     "samples/native/gemini-stream.json": Framing.EVENT_ARRAY,
     "samples/native/gemini-stream-partial-args.jsonl": Framing.EVENT_JSONL,
     "samples/streams/two-responses.jsonl": Framing.EVENT_JSONL,
+    "samples/providers/ollama-tool-roundtrip.resp.jsonl": Framing.EVENT_JSONL,
     "corpus/vercel-ai/openai-apply-patch-tool.1.chunks.jsonl": Framing.EVENT_JSONL,
     "corpus/vercel-ai/openai-error.1.chunks.jsonl": Framing.EVENT_JSONL,
     "corpus/vercel-ai/openai-reasoning-encrypted-content.1.chunks.jsonl": Framing.EVENT_JSONL,

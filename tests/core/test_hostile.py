@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -160,19 +161,19 @@ def test_odd_shapes_load_or_fail_clearly(text):
 # Running the real command under the issue's limits
 
 
-def _limits(cpu: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+def _limits(cpu: int, memory: int = MEMORY_CAP) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
 
 
-def limited(*args: str, cpu: int = CPU_CAP, stdin: bytes | None = None):
+def limited(*args: str, cpu: int = CPU_CAP, stdin: bytes | None = None, memory: int = MEMORY_CAP):
     """Run `python -m inspector ARGS` in a subprocess under the memory and CPU caps."""
     return subprocess.run(
         [sys.executable, "-m", "inspector", *args],
         input=stdin,
         capture_output=True,
         cwd=REPO,
-        preexec_fn=lambda: _limits(cpu),
+        preexec_fn=lambda: _limits(cpu, memory),
         check=False,
     )
 
@@ -1021,3 +1022,277 @@ def test_the_file_budget_in_seconds_holds_on_an_injected_clock(monkeypatch):
         answers = [validate(compiled, "s", budget=10**6) for _ in range(40)]
     spent = [a for a in answers if a and "total budget of 30 s" in a[0].message]
     assert answers[0] == () and spent and len(answers) - len(spent) <= 31
+
+
+# --------------------------------------------------------------------------------------------
+# Memory: reports and timelines cap what they hold; huge invalid documents; MemoryError
+
+
+def blocked_calls(path: Path, count: int) -> Path:
+    """A request of `count` calls to a tool it does not declare (each one `unknown_tool`)."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write('{"input": [')
+        out.write(
+            ",".join(
+                '{"type": "function_call", "name": "t", "call_id": "c' + str(n) + '", '
+                '"status": "completed", "arguments": "{}"}'
+                for n in range(count)
+            )
+        )
+        out.write("]}")
+    return path
+
+
+def test_reports_of_many_blocked_calls_cap_what_they_list(tmp_path, monkeypatch):
+    from inspector.core.report import html as html_report
+    from inspector.core.report import junit as junit_report
+
+    monkeypatch.setattr(html_report, "ROW_LIMIT", 100)
+    monkeypatch.setattr(html_report, "KEPT_LIMIT", 40)
+    monkeypatch.setattr(junit_report, "CASE_LIMIT", 30)
+    path = blocked_calls(tmp_path / "calls.json", 3_000)
+    page, markdown, junit = report_all(tmp_path, path)
+    # HTML: the first 40 blocked rows with their detail, the 2,960 others counted in one line.
+    assert page.count('<td class="v v-unknown_tool">') == 40
+    assert "2,960 rows not shown (rows 40–2,999: unknown_tool 2,960)" in page
+    assert "only the first 40 of the 3,000 blocked rows are listed" in page
+    # Markdown stays under its size and says how many of the blocked items it shows.
+    assert len(markdown) < 65_536
+    assert "Blocked items: " in markdown and " of 3,000 shown" in markdown
+    # JUnit: 30 item cases, then one failing case for the 2,970 others; the counts add up.
+    root = ElementTree.fromstring(junit)
+    gate_suite = root.find("testsuite")
+    cases = gate_suite.findall("testcase")
+    items = [c for c in cases if c.get("classname") == "gate.items"]
+    assert len(items) == 31 and items[-1].get("name") == "… and 2,970 more items"
+    failure = items[-1].find("failure")
+    assert failure.get("message") == (
+        "2,970 more items not listed (unknown_tool 2,970); 2,970 of them fail"
+    )
+    assert gate_suite.get("tests") == str(len(cases))
+    assert gate_suite.get("failures") == str(sum(c.find("failure") is not None for c in cases))
+
+
+@pytest.mark.slow
+def test_a_report_of_a_million_blocked_calls_in_every_format(tmp_path):
+    path = blocked_calls(tmp_path / "million.json", 1_000_000)
+    left_out = {
+        "html": "995,000 rows not shown (rows 5,000–999,999: unknown_tool 995,000)",
+        "markdown": " of 1,000,000 shown",
+        "junit": "… and 990,000 more items",
+    }
+    for fmt in REPORT_FORMATS:
+        out_path = tmp_path / f"report.{fmt}"
+        done = limited("report", str(path), "--format", fmt, "-o", str(out_path), cpu=600)
+        assert done.returncode == 1, done.stderr
+        assert_one_line(done.stderr)
+        text = out_path.read_text(encoding="utf-8")
+        assert len(text) < 20_000_000
+        assert left_out[fmt] in text  # how many were left out is said
+
+
+def delta_stream(path: Path, deltas: int, item_id: str = "m", jsonl: bool = False) -> Path:
+    """An unnumbered text stream of `deltas` deltas to `item_id`, written as repeated bytes."""
+
+    def frame(event: dict) -> bytes:
+        if jsonl:
+            return f"{json.dumps(event)}\n".encode()
+        return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+    head = [
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "message", "id": "m", "role": "assistant", "content": []},
+        },
+        {
+            "type": "response.content_part.added",
+            "output_index": 0,
+            "item_id": "m",
+            "content_index": 0,
+            "part": {"type": "output_text", "text": ""},
+        },
+    ]
+    delta = frame(
+        {
+            "type": "response.output_text.delta",
+            "output_index": 0,
+            "item_id": item_id,
+            "content_index": 0,
+            "delta": "hello ",
+        }
+    )
+    with path.open("wb") as out:
+        out.write(b"".join(frame(e) for e in head))
+        for _ in range(deltas // 1000):
+            out.write(delta * 1000)
+        out.write(delta * (deltas % 1000))
+    return path
+
+
+def every_sample_stream():
+    return sorted(p for p in (REPO / "samples").rglob("*.sse") if "expected" not in p.parts)
+
+
+def test_a_stream_reduced_as_it_is_read_is_the_stream_loaded_whole(tmp_path, monkeypatch):
+    from inspector.core import formats
+
+    # Windows of 7 bytes cut every line, field and CRLF pair somewhere.
+    monkeypatch.setattr(formats, "STREAM_WINDOW", 7)
+    streams = every_sample_stream()
+    assert len(streams) >= 15
+    for path in list(streams):
+        # The same streams with CRLF and CR-only line endings and a byte-order mark.
+        data = path.read_bytes().replace(b"\r\n", b"\n")
+        for name, variant in (
+            ("crlf", data.replace(b"\n", b"\r\n")),
+            ("cr", data.replace(b"\n", b"\r")),
+        ):
+            streams.append(tmp_path / f"{path.stem}.{name}.sse")
+            streams[-1].write_bytes(b"\xef\xbb\xbf" + variant)
+    for path in streams:
+        for strict in (False, True):
+            try:
+                whole = formats.load_stream_path(path, strict=strict)
+            except LoadError as exc:
+                with pytest.raises(LoadError) as raised:
+                    formats.reduce_stream_path(path, strict=strict)
+                assert str(raised.value) == str(exc)
+                continue
+            read = formats.reduce_stream_path(path, strict=strict)
+            assert read.stream.to_json() == whole.stream.to_json(), path
+            assert read.stream.dialect == whole.stream.dialect
+
+
+def test_events_lists_a_thousand_violations_and_counts_the_rest(tmp_path, monkeypatch):
+    from inspector.commands import events
+
+    monkeypatch.setattr(events, "LINES_SHOWN", 5)
+    path = delta_stream(tmp_path / "stray.sse", 40, item_id="zz")
+    status, out, err = run_cli("events", str(path))
+    assert status == 1 and not err
+    listed = [line for line in out.splitlines() if line.startswith("  event ")]
+    assert len(listed) == 5
+    assert "  … and 37 more violations (unknown_item 36, missing_terminal 1)\n" in out
+    # JSON is complete: every violation, written one by one.
+    status, out, _ = run_cli("events", str(path), "--format", "json")
+    document = json.loads(out)
+    assert len(document["violations"]) == 42
+    assert document["counts"]["error"] == sum(
+        v["severity"] == "error" for v in document["violations"]
+    )
+
+
+def test_events_on_a_stream_bigger_than_the_memory_left_holds_no_event(tmp_path):
+    # 250,000 events (27 MB): loaded whole, events and their parsed data need about 200 MB
+    # more than a capped process of 180 MB has; reduced as read, they are never held.
+    path = delta_stream(tmp_path / "long.sse", 250_000)
+    done = limited("events", str(path), memory=180 << 20)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == b""
+    out = done.stdout.decode()
+    assert "250,003 events" in out or "250003 events" in out
+    assert out.rstrip().endswith("FAIL")
+
+
+@pytest.mark.slow
+def test_events_on_a_1_5_gb_stream(tmp_path):
+    path = delta_stream(tmp_path / "huge.sse", 10_000_000)
+    assert 1_500_000_000 < path.stat().st_size < 1_600_000_000
+    done = limited("events", str(path), cpu=3600)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == b""
+    assert done.stdout.decode().rstrip().endswith("FAIL")
+
+
+#: Huge invalid documents in the shapes that reach a different parse: one document, a JSON
+#: Lines record after a good one, a first line (read once by the framing sniff).
+ITEM_BYTES = b'{"type": "message", "role": "user", "content": "' + b"x" * 200 + b'"}'
+
+
+def huge_invalid(path: Path, shape: str, size: int) -> Path:
+    """A file of about `size` bytes whose one huge value breaks off in `oops` near its end."""
+    count = size // (len(ITEM_BYTES) + 1)
+    broken = b'{"input": [' + (ITEM_BYTES + b",") * count + b"oops]}"
+    data = {
+        "document": broken,
+        "jsonl": ITEM_BYTES + b"\n" + broken + b"\n",
+        "first-line": broken + b"\n" + ITEM_BYTES + b"\n",
+    }[shape]
+    path.write_bytes(data)
+    return path
+
+
+def test_a_huge_invalid_document_without_headroom_is_refused_by_line_and_column(tmp_path):
+    # With too little address space left orjson is never handed the huge text (its error path
+    # can crash then), and the standard library, which would build the value up to the error,
+    # is not either: msgspec walks the bytes and names the line and column.
+    paths = [str(huge_invalid(tmp_path / f"{s}.json", s, 40 << 20)) for s in ITEM_SHAPES]
+    script = (
+        "import os, resource, orjson\n"
+        "from inspector.core.formats import load_path\n"
+        "from inspector.core.model import LoadError\n"
+        "sizes = []\n"
+        "loads = orjson.loads\n"
+        "def watched(data):\n"
+        "    sizes.append(len(data))\n"
+        "    return loads(data)\n"
+        "orjson.loads = watched\n"
+        "used = int(open('/proc/self/statm').read().split()[0]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "cap = used + (200 << 20)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (cap, cap))\n"
+        f"for path in {paths!r}:\n"
+        "    try:\n"
+        "        load_path(path)\n"
+        "    except LoadError as exc:\n"
+        "        print(exc.line, exc.column, exc.message)\n"
+        "print(max(sizes, default=0) < (1 << 20))\n"
+    )
+    lines = python_script(script).splitlines()
+    column = len(b'{"input": [') + (40 << 20) // (len(ITEM_BYTES) + 1) * (len(ITEM_BYTES) + 1) + 1
+    assert lines == [
+        f"1 {column} invalid JSON: invalid character",
+        f"2 {column} invalid JSON: invalid character",
+        f"1 {column} invalid JSON: invalid character",
+        "True",
+    ]
+
+
+ITEM_SHAPES = ("document", "jsonl", "first-line")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ITEM_SHAPES)
+def test_a_500_mb_invalid_file_under_a_1_3_gb_cap(tmp_path, shape):
+    path = huge_invalid(tmp_path / "big.json", shape, 500 << 20)
+    done = limited("gate", str(path), memory=1300 << 20, cpu=600)
+    assert done.returncode == 2
+    line = assert_one_line(done.stderr)
+    assert "invalid JSON: invalid character" in line and f"{path}:" in line
+
+
+@pytest.mark.parametrize("command", ["gate", "diff", "report", "tools", "events"])
+def test_running_out_of_memory_is_one_line_and_exit_2(tmp_path_factory, command):
+    # A real MemoryError, under a low address-space cap, in each command's own work.
+    folder = tmp_path_factory.getbasetemp() / "memory"
+    folder.mkdir(exist_ok=True)
+    calls = folder / "calls.json"
+    if not calls.exists():
+        blocked_calls(calls, 100_000)
+    stream = folder / "stream.jsonl"
+    if not stream.exists():
+        delta_stream(stream, 100_000, jsonl=True)  # JSON Lines events are loaded whole
+    args = {
+        "gate": [str(calls)],
+        "diff": [str(calls), str(calls)],
+        "report": [str(calls), "--format", "junit"],
+        "tools": [str(calls)],
+        "events": [str(stream)],
+    }[command]
+    done = limited(command, *args, memory=100 << 20)
+    assert done.returncode == 2, done.stderr
+    assert assert_one_line(done.stderr) == (
+        "inspector: out of memory; the input is too large for this machine\n"
+    )
+    assert done.stdout == b""

@@ -7,6 +7,7 @@ import json
 
 import orjson
 
+from inspector.commands import common
 from inspector.commands.common import write_json
 from inspector.core.report import Streamed
 
@@ -51,18 +52,36 @@ def test_values_orjson_refuses_are_written_exactly():
 
 def test_rows_are_produced_while_writing():
     produced = []
+    batch = common._BATCH  # rows are encoded a bounded batch at a time
 
     def rows():
-        for i in range(3):
+        for i in range(3 * batch):
             produced.append(i)
             yield {"i": i}
 
     class Probe(io.StringIO):
         def write(self, text):
-            # Nothing past the first row exists when the first row is written.
-            if '"i": 0' in text:
-                assert produced == [0]
+            # Nothing past the first batch exists when the first row is written.
+            if '"i": 0,' in text or '"i": 0\n' in text:
+                assert produced == list(range(batch))
             return super().write(text)
 
     write_json({"items": Streamed(rows())}, Probe())
-    assert produced == [0, 1, 2]
+    assert produced == list(range(3 * batch))
+
+
+def test_batches_write_what_one_row_at_a_time_writes():
+    # A nested Streamed array writes each element by itself: the oracle for the batches. Rows
+    # orjson refuses (a long integer, a lone surrogate), C1 controls and U+2028, and batches
+    # cut at every length around the batch size.
+    odd = [{"n": 10**30}, {"s": "\ud800"}, {"c": "\x9b[2J", "ls": "\u2028"}, {}, [], "x", None]
+    for count in (1, common._BATCH - 1, common._BATCH, common._BATCH + 1, 2 * common._BATCH):
+        rows = [{"i": i, "nested": {"a": [i, {"b": None}], "e": {}}} for i in range(count)]
+        rows[count // 2 : count // 2] = odd
+        for level in (0, 2):
+            batched: object = Streamed(iter(rows))
+            alone: object = Streamed(iter(rows), nested=True)
+            for _ in range(level):
+                batched = {"k": Streamed([batched], nested=True)}
+                alone = {"k": Streamed([alone], nested=True)}
+            assert _written(batched) == _written(alone)

@@ -7,6 +7,7 @@ The normal suite runs a modest number of examples; `pytest -m slow` runs 10,000 
 
 from __future__ import annotations
 
+import io
 import json
 from types import MappingProxyType
 
@@ -249,3 +250,92 @@ test_diff_on_arbitrary_transcripts = FAST(given(documents, documents)(check_diff
 test_sse_decoder_slow = pytest.mark.slow(SLOW(given(sse_bytes)(check_sse)))
 test_reducer_slow = pytest.mark.slow(SLOW(given(event_lists)(check_reducer)))
 test_diff_slow = pytest.mark.slow(SLOW(given(documents, documents)(check_diff)))
+
+
+# --- streams reduced as they are read, their renderings, huge-text syntax errors -------------
+
+
+def _framed(objects: list, ending: str, named: bool) -> bytes:
+    frames = []
+    for value in objects:
+        name = value.get("type") if named and isinstance(value, dict) else None
+        head = f"event: {name}{ending}" if isinstance(name, str) and "\n" not in name else ""
+        data = json.dumps(value, allow_nan=True)
+        frames.append(f"{head}data: {data}{ending}{ending}")
+    return "".join(frames).encode("utf-8", "surrogatepass")
+
+
+def check_windowed_stream(objects: list, ending: str, named: bool, window: int) -> None:
+    """Reduced window by window, any stream is what it is loaded whole; its renderings hold."""
+    import tempfile
+    from pathlib import Path
+
+    from inspector.commands import events as events_command
+    from inspector.commands.common import Style, safe_text, write_json
+    from inspector.core import formats
+
+    data = _framed(objects, ending, named)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "stream.sse"
+        path.write_bytes(data)
+        saved = formats.STREAM_WINDOW
+        formats.STREAM_WINDOW = window
+        try:
+            whole = formats.load_stream_path(path)
+            read = formats.reduce_stream_path(path)
+        except InspectorError:
+            return
+        finally:
+            formats.STREAM_WINDOW = saved
+    assert read.stream.to_json() == whole.stream.to_json()
+    saved_lines = events_command.LINES_SHOWN
+    events_command.LINES_SHOWN = 2
+    try:
+        lines = events_command.render_text("s.sse", read.stream, Style(False))
+    finally:
+        events_command.LINES_SHOWN = saved_lines
+    assert all(safe_text(line) == line for line in lines)
+    shown = [line for line in lines if line.startswith("  event ")]
+    assert len(shown) == min(len(read.stream.violations), 2)
+    out = io.StringIO()
+    write_json(events_command.json_document("s.sse", read.stream), out)
+    assert len(json.loads(out.getvalue())["violations"]) == len(read.stream.violations)
+
+
+test_streams_reduced_in_any_windows = settings(FAST, max_examples=50)(
+    given(
+        st.lists(event_objects, min_size=1, max_size=10),
+        st.sampled_from(["\n", "\r\n", "\r"]),
+        st.booleans(),
+        st.integers(min_value=1, max_value=64),
+    )(check_windowed_stream)
+)
+
+json_texts = st.one_of(
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=5)),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+        max_leaves=8,
+    ).map(lambda v: json.dumps(v, indent=1)),
+    st.text(alphabet='[]{}",:0123456789.eE-+ \n\ttruefalsnNaIiy\\u', max_size=40),
+)
+
+
+def check_syntax_error(text: str, cut: int) -> None:
+    """An error msgspec's walk names is one the parser finds too, at the same line."""
+    from inspector.core.jsonio import JSONError, parse, syntax_error
+
+    text = text[: cut % (len(text) + 1)] + text[cut % (len(text) + 1) :]
+    for value in (text, text.encode("utf-8", "surrogatepass")):
+        found = syntax_error(value)
+        if found is None:
+            continue
+        with pytest.raises(JSONError):
+            parse(text)
+        assert found.line == text.count("\n", 0, found.offset) + 1
+        assert found.column is not None and found.column >= 1
+
+
+test_syntax_errors_found_by_walking = FAST(
+    given(json_texts, st.integers(min_value=0, max_value=60))(check_syntax_error)
+)

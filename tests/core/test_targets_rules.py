@@ -226,12 +226,19 @@ NAMES: dict[str, tuple[str, str]] = {
     "mistral.name.pattern": ("a.b", "a_b"),
 }
 
+#: A call id as LiteLLM writes it for a Gemini call: the thought signature after `__thought__`.
+THOUGHT = "a1b2c3__thought__CiQBcsjafH1xUu4Bq3IjUSV0p5HfzaXJBJmWkI0Uy3Ge2+S3r8o="
+
 # rule id -> (a call_id that breaks it, one that does not).
 CALL_IDS: dict[str, tuple[str, str]] = {
     "openai.call_id.length": ("c" * 65, "c" * 64),
     "openai_chat.call_id.length": ("c" * 41, "c" * 40),
     "anthropic.call_id.pattern": ("functions.search:0", "toolu_01A-b"),
     "mistral.call_id.pattern": ("call_123", "abc123XYZ"),
+    **{
+        f"{profile}.call_id.thought_signature": (f"call_{THOUGHT}", "abc123XYZ")
+        for profile in ("openai", "anthropic", "bedrock", "mistral", "groq", "ollama", "vllm")
+    },
 }
 
 
@@ -262,8 +269,63 @@ def reasoning(**extra: Any) -> dict[str, Any]:
     return {"type": "reasoning", "summary": [], **extra}
 
 
+def custom_call(call_id: str) -> dict[str, Any]:
+    return {
+        "type": "custom_tool_call",
+        "call_id": call_id,
+        "name": "apply_patch",
+        "input": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n",
+    }
+
+
+def custom_output(call_id: str) -> dict[str, Any]:
+    return {"type": "custom_tool_call_output", "call_id": call_id, "output": "Done!"}
+
+
+def signed(name: str) -> dict[str, Any]:
+    return {"type": "thinking", "thinking": f"{name}…", "signature": f"sig-{name}"}
+
+
+#: An Anthropic assistant turn with interleaved thinking around two server tool uses.
+INTERLEAVED: list[dict[str, Any]] = [
+    signed("first"),
+    {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"q": "a"}},
+    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+    signed("second"),
+    {"type": "text", "text": "Found it."},
+]
+
+
+def anthropic_response(content: list[Any]) -> dict[str, Any]:
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": content,
+        "stop_reason": "end_turn",
+    }
+
+
+def anthropic_request(content: list[Any]) -> dict[str, Any]:
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "thinking": {"type": "enabled", "budget_tokens": 2048},
+        "messages": [
+            {"role": "user", "content": "Search, then answer."},
+            {"role": "assistant", "content": content},
+            {"role": "user", "content": "And?"},
+        ],
+    }
+
+
+def jsonl(*records: Any) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
 # rule id -> (items that break it, items that do not).
-TRANSCRIPTS: dict[str, tuple[list[Any], list[Any]]] = {
+TRANSCRIPTS: dict[str, tuple[list[Any] | str, list[Any] | str]] = {
     "openai.order.output_required": (
         [user(), call("c1"), user("and?")],
         [user(), call("c1"), output("c1"), user("and?")],
@@ -317,6 +379,30 @@ TRANSCRIPTS: dict[str, tuple[list[Any], list[Any]]] = {
             output("c1"),
         ],
     ),
+    "openai.reasoning.encrypted_elsewhere": (
+        [user(), reasoning(id="rs_1", encrypted_content="gAAAA"), call("c1"), output("c1")],
+        [user(), reasoning(id="rs_1", summary=[]), call("c1"), output("c1")],
+    ),
+    "vllm.reasoning.encrypted": (
+        [user(), reasoning(id="rs_1", encrypted_content="gAAAA"), call("c1"), output("c1")],
+        [user(), reasoning(summary=[{"type": "summary_text", "text": "think"}]), assistant()],
+    ),
+    "anthropic.reasoning.thinking_order": (
+        # A response with interleaved thinking, then the next request sending it back with
+        # both thinking blocks first (LiteLLM's reconstruction before its fix).
+        jsonl(
+            anthropic_response(INTERLEAVED),
+            anthropic_request([INTERLEAVED[0], INTERLEAVED[3], *INTERLEAVED[1:3], INTERLEAVED[4]]),
+        ),
+        jsonl(anthropic_response(INTERLEAVED), anthropic_request(INTERLEAVED)),
+    ),
+    **{
+        f"{profile}.calls.custom_tools": (
+            [user(), custom_call("ctc_1"), custom_output("ctc_1"), assistant()],
+            [user(), call("c1", "apply_patch"), output("c1"), assistant()],
+        )
+        for profile in ("ollama", "vllm")
+    },
     "mistral.reasoning.input": (
         [user(), reasoning(summary=[{"type": "summary_text", "text": "think"}]), assistant()],
         [user(), assistant()],
@@ -333,8 +419,9 @@ def found_rules(findings: Any) -> set[str]:
     return {f.rule for f in findings}
 
 
-def transcript(items: list[Any]):
-    return load_text(json.dumps(items))
+def transcript(items: list[Any] | str):
+    """Load a list of items, or the text of a file (JSONL of several records)."""
+    return load_text(items if isinstance(items, str) else json.dumps(items))
 
 
 def test_every_rule_has_a_case():
@@ -412,9 +499,8 @@ def test_transcript_rule(rule_id):
     flagged = [f for f in findings if f.rule == rule_id]
     assert flagged, [f.to_json() for f in findings]
     section = rule_id.split(".")[1]
-    assert {f.code for f in flagged} == {
-        "target_order" if section == "order" else "target_reasoning"
-    }
+    codes = {"order": "target_order", "calls": "target_call_as_text"}
+    assert {f.code for f in flagged} == {codes.get(section, "target_reasoning")}
     assert all(f.items for f in flagged)
     clean = check_transcript(transcript(good), None, profile)
     assert rule_id not in found_rules(clean), [f.to_json() for f in clean]

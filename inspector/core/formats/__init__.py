@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import itertools
 import json
 import os
 import re
@@ -67,8 +68,10 @@ from inspector.core.jsonio import (
     has_long_digits,
     is_wide,
     load_json,
+    orjson_has_headroom,
     read_bytes,
     strip_utf8_bom,
+    syntax_error,
     utf8_error,
 )
 from inspector.core.model import (
@@ -82,6 +85,7 @@ from inspector.core.model import (
     paused_gc,
 )
 from inspector.core.stream import (
+    SSEDecoder,
     StreamEvent,
     StreamResult,
     Violation,
@@ -211,6 +215,7 @@ __all__ = [
     "load_stream_path",
     "load_text",
     "load_tools",
+    "reduce_stream_path",
     "register",
     "sniff",
     "tools_from_document",
@@ -372,10 +377,15 @@ def _sniff(body: bytes) -> Framing:
 
 def _whole_value(line: bytes) -> Any:
     """The JSON value a line holds by itself, or _NOT_JSON."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        pass
+    if not orjson_has_headroom(len(line)):
+        # orjson can crash on its error path when memory runs out (see orjson_has_headroom).
+        if syntax_error(line) is not None:
+            return _NOT_JSON
+    else:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
     try:
         return load_json(line.decode("utf-8"))  # big integers and what else orjson refuses
     except (LoadError, UnicodeDecodeError):
@@ -718,6 +728,10 @@ def _jsonl_bytes(
             if check is not None:
                 check(stop)
             number += 1
+            roomy = orjson_has_headroom(stop - position)
+            if not roomy:
+                # Before the line is copied: a huge invalid one is refused from the file's bytes.
+                refuse_invalid(data, path, position, stop, number - 1)
             line, begin, position = data[position:stop], position, stop + 1
             if not line.strip():
                 continue
@@ -726,7 +740,7 @@ def _jsonl_bytes(
                 if shell is not None:
                     yield number, shell
                     continue
-            if not long_digits:
+            if not long_digits and roomy:
                 try:
                     yield number, orjson.loads(line)
                     continue
@@ -822,9 +836,26 @@ def load_bytes(
         elif framing is Framing.DOCUMENT:
             loaded = _lean_document(body, path)
         if loaded is None:
+            if framing is Framing.DOCUMENT and not orjson_has_headroom(len(body)):
+                # Decoded and parsed whole it would not fit: an invalid one is refused first.
+                refuse_invalid(body, path, 0, len(body))
             # The exact way: decoded text (its errors say where), or an event array.
             loaded = _load_text(decode_text(data, path), path, data, strict, framing)
     return loaded
+
+
+def refuse_invalid(
+    data: bytes, path: str | None, start: int, stop: int, line_offset: int = 0
+) -> None:
+    """Raise the LoadError of data[start:stop] when msgspec finds it invalid JSON.
+
+    For texts too big for orjson's headroom, whose standard-library parse would build the
+    value whole before reaching its error: the error is found without building anything.
+    """
+    found = syntax_error(data, start, stop)
+    if found is not None:
+        line = (found.line or 1) + line_offset
+        raise LoadError(f"invalid JSON: {found.message}", path=path, line=line, column=found.column)
 
 
 def _lone_cr(body: bytes) -> bool:
@@ -911,6 +942,44 @@ def conversations_from_bytes(
 def load_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
     """Load a file that must be a recorded stream; anything else is a LoadError."""
     return load_stream(read_bytes(path), display_name(path), strict=strict)
+
+
+#: Bytes of an SSE body decoded at a time when a stream is reduced as it is read.
+STREAM_WINDOW = 1 << 20
+#: Events looked at to tell an Open Responses stream from another API's.
+_DIALECT_EVENTS = 64
+
+
+def reduce_stream_path(path: str | os.PathLike[str], *, strict: bool = False) -> Transcript:
+    """Load a file that must be a recorded stream for its reduction alone (`inspector events`).
+
+    An SSE stream of Open Responses events is decoded STREAM_WINDOW bytes at a time and each
+    event handed to the reducer as it is parsed: no event is held, so a stream of gigabytes
+    needs little more memory than its bytes (the transcript has no `events`). Any other stream
+    is loaded as `load_stream_path` loads it; the reduction is the same either way.
+    """
+    data = read_bytes(path)
+    name = display_name(path)
+    body = _utf8_body(data, name)
+    if _sniff(body) is not Framing.SSE:
+        return load_stream(data, name, strict=strict)
+    decoder = SSEDecoder()
+
+    def decoded() -> Iterator[StreamEvent]:
+        for start in range(0, len(body), STREAM_WINDOW):
+            yield from events_from_sse(decoder.feed(body[start : start + STREAM_WINDOW]))
+        yield from events_from_sse(decoder.close())
+
+    events = decoded()
+    head = list(itertools.islice(events, _DIALECT_EVENTS))
+    # Streamed only when its first typed event is a `response.*` one and no other API claims
+    # it: a foreign stream is assembled from all of its events, and an odd one says why.
+    first = next((e.data for e in head if isinstance(e.data, dict) and "type" in e.data), None)
+    kind = first.get("type") if first is not None else None
+    if not (isinstance(kind, str) and kind.startswith("response.")) or _stream_format(head):
+        return load_stream(data, name, strict=strict)
+    result = reduce_stream(itertools.chain(head, events), strict=strict)
+    return stream_transcript(result, name, "sse")
 
 
 # --------------------------------------------------------------------------------------------

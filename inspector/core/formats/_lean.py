@@ -37,7 +37,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from inspector.core.jsonio import MAX_DEPTH, depth_exceeds, load_json
+from inspector.core.jsonio import MAX_DEPTH, depth_exceeds, load_json, orjson_has_headroom
 from inspector.core.model import (
     HAS_TYPE,
     LEAN,
@@ -48,6 +48,8 @@ from inspector.core.model import (
     Origin,
     join_pointer,
     shorthand_type,
+    unclaimed_object,
+    unrecognised_item,
 )
 
 _UNSET = msgspec.UNSET
@@ -161,12 +163,17 @@ def _utf8_length(data: bytes) -> int | None:
 
 
 def parse_value(view: bytes | memoryview, path: str | None, line: int | None) -> Any:
-    """Parse one record or element as the plain loader does: orjson, else the standard library."""
-    try:
-        return orjson.loads(view)
-    except orjson.JSONDecodeError:
-        text = bytes(view).decode("utf-8")
-        return load_json(text, path, (line or 1) - 1, long_digits=False)
+    """Parse one record or element as the plain loader does: orjson, else the standard library.
+
+    orjson only with headroom: it can crash on its error path when memory runs out.
+    """
+    if orjson_has_headroom(memoryview(view).nbytes):
+        try:
+            return orjson.loads(view)
+        except orjson.JSONDecodeError:
+            pass
+    text = bytes(view).decode("utf-8")
+    return load_json(text, path, (line or 1) - 1, long_digits=False)
 
 
 def _brackets(view: bytes | memoryview) -> int:
@@ -184,6 +191,8 @@ def depth_safe(view: bytes | memoryview) -> bool:
     """
     if _brackets(view) <= MAX_DEPTH:
         return True
+    if not orjson_has_headroom(memoryview(view).nbytes):
+        return False  # the plain way decides, without orjson
     try:
         orjson.loads(view)
     except orjson.JSONDecodeError:
@@ -248,6 +257,13 @@ class JsonRun(LazySource):
     def text(self, index: int) -> bytes:
         """The item's JSON exactly as the file has it."""
         return bytes(self._view(index))
+
+    def place(self, index: int) -> tuple[int | None, str]:
+        """The item's line and JSON Pointer, as `origin` has them."""
+        k = index - self.first
+        if self.position is None:
+            return self.lines[k] or None, self.base
+        return self.lines[k] or None, join_pointer(self.base, self.position + k)
 
 
 def _too_big(elements: list[msgspec.Raw]) -> bool:
@@ -488,6 +504,11 @@ def add_lean_array(
             add(value, Origin(reader.path, line, join_pointer(pointer, k)), group, envelope)
             run = None
             continue
+        if hot.type is None and hot.role is None:
+            # Untyped: the shorthands need the member names (rare, so read only here).
+            keys = _MEMBERS.decode(view).keys()
+            if unclaimed_object(None, keys):
+                raise unrecognised_item(keys, Origin(reader.path, line, join_pointer(pointer, k)))
         if run is None:
             run = JsonRun(data, reader.path, len(items), pointer, k)
         run.starts.append(start)

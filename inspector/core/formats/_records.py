@@ -20,6 +20,8 @@ from inspector.core.model import (
     Tool,
     Transcript,
     join_pointer,
+    unclaimed_object,
+    unrecognised_item,
 )
 
 #: A detection: how sure a format is (0–100) and which kind of record it takes the value for.
@@ -85,7 +87,9 @@ class Builder:
         envelope: Envelope = Envelope.OPEN_RESPONSES,
         conversion: Conversion | None = None,
     ) -> None:
-        """Append one item."""
+        """Append one item (an object no format claims is refused, naming where it is)."""
+        if type(raw) is dict and raw.get("type") is None and unclaimed_object(None, raw):
+            raise unrecognised_item(raw, origin)
         self.items.append(Item(len(self.items), raw, origin, group, envelope, conversion))
 
     def note(self, group: int, note: Note) -> None:

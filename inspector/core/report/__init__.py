@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from inspector.core.decision import Decision
-from inspector.core.gate import GateResult
+from inspector.core.gate import GateResult, Verdict
 from inspector.core.model import LoadError, Transcript
 
 
@@ -26,12 +26,20 @@ class Streamed:
 
 def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
     """Yield one JSON object per item: identity, verdict, detail, schema errors, source."""
+    words = {verdict: verdict.value for verdict in Verdict}
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
         kind = item.type
-        origin = item.origin
-        source: dict[str, Any] = {"line": origin.line, "pointer": origin.pointer}
-        if origin.event_index is not None:
-            source["event_index"] = origin.event_index
+        lean = item.lean_source
+        if lean is not None:
+            # A lean item's origin is made only to be read here: its line and pointer suffice.
+            line, pointer = lean.place(item.index)
+            source: dict[str, Any] = {"line": line, "pointer": pointer}
+        else:
+            origin = item.origin
+            source = {"line": origin.line, "pointer": origin.pointer}
+            if origin.event_index is not None:
+                source["event_index"] = origin.event_index
+        errors = verdict.errors
         row: dict[str, Any] = {
             "index": item.index,
             "type": kind if type(kind) is str else item.type_label,
@@ -40,11 +48,11 @@ def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
             "name": item.name,
             "role": item.role,
             "status": item.status,
-            "verdict": verdict.verdict.value,
+            "verdict": words[verdict.verdict],
             "detail": verdict.detail,
-            "errors": [e.to_json() for e in verdict.errors] if verdict.errors else [],
+            "errors": [e.to_json() for e in errors] if errors else [],
             "source": source,
-            "envelope": item.envelope.value,
+            "envelope": item.envelope.name,
         }
         if item.conversion is not None:
             # Converted from another API: what was derived (the native block is at `source`).

@@ -6,7 +6,8 @@ redacted, made printable and passed through `html.escape` before it is written. 
 come from the GUI's palette file, in its light and dark variants (`prefers-color-scheme`).
 
 Past ROW_LIMIT rows, only the rows that matter (a blocked item, a changed or one-sided pair) are
-listed; each run of rows left out becomes one line with its counts.
+listed, the first KEPT_LIMIT of them; each run of rows left out becomes one line with its counts,
+so a page of a million blocked calls stays a few megabytes.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from inspector.resources import palette_data, resource_path
 
 #: Rows listed in full; past this, only blocked and changed rows are listed.
 ROW_LIMIT = 20_000
+#: Past ROW_LIMIT, the rows that matter listed (each with its detail); the rest are counted.
+KEPT_LIMIT = 5_000
 #: Findings listed per table; the rest are counted by code.
 FINDING_LIMIT = 2_000
 #: Reasons shown in the header before the rest go behind a disclosure.
@@ -399,7 +402,7 @@ class _Page:
         out: list[str] = []
         skipped: Counter[str] = Counter()
         total: Counter[str] = Counter()
-        start = 0
+        start = listed = passed_over = 0
 
         def flush(end: int) -> None:
             if skipped:
@@ -412,21 +415,27 @@ class _Page:
                 skipped.clear()
 
         for n in range(count):
-            if keep(n):
+            wanted = keep(n)
+            if wanted and listed < KEPT_LIMIT:
                 flush(n)
                 out.append(render(n))
                 start = n + 1
+                listed += 1
             else:
+                passed_over += wanted
                 word = describe(n)
                 skipped[word] += 1
                 total[word] += 1
         flush(count)
-        shown = count - sum(total.values())
         counts = ", ".join(f"{k} {v:,}" for k, v in total.most_common())
+        which = f"only the {listed:,} {kept} rows are listed"
+        if passed_over:
+            which = (
+                f"only the first {listed:,} of the {listed + passed_over:,} {kept} rows are listed"
+            )
         note = (
-            f'<p class="muted">{count:,} rows: more than {ROW_LIMIT:,}, so only the {shown:,} '
-            f"{kept} rows are listed; {sum(total.values()):,} rows are summarised "
-            f"({_e(counts)}).</p>"
+            f'<p class="muted">{count:,} rows: more than {ROW_LIMIT:,}, so {which}; '
+            f"{sum(total.values()):,} rows are summarised ({_e(counts)}).</p>"
         )
         return "".join(out), note
 
@@ -682,4 +691,4 @@ def render_html(report: ReportInput, redactor: Redactor) -> str:
     return _Page(report, redactor).render()
 
 
-__all__ = ["FINDING_LIMIT", "ROW_LIMIT", "page", "render_html", "stylesheet"]
+__all__ = ["FINDING_LIMIT", "KEPT_LIMIT", "ROW_LIMIT", "page", "render_html", "stylesheet"]

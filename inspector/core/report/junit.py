@@ -10,11 +10,15 @@ the exit status is 1.
 Built with xml.etree, which escapes; characters XML 1.0 forbids never reach it (`printable`
 writes them as visible escapes first). Suites follow the common JUnit schema that Jenkins,
 GitLab, GitHub actions and Azure read: testsuites > testsuite > testcase > failure.
+
+Each list of cases (items, findings, violations, pairs) stops at CASE_LIMIT; the rest become one
+case, "… and N more items", that counts them by verdict or code and fails when any of them would.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Sequence
 
 from inspector.core.diff import DiffResult
@@ -36,6 +40,21 @@ from inspector.core.report.redact import Redactor
 
 #: Longest failure message attribute; the full text goes into the element's body.
 MESSAGE = 1_000
+#: Test cases listed per list (items, findings, violations, pairs) before the rest are counted.
+CASE_LIMIT = 10_000
+
+
+class _LeftOut:
+    """The cases of one list past CASE_LIMIT: counted by word, and how many of them fail."""
+
+    def __init__(self) -> None:
+        self.words: Counter[str] = Counter()
+        self.failing = 0
+
+    def add(self, word: str, fails: bool) -> None:
+        """Count one case that is not listed."""
+        self.words[word] += 1
+        self.failing += fails
 
 
 class _Suites:
@@ -78,10 +97,24 @@ class _Suites:
         levels = ("error", "warning") if self.report.decision.strict else ("error",)
         return deciding and str(severity) in levels
 
+    def left_out(self, suite: ET.Element, classname: str, noun: str, rest: _LeftOut) -> None:
+        """One case for the cases past CASE_LIMIT, failing when any of them fails."""
+        total = sum(rest.words.values())
+        if not total:
+            return
+        counts = ", ".join(f"{word} {n:,}" for word, n in rest.words.most_common())
+        text = f"{total:,} more {noun} not listed ({counts}); {rest.failing:,} of them fail"
+        failure = ("not_listed", text, text) if rest.failing else None
+        self.case(suite, classname, f"… and {total:,} more {noun}", failure)
+
     def items(self, side: ReportSide, classname: str, suite: ET.Element, deciding: bool) -> None:
         """One test case per item; a blocked verdict fails (on a side that decides)."""
         failing = failing_items(side, self.report.decision) if deciding else frozenset()
+        rest = _LeftOut()
         for index, (item, verdict) in enumerate(zip(side.items, side.result.verdicts, strict=True)):
+            if index >= CASE_LIMIT:
+                rest.add(verdict.verdict.value, index in failing)
+                continue
             failure = None
             if index in failing:
                 lines = [verdict.detail]
@@ -92,6 +125,7 @@ class _Suites:
                 failure = (verdict.verdict.value, verdict.detail, "\n".join(lines))
             name = f"{describe_item(item)}: {verdict.verdict.value}"
             self.case(suite, f"{classname}.items", name, failure)
+        self.left_out(suite, f"{classname}.items", "items", rest)
 
     def findings(
         self,
@@ -101,7 +135,11 @@ class _Suites:
         deciding: bool = True,
     ) -> None:
         """One test case per finding; error severity fails (on a side that decides)."""
-        for finding in findings:
+        rest = _LeftOut()
+        for number, finding in enumerate(findings):
+            if number >= CASE_LIMIT:
+                rest.add(str(finding.code), self.failing(finding.severity, deciding))
+                continue
             where = items_text(list(finding.items))
             name = f"{finding.code} {where}".strip()
             failure = None
@@ -111,16 +149,21 @@ class _Suites:
                 )
                 failure = (str(finding.code), finding.message, f"{finding.message}{extras}")
             self.case(suite, classname, f"{name} ({finding.severity})", failure)
+        self.left_out(suite, classname, "findings", rest)
 
     def violations(
         self, side: ReportSide, classname: str, suite: ET.Element, deciding: bool
     ) -> None:
         """One test case per stream violation; error severity fails (on a side that decides)."""
-        for v in side.violations():
-            where = where_text(v)
+        rest = _LeftOut()
+        for number, v in enumerate(side.violations()):
             failing = self.failing(v.severity, deciding)
+            if number >= CASE_LIMIT:
+                rest.add(v.code, failing)
+                continue
             failure = (v.code, v.message, v.message) if failing else None
-            self.case(suite, classname, f"{v.code} {where} ({v.severity})", failure)
+            self.case(suite, classname, f"{v.code} {where_text(v)} ({v.severity})", failure)
+        self.left_out(suite, classname, "violations", rest)
 
     def pairs(self, diff: DiffResult, suite: ET.Element) -> None:
         """One test case per aligned pair; a change that decides the outcome fails."""
@@ -128,12 +171,17 @@ class _Suites:
         # Replay mode: errors block (warnings too under strict); compare: anything above info.
         counted = decision.mode == "compare" or decision.strict
         litems, ritems = diff.left.transcript.items, diff.right.transcript.items
-        for pair in diff.pairs:
+        rest = _LeftOut()
+        for number, pair in enumerate(diff.pairs):
+            fails = pair.blocking or (counted and pair.changed)
+            if number >= CASE_LIMIT:
+                rest.add(pair_kind(pair), fails)
+                continue
             left = describe_item(litems[pair.left]) if pair.left is not None else "-"
             right = describe_item(ritems[pair.right]) if pair.right is not None else "-"
             name = f"{left} | {right}: {pair_kind(pair)}"
             failure = None
-            if pair.blocking or (counted and pair.changed):
+            if fails:
                 lines = [
                     f"{c.severity} {c.code} {c.pointer or '(item)'}: "
                     f"{self.clean.json(c.left, 300)} -> {self.clean.json(c.right, 300)}"
@@ -142,6 +190,7 @@ class _Suites:
                 codes = ", ".join(c.code for c in pair.changes if c.severity != "info")
                 failure = (str(decision.outcome), f"{decision.outcome}: {codes}", "\n".join(lines))
             self.case(suite, "diff.pairs", name, failure)
+        self.left_out(suite, "diff.pairs", "pairs", rest)
 
     def render(self) -> str:
         report = self.report
@@ -219,4 +268,4 @@ def render_junit(report: ReportInput, redactor: Redactor) -> str:
     return _Suites(report, redactor).render()
 
 
-__all__ = ["render_junit"]
+__all__ = ["CASE_LIMIT", "render_junit"]

@@ -26,6 +26,7 @@ from inspector.core.targets.schema_rules import (
     walk_schema,
 )
 from inspector.core.targets.transcript_rules import (
+    CALL_AS_TEXT,
     CALL_ID,
     ORDER,
     REASONING,
@@ -37,6 +38,7 @@ from inspector.core.targets.transcript_rules import (
 )
 
 __all__ = [
+    "CALL_AS_TEXT",
     "CALL_ID",
     "ORDER",
     "REASONING",

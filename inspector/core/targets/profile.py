@@ -78,7 +78,9 @@ ORDER_CHECKS = (
     "reasoning_followed",
     "tool_config_with_history",
 )
-REASONING_CHECKS = ("foreign", "any_reasoning", "signature_required")
+REASONING_CHECKS = ("foreign", "any_reasoning", "signature_required", "signed_order")
+#: Call-level checks: calls a target accepts but does not run as calls.
+CALL_CHECKS = ("custom_tool_calls",)
 #: Kinds of provider-bound reasoning a transcript can carry.
 REASONING_FAMILIES = ("openai_encrypted", "anthropic_signature", "gemini_signature")
 
@@ -158,6 +160,7 @@ PROFILE_SCHEMA: Mapping[str, Any] = MappingProxyType(
                 },
                 ["check"],
             ),
+            "call_rule": _rule_schema({"check": {"enum": list(CALL_CHECKS)}}, ["check"]),
         },
         "type": "object",
         "required": ["name", "title"],
@@ -182,11 +185,12 @@ PROFILE_SCHEMA: Mapping[str, Any] = MappingProxyType(
             "call_ids": {"type": "array", "items": {"$ref": "#/$defs/call_id_rule"}},
             "order": {"type": "array", "items": {"$ref": "#/$defs/order_rule"}},
             "reasoning": {"type": "array", "items": {"$ref": "#/$defs/reasoning_rule"}},
+            "calls": {"type": "array", "items": {"$ref": "#/$defs/call_rule"}},
         },
     }
 )
 
-_SECTIONS = ("schema", "tool_names", "call_ids", "order", "reasoning")
+_SECTIONS = ("schema", "tool_names", "call_ids", "order", "reasoning", "calls")
 
 
 class ProfileError(InspectorError):
@@ -246,10 +250,13 @@ class Profile:
     call_ids: tuple[Rule, ...]
     order: tuple[Rule, ...]
     reasoning: tuple[Rule, ...]
+    calls: tuple[Rule, ...] = ()
 
     def rules(self) -> tuple[Rule, ...]:
         """Every rule of the profile, section by section."""
-        return self.schema + self.tool_names + self.call_ids + self.order + self.reasoning
+        return (
+            self.schema + self.tool_names + self.call_ids + self.order + self.reasoning + self.calls
+        )
 
 
 def _sources(value: str | list[str]) -> tuple[str, ...]:
@@ -320,6 +327,7 @@ def _resolve(name: str, raw: Mapping[str, Mapping[str, Any]], seen: tuple[str, .
         call_ids=tuple(sections["call_ids"]),
         order=tuple(sections["order"]),
         reasoning=tuple(sections["reasoning"]),
+        calls=tuple(sections["calls"]),
     )
 
 

@@ -1,4 +1,4 @@
-"""Judge a loaded transcript against a target profile: tools, names, call ids, order, reasoning."""
+"""Judge a transcript against a target profile: tools, names, call ids, order, reasoning, calls."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from inspector.core.model import Item, Severity, Tool, Transcript
 from inspector.core.targets.profile import Profile, Rule, get_profile
 from inspector.core.targets.schema_rules import ToolVerdict, check_tools, tools_of, with_fix
 
+CALL_AS_TEXT = "target_call_as_text"
 CALL_ID = "target_call_id"
 ORDER = "target_order"
 REASONING = "target_reasoning"
@@ -389,9 +390,15 @@ _FAMILY_WORDS = {
 
 
 def _reasoning_findings(
-    profile: Profile, rule: Rule, items: tuple[Item, ...], conversations: list[list[_Turn]]
+    profile: Profile,
+    rule: Rule,
+    items: tuple[Item, ...],
+    parts: list[list[Item]],
+    conversations: list[list[_Turn]],
 ) -> Iterator[TargetFinding]:
-    if rule.check == "foreign":
+    if rule.check == "signed_order":
+        yield from _signed_order(profile, rule, parts)
+    elif rule.check == "foreign":
         families = rule.get("families", ())
         by_family: dict[str, list[Item]] = {}
         for item in items:
@@ -435,6 +442,106 @@ def _reasoning_findings(
                         f"{_listing(calls)} {'has' if len(calls) == 1 else 'have'} no thought "
                         "signature",
                     )
+
+
+def _signed_block(item: Item) -> str | None:
+    """The signature (or redacted data) that binds an Anthropic thinking block to its place."""
+    raw = item.raw
+    if type(raw) is not dict or reasoning_family(item) != "anthropic_signature":
+        return None
+    nested = raw.get("anthropic")
+    for holder in (raw, nested if isinstance(nested, dict) else {}):
+        for key in ("signature", "data"):
+            value = holder.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
+def _anchor(item: Item) -> tuple[str, str] | None:
+    """What places a model-side block in its turn: a signature, a call id, a server block's id."""
+    signature = _signed_block(item)
+    if signature is not None:
+        return "thinking", signature
+    if item.type == "function_call":
+        call_id = _call_id(item)
+        return ("call", call_id) if call_id is not None else None
+    raw = item.raw
+    if item.namespaced and type(raw) is dict:
+        for key in ("id", "tool_use_id"):
+            value = raw.get(key)
+            if isinstance(value, str) and value:
+                return key, value
+    return None
+
+
+def _signed_order(profile: Profile, rule: Rule, parts: list[list[Item]]) -> Iterator[TargetFinding]:
+    """Signed thinking blocks replayed in another order than where they first appear.
+
+    A thinking block is known by its signature wherever it is replayed (the response that made
+    it, each later request that sends it back); its order among the other signed blocks, calls
+    and server tool blocks of the conversation must stay the one it was produced in.
+    """
+    first: dict[tuple[str, str], int] = {}
+    orders: list[list[tuple[tuple[str, str], Item]]] = []
+    for position, part in enumerate(parts):
+        # Server tool blocks speak for no one (side None) but sit in the model's turn.
+        order = [
+            (key, i) for i in part if side(i) in (MODEL, None) and (key := _anchor(i)) is not None
+        ]
+        orders.append(order)
+        keys = {key for key, _ in order}
+        references = sorted(
+            {first[k] for k in keys if k[0] == "thinking" and k in first and first[k] < position}
+        )
+        for reference in references:
+            before = orders[reference]
+            shared = keys & {key for key, _ in before}
+            was = [key for key, _ in before if key in shared]
+            now = [(key, i) for key, i in order if key in shared]
+            if was != [key for key, _ in now]:
+                moved = [i for key, i in now if key[0] == "thinking"]
+                origin = [i for key, i in before if key in shared]
+                yield _finding(
+                    profile,
+                    rule,
+                    REASONING,
+                    [i.index for i in moved],
+                    f"{_count(moved, 'signed thinking block')} ({_listing(moved)}) "
+                    f"{'is' if len(moved) == 1 else 'are'} sent back in another order, among the "
+                    "calls and server tool blocks around them, than where they first appear "
+                    f"({_listing(origin)})",
+                )
+        for key in keys:
+            first.setdefault(key, position)
+
+
+# -- calls a target does not run as calls ---------------------------------------------------------
+
+_CUSTOM_CALLS = frozenset({"custom_tool_call", "custom_tool_call_output"})
+
+
+def _call_findings(
+    profile: Profile, items: tuple[Item, ...], tools: Iterable[Tool]
+) -> Iterator[TargetFinding]:
+    for rule in profile.calls:
+        # The only call check: custom (freeform) tools and their calls.
+        custom = [i for i in items if type(i.type) is str and i.type in _CUSTOM_CALLS]
+        defined = sorted({t.name for t in tools if t.kind == "custom"})
+        if not custom and not defined:
+            continue
+        said = []
+        if custom:
+            said.append(f"{_count(custom, 'custom tool item')} ({_listing(custom)})")
+        if defined:
+            said.append(f"custom tool {', '.join(map(repr, defined))}")
+        yield _finding(
+            profile,
+            rule,
+            CALL_AS_TEXT,
+            [i.index for i in custom],
+            f"silently (HTTP 200, no error): {' and '.join(said)} would not run as calls",
+        )
 
 
 # -- names and call ids --------------------------------------------------------------------------
@@ -549,7 +656,9 @@ def check_transcript(
         for part, conversation in zip(parts, conversations, strict=True):
             out.extend(check(profile, rule, part, conversation))
     for rule in profile.reasoning:
-        out.extend(_reasoning_findings(profile, rule, items, conversations))
+        out.extend(_reasoning_findings(profile, rule, items, parts, conversations))
+    if profile.calls:
+        out.extend(_call_findings(profile, items, [*listed, *transcript.tools.values()]))
     return out
 
 

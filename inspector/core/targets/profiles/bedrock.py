@@ -1,5 +1,7 @@
 """Amazon Bedrock Converse API."""
 
+from inspector.core.targets.profiles._shared import thought_signature_in_call_id
+
 _PYDANTIC = (
     "https://github.com/pydantic/pydantic-ai/blob/4fda38988f29/"
     "pydantic_ai_slim/pydantic_ai/providers/bedrock.py"
@@ -110,4 +112,5 @@ PROFILE = {
             ],
         },
     ],
+    "call_ids": [thought_signature_in_call_id("bedrock")],
 }

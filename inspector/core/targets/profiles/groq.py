@@ -1,5 +1,7 @@
 """Groq (OpenAI-compatible chat completions)."""
 
+from inspector.core.targets.profiles._shared import thought_signature_in_call_id
+
 _DOCS = "https://console.groq.com/docs/structured-outputs"
 
 PROFILE = {
@@ -28,4 +30,5 @@ PROFILE = {
             "source": _DOCS,
         },
     ],
+    "call_ids": [thought_signature_in_call_id("groq")],
 }

@@ -1,5 +1,7 @@
 """Mistral chat completions (the rules of mistral-common's request validator)."""
 
+from inspector.core.targets.profiles._shared import thought_signature_in_call_id
+
 _VALIDATOR = (
     "https://github.com/mistralai/mistral-common/blob/039465db/"
     "src/mistral_common/protocol/instruct/validator.py"
@@ -41,7 +43,8 @@ PROFILE = {
             ],
             "fix": "map every id to 9 alphanumerics, identically on calls and results (as the AI "
             "SDK's normalize-tool-call-id does)",
-        }
+        },
+        thought_signature_in_call_id("mistral"),
     ],
     "order": [
         {

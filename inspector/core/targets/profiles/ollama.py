@@ -1,5 +1,10 @@
 """Ollama's native chat API."""
 
+from inspector.core.targets.profiles._shared import (
+    custom_calls_as_text,
+    thought_signature_in_call_id,
+)
+
 _ISSUE = "https://github.com/ollama/ollama/issues/11444"
 
 PROFILE = {
@@ -29,4 +34,6 @@ PROFILE = {
             "source": [_ISSUE, "https://github.com/ollama/ollama/issues/13472"],
         },
     ],
+    "call_ids": [thought_signature_in_call_id("ollama")],
+    "calls": [custom_calls_as_text("ollama", "https://github.com/ollama/ollama/issues/17673")],
 }

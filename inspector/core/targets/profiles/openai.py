@@ -1,5 +1,7 @@
 """OpenAI Responses API (the Open Responses reference implementation)."""
 
+from inspector.core.targets.profiles._shared import thought_signature_in_call_id
+
 _STRUCTURED = "https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas"
 _PYDANTIC = (
     "https://github.com/pydantic/pydantic-ai/blob/4fda38988f29/"
@@ -244,7 +246,8 @@ PROFILE = {
             "reason": "Responses accepts a call_id of 1 to 64 characters",
             "source": ["https://github.com/AnswerDotAI/fastllm/issues/45", _ITEMS_TSP],
             "fix": "map long ids to short ones, identically on calls and outputs",
-        }
+        },
+        thought_signature_in_call_id("openai"),
     ],
     "order": [
         {
@@ -269,5 +272,24 @@ PROFILE = {
                 "test_openai_responses/test_openai_responses_thinking_with_modified_history.yaml",
             ],
         },
+    ],
+    "reasoning": [
+        {
+            "id": "openai.reasoning.encrypted_elsewhere",
+            "check": "foreign",
+            "families": ["openai_encrypted"],
+            "severity": "warning",
+            "reason": "encrypted_content opens only where it was sealed: reasoning from Azure "
+            "OpenAI (or another Azure resource or region) sent to OpenAI, or the reverse, is "
+            "refused ('The encrypted content … could not be verified', "
+            "invalid_encrypted_content); a file does not say which deployment sealed it",
+            "source": [
+                "https://github.com/openai/codex/issues/3573",
+                "https://github.com/manaflow-ai/subrouter/pull/259",
+                "https://github.com/anomalyco/opencode/issues/29879",
+            ],
+            "fix": "replay to the deployment that produced the reasoning, or leave the encrypted "
+            "reasoning items out",
+        }
     ],
 }

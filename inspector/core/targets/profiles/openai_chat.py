@@ -8,6 +8,8 @@ PROFILE = {
         "openai.call_id.length",
         "openai.order.output_required",
         "openai.order.reasoning_followed",
+        # Chat Completions takes no reasoning items, so none are sent to be verified.
+        "openai.reasoning.encrypted_elsewhere",
     ],
     "strict": {
         "default": "loose",
