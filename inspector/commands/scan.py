@@ -1,10 +1,11 @@
 """`inspector scan PATH|GLOB…`: gate a fleet of sessions, one row per conversation, and a report.
 
 Files are scanned by a process pool (all cores unless `--jobs`), or on Dask (`--engine dask`).
-With `-o OUT`, each finished file's rows go at once to OUT.partial, a log that `--resume` reads
-(files unchanged by size and mtime are not scanned again); OUT itself is written from it at the
-end, in a stable order (the order of the walk), so an interrupted and resumed scan writes the
-same OUT as one that ran through. Without `-o`, rows go to stdout as JSON Lines.
+With `-o OUT`, each finished chunk of files goes at once to OUT.partial (the pool's log, or the
+folder of Dask's partitions), which `--resume` reads: files unchanged by size and mtime are not
+scanned again. OUT is made from it at the end, in the order of the walk, so an interrupted and
+resumed scan writes the same OUT as one that ran through. Without `-o`, rows go to stdout as
+JSON Lines.
 Exit status: 0 nothing blocks, 1 a conversation blocks a replay or a target rejects one, 2 a file
 was unreadable or bad usage, 130/143 interrupted (the log is kept for `--resume`).
 """
@@ -16,7 +17,6 @@ import importlib
 import os
 import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -110,8 +110,6 @@ def _check_usage(args: argparse.Namespace) -> None:
     if args.engine == "dask":
         if not args.output:
             raise UsageError("--engine dask needs -o FOLDER (it writes Parquet partitions)")
-        if args.resume:
-            raise UsageError("--resume applies to the process pool")
         if os.path.isfile(args.output):
             raise UsageError(f"-o {args.output} is a file; Dask writes a folder of partitions")
     elif args.output and Path(args.output).suffix.lower() not in OUTPUTS:
@@ -188,20 +186,6 @@ def _sink(path: str) -> Any:
     return scan.JsonlSink(path)
 
 
-class _StdoutSink:
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def add(self, row: dict[str, Any]) -> None:
-        self.out.write(scan.dumps_rows([row]).decode("utf-8"))
-
-    def close(self) -> None:
-        self.out.flush()
-
-    def abort(self) -> None:
-        self.out.flush()
-
-
 def _scan_pool(
     args: argparse.Namespace,
     paths: list[str],
@@ -211,34 +195,37 @@ def _scan_pool(
     out: TextIO,
 ) -> None:
     jobs = args.jobs or scan.default_jobs()
+    chunk = scan.chunk_size(len(paths), jobs)
     if not args.output:
-        sink = _StdoutSink(out)
-        for rows in scan.run_pool(paths, options, jobs, chunk=scan.chunk_size(len(paths), jobs)):
-            for row in rows:
-                sink.add(row)
-                fleet.add(row)
-            progress.advance(1, sum(r["items"] for r in rows))
-        sink.close()
+        for done in scan.run_pool(paths, options, jobs, chunk=chunk):
+            out.write(done.data.decode("utf-8"))
+            _count(done, fleet, progress)
+        out.flush()
         return
     log = _open_log(args)
     completed = False
     try:
-        todo = []
-        for path in paths:
-            if args.resume and log.done(path):
-                progress.advance(1, 0, skipped=True)
+        resumed = (lambda path: log.resumed(path, options.targets)) if args.resume else None
+        in_order = log.fresh
+        for done in scan.run_pool(paths, options, jobs, chunk=chunk, resumed=resumed):
+            if done.resumed:
+                in_order = False
             else:
-                todo.append(path)
-        chunk = scan.chunk_size(len(todo), jobs)
-        for rows in scan.run_pool(todo, options, jobs, chunk=chunk):
-            log.append(rows)
-            progress.advance(1, sum(r["items"] for r in rows))
+                log.append_chunk(done)
+            _count(done, fleet, progress)
+        if in_order and OUTPUTS[Path(args.output).suffix.lower()] == "jsonl":
+            # Every file was scanned and logged in walk order: the log is OUT already.
+            log.publish(args.output)
+            completed = True
+            return
         sink = _sink(args.output)
         try:
             for path in paths:
-                for row in log.rows(path):
-                    sink.add(row)
-                    fleet.add(row)
+                if isinstance(sink, scan.JsonlSink):
+                    sink.add_lines(log.raw(path))  # bytes as logged: nothing parsed again
+                else:
+                    for row in log.rows(path):
+                        sink.add(row)
         except BaseException:
             sink.abort()
             raise
@@ -246,6 +233,11 @@ def _scan_pool(
         completed = True
     finally:
         log.close(remove=completed)
+
+
+def _count(done: scan.Chunk, fleet: scan.Fleet, progress: Progress) -> None:
+    fleet.merge(done.fleet)
+    progress.advance(len(done.files), done.fleet.items, skipped=done.resumed)
 
 
 def _open_log(args: argparse.Namespace) -> scan.ScanLog:
@@ -266,22 +258,31 @@ def _scan_dask(
     progress: Progress,
 ) -> None:
     output = os.path.abspath(args.output)
-    parent = os.path.dirname(output)
-    os.makedirs(parent, exist_ok=True)
+    os.makedirs(os.path.dirname(output), exist_ok=True)
     if os.path.isdir(output) and any(not n.startswith("part-") for n in os.listdir(output)):
         raise UsageError(f"-o {args.output} holds other files than a scan's partitions")
-    folder = tempfile.mkdtemp(prefix=f".{os.path.basename(output)}.", dir=parent)
-    try:
-        for part in scan.run_dask(paths, options, folder, scheduler=args.scheduler, jobs=args.jobs):
-            progress.advance(part["files"], part["items"])
-        for row in scan.read_parquet(folder):
-            fleet.add(row)
-        if os.path.isdir(output):
-            shutil.rmtree(output)
-        os.replace(folder, output)
-    finally:
-        if os.path.isdir(folder):
-            shutil.rmtree(folder)
+    # The partitions go to OUT.partial as they finish; it becomes OUT at the end, and is kept
+    # when the scan is stopped, for --resume.
+    work = f"{output}.partial"
+    if os.path.isdir(work) and not args.resume:
+        shutil.rmtree(work)
+    if not os.path.isdir(work) and args.resume and os.path.isdir(output):
+        shutil.copytree(output, work)  # a finished scan resumed: its partitions may be kept
+    os.makedirs(work, exist_ok=True)
+    merged = scan.InOrder(fleet)
+    planned = set()
+    for number, part in scan.run_dask(
+        paths, options, work, scheduler=args.scheduler, jobs=args.jobs, resume=args.resume
+    ):
+        planned.add(part["part"])
+        merged.add(number, part["fleet"])
+        progress.advance(part["files"], part["items"], skipped=part["resumed"])
+    for name in os.listdir(work):
+        if name not in planned:  # a partition of an older plan, or a write cut short
+            os.unlink(os.path.join(work, name))
+    if os.path.isdir(output):
+        shutil.rmtree(output)
+    os.replace(work, output)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -331,7 +332,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     paths = list(scan.walk(args.paths))
     inputs = [*paths, *([args.tools] if args.tools else [])]
     for name in (args.output, args.report):
-        if name and any(_same_file(name, p) for p in inputs):
+        if name and _is_input(name, inputs):
             err.write(f"inspector scan: error: {safe_text(name)} is an input file\n")
             return EXIT_UNREADABLE
     fleet = scan.Fleet(targets=targets)
@@ -353,7 +354,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         progress.finish()
         signum = exc.signum if isinstance(exc, Interrupted) else int(signal.SIGINT)
         kept = ""
-        if args.engine == "pool" and args.output:
+        if args.output:
             kept = f"; {safe_text(args.output)}.partial is kept for --resume"
         err.write(f"inspector scan: interrupted after {progress.files:,} files{kept}\n")
         return EXIT_INTERRUPTED[signum]
@@ -384,11 +385,20 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _same_file(a: str, b: str) -> bool:
+def _is_input(name: str, inputs: list[str]) -> bool:
+    """Whether `name` is one of the inputs (the same file, by device and inode)."""
     try:
-        return os.path.samefile(a, b)
+        target = os.stat(name)
     except OSError:
-        return False
+        return False  # not there yet, so no input is it: no need to look at each input
+    for path in inputs:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == (target.st_dev, target.st_ino):
+            return True
+    return False
 
 
 __all__ = ["Progress", "add_parser", "run"]

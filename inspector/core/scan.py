@@ -2,9 +2,11 @@
 
 `scan_file(path, options)` loads every conversation a file holds, gates each, applies the
 target profiles and returns one plain row (a dict of JSON values) per conversation; an
-unreadable file is one row with its error. Rows hold counts, never items, so they pickle and
-stream cheaply. `Fleet` folds rows into the aggregates the readiness report shows, one row at a
-time, so a scan of a million files holds no more than its aggregates.
+unreadable file is one row with its error. Rows hold counts, never items. `Fleet` folds rows
+into the aggregates the readiness report shows, one row at a time, so a scan of a million files
+holds no more than its aggregates. Where a chunk of files is scanned (a pool worker, a Dask
+partition), its rows are encoded and folded there (`Chunk`); the coordinating process merges
+the folds in walk order (`Fleet.merge`) and never handles a row.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import os
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -28,6 +30,7 @@ from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import MAX_FILE_BYTES, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.targets import Profile, ToolVerdict, check_tool, check_transcript, get_profile
+from inspector.core.targets.schema_rules import declared_in
 
 #: Suffixes a folder walk picks up (each also gzipped); a file named on its own is always read.
 SUFFIXES = (".json", ".jsonl", ".ndjson", ".sse", ".har", ".log")
@@ -242,7 +245,7 @@ def conversation_row(
         rules: Counter[str] = Counter(f.rule for f in found)
         examples: dict[str, str] = {}
         for finding in found:
-            examples.setdefault(finding.rule, finding.message[:EXAMPLE_CHARS])
+            examples.setdefault(finding.rule, example_text(finding.message))
         with_target = replace(result, findings=result.findings + tuple(found))
         row["targets"][profile.name] = {
             "decision": decision_word(with_target),
@@ -255,8 +258,21 @@ def conversation_row(
     return row
 
 
-#: Each worker's tool verdicts by (target, name, schema digest): a fleet repeats its tools.
-_VERDICTS: dict[tuple[str, str, str], ToolVerdict] = {}
+def example_text(message: str) -> str:
+    """A finding's message as a row keeps it: whole up to EXAMPLE_CHARS, else cut and marked.
+
+    The cut falls between words, never inside one: a secret in the message is dropped whole,
+    never kept in part where the report's redaction could no longer recognise it.
+    """
+    if len(message) <= EXAMPLE_CHARS:
+        return message
+    cut = message.rfind(" ", 0, EXAMPLE_CHARS + 1)
+    head = message[:cut].rstrip() if cut > 0 else ""
+    return f"{head} … ({len(message):,} chars)"
+
+
+#: Each worker's tool verdicts by target and definition: a fleet repeats its tools.
+_VERDICTS: dict[tuple[str, str, str, str, str | None], ToolVerdict] = {}
 
 
 def _tool_verdicts(
@@ -265,7 +281,9 @@ def _tool_verdicts(
     """check_tools for the gate's tools, each definition judged once per process and target."""
     verdicts = {}
     for tool in tools:
-        key = (profile.name, tool.name, digests[tool.name])
+        # Everything check_tool reads: the schema and strict flag (the digest), the kind, and
+        # the member the schema was declared in (Gemini skips rules for parametersJsonSchema).
+        key = (profile.name, tool.name, digests[tool.name], tool.kind, declared_in(tool))
         verdict = _VERDICTS.get(key)
         if verdict is None:
             verdict = check_tool(tool, profile)
@@ -319,11 +337,6 @@ def scan_file(path: str, options: ScanOptions) -> list[dict[str, Any]]:
         row["size"] = size
         row["mtime_ns"] = mtime
     return rows
-
-
-def scan_files(paths: Sequence[str], options: ScanOptions) -> list[list[dict[str, Any]]]:
-    """scan_file over a chunk of paths (one task of the process pool)."""
-    return [scan_file(path, options) for path in paths]
 
 
 def dumps_rows(rows: Iterable[Mapping[str, Any]]) -> bytes:
@@ -470,6 +483,57 @@ class Fleet:
             if rule_tally.example is None:
                 rule_tally.example = (path, number, examples.get(rule, ""))
 
+    def merge(self, other: Fleet) -> None:
+        """Fold in another fleet's aggregates, as if its rows had been added after these.
+
+        A worker folds its own chunk of files; the parent merges the chunks in walk order,
+        which gives what adding every row here would (the first example of each rule, the
+        first tools and reasons up to their limits), unless one chunk alone passes a limit.
+        """
+        self.files += other.files
+        self.unreadable += other.unreadable
+        self.conversations += other.conversations
+        self.items += other.items
+        self.calls += other.calls
+        self.decisions.update(other.decisions)
+        self.verdicts.update(other.verdicts)
+        self.findings.update(other.findings)
+        for name, theirs in other.per_target.items():
+            mine = self.per_target.setdefault(name, TargetTally())
+            mine.decisions.update(theirs.decisions)
+            mine.rejected += theirs.rejected
+            mine.changed += theirs.changed
+            for rule, their_rule in theirs.rules.items():
+                my_rule = mine.rules.setdefault(rule, RuleTally())
+                my_rule.findings += their_rule.findings
+                my_rule.conversations += their_rule.conversations
+                if my_rule.example is None:
+                    my_rule.example = their_rule.example
+        self.tools_left_out += other.tools_left_out
+        for name, their_tool in other.tools.items():
+            tool = self.tools.get(name)
+            if tool is None:
+                if len(self.tools) >= TOOL_LIMIT:
+                    self.tools_left_out += their_tool.conversations
+                    continue
+                tool = self.tools[name] = ToolTally()
+            tool.variants |= their_tool.variants
+            tool.conversations += their_tool.conversations
+            tool.calls += their_tool.calls
+            for target, marks in their_tool.marks.items():
+                tool.marks.setdefault(target, Counter()).update(marks)
+        for label, their_format in other.formats.items():
+            tally = self.formats.setdefault(label, FormatTally())
+            tally.files += their_format.files
+            tally.conversations += their_format.conversations
+            tally.items += their_format.items
+            tally.unreadable += their_format.unreadable
+            tally.violations += their_format.violations
+            for reason, count in their_format.reasons.items():
+                if reason in tally.reasons or len(tally.reasons) < REASON_LIMIT:
+                    tally.reasons[reason] += count
+                    tally.examples.setdefault(reason, their_format.examples[reason])
+
     def verdict(self, target: str) -> str:
         """'go', 'go with changes' or 'no-go' for one target: what the target itself would do.
 
@@ -481,6 +545,64 @@ class Fleet:
         return "go with changes" if tally.changed else "go"
 
 
+#: One file of a chunk: its path as the rows name it, size, mtime (ns), where its rows end.
+ChunkFile = tuple[str, int | None, int | None, int]
+
+
+@dataclass(slots=True)
+class Chunk:
+    """Scanned files as a worker hands them back: rows already as JSON Lines, and their fold.
+
+    The parent of a pool only writes `data` and merges `fleet`: it never unpickles, re-encodes
+    or folds a row, so the cores do the scanning and not the coordination. `resumed` marks
+    files taken from a previous scan's log, not scanned again.
+    """
+
+    files: list[ChunkFile]
+    data: bytes
+    fleet: Fleet
+    resumed: bool = False
+
+    def spans(self) -> Iterator[tuple[ChunkFile, bytes]]:
+        """Each file with the JSON Lines of its rows."""
+        start = 0
+        for entry in self.files:
+            yield entry, self.data[start : entry[3]]
+            start = entry[3]
+
+
+def make_chunk(
+    groups: Iterable[Sequence[Mapping[str, Any]]],
+    targets: tuple[str, ...],
+    *,
+    resumed: bool = False,
+) -> Chunk:
+    """A chunk from the rows of each of its files (rows made by scan_file, or read back)."""
+    fleet = Fleet(targets=targets)
+    files: list[ChunkFile] = []
+    parts: list[bytes] = []
+    end = 0
+    for rows in groups:
+        for row in rows:
+            fleet.add(row)
+        data = dumps_rows(rows)
+        parts.append(data)
+        end += len(data)
+        first = rows[0]
+        files.append((first["path"], first.get("size"), first.get("mtime_ns"), end))
+    return Chunk(files, b"".join(parts), fleet, resumed)
+
+
+def scan_chunk(paths: Sequence[str], options: ScanOptions) -> Chunk:
+    """scan_file over a chunk of paths, encoded and folded where it ran (one pool task)."""
+    return make_chunk((scan_file(path, options) for path in paths), options.targets)
+
+
+def unchanged(size: int | None, mtime_ns: int | None, path: str) -> bool:
+    """The `--resume` rule, for every engine: a file's recorded size and mtime are still its own."""
+    return size is not None and (size, mtime_ns) == file_stamp(path)
+
+
 def _suffix_label(path: str) -> str:
     base = path.removesuffix(".gz")
     suffix = os.path.splitext(base)[1] or "(no suffix)"
@@ -490,18 +612,22 @@ def _suffix_label(path: str) -> str:
 __all__ = [
     "DECISIONS",
     "SUFFIXES",
+    "Chunk",
     "Fleet",
     "ScanOptions",
     "conversation_row",
     "decision_word",
     "dumps_rows",
     "error_row",
+    "example_text",
     "file_stamp",
     "is_url",
     "load_conversations",
+    "make_chunk",
+    "scan_chunk",
     "scan_file",
-    "scan_files",
     "tool_digest",
+    "unchanged",
     "walk",
 ]
 
@@ -536,70 +662,149 @@ def _init_worker(options: ScanOptions) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _worker_chunk(paths: Sequence[str]) -> list[list[dict[str, Any]]]:
-    return scan_files(paths, _WORKER_OPTIONS)
+def _worker_chunk(paths: Sequence[str]) -> Chunk:
+    return scan_chunk(paths, _WORKER_OPTIONS)
+
+
+def _tasks(
+    paths: Iterable[str], chunk: int, resumed: Callable[[str], Chunk | None] | None
+) -> Iterator[Chunk | list[str]]:
+    """Walk order as work: batches of paths to scan, and the chunks of files already logged.
+
+    A logged file ends the batch before it, so chunks merge in walk order whatever is resumed.
+    """
+    batch: list[str] = []
+    for path in paths:
+        done = resumed(path) if resumed is not None else None
+        if done is None:
+            batch.append(path)
+            if len(batch) >= chunk:
+                yield batch
+                batch = []
+            continue
+        if batch:
+            yield batch
+            batch = []
+        yield done
+    if batch:
+        yield batch
 
 
 def run_pool(
-    paths: Iterable[str], options: ScanOptions, jobs: int, *, chunk: int = 8
-) -> Iterator[list[dict[str, Any]]]:
-    """Each file's rows, in the order of `paths`, scanned by `jobs` processes.
+    paths: Iterable[str],
+    options: ScanOptions,
+    jobs: int,
+    *,
+    chunk: int = 8,
+    resumed: Callable[[str], Chunk | None] | None = None,
+) -> Iterator[Chunk]:
+    """Chunks of scanned files, in the order of `paths`, scanned by `jobs` processes.
 
-    At most a few chunks per process are in flight, so neither the paths still to scan nor the
-    rows already made pile up. One job scans in this process.
+    `resumed(path)` gives the chunk of a file a previous scan logged (None: scan the file); it
+    comes back in its place. At most a few chunks per process are in flight, so neither the
+    paths still to scan nor the rows already made pile up. One job scans in this process.
     """
+    tasks = _tasks(paths, chunk, resumed)
     if jobs <= 1:
-        for path in paths:
-            yield scan_file(path, options)
+        for task in tasks:
+            yield task if isinstance(task, Chunk) else scan_chunk(task, options)
         return
     import multiprocessing
     import threading
     from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
-    from itertools import islice
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     # A plain fork when this process has no other thread (the CLI): the workers start with its
-    # imports, at no cost. Otherwise (a test runner, a GUI) forking is unsafe; the workers come
-    # from a fork server that has the scan's imports loaded.
+    # imports, at no cost, all at once. Otherwise (a test runner, a GUI) forking is unsafe;
+    # the workers come from a fork server that has the scan's imports loaded.
     context: multiprocessing.context.BaseContext
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")
     else:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["inspector.core.scan"])
-    source = iter(paths)
-
-    def chunks() -> Iterator[list[str]]:
-        while batch := list(islice(source, chunk)):
-            yield batch
-
-    feed = chunks()
     pool = ProcessPoolExecutor(
         jobs, mp_context=context, initializer=_init_worker, initargs=(options,)
     )
+
+    def start(task: Chunk | list[str]) -> Chunk | Future[Chunk]:
+        return task if isinstance(task, Chunk) else pool.submit(_worker_chunk, task)
+
     try:
-        pending = deque(pool.submit(_worker_chunk, batch) for batch in islice(feed, jobs * 4))
+        pending: deque[Chunk | Future[Chunk]] = deque()
+        for task in tasks:
+            pending.append(start(task))
+            if len(pending) >= jobs * 4:
+                break
         while pending:
-            done = pending.popleft().result()
-            batch = next(feed, None)
-            if batch is not None:
-                pending.append(pool.submit(_worker_chunk, batch))
-            yield from done
+            head = pending.popleft()
+            done = head if isinstance(head, Chunk) else head.result()
+            following = next(tasks, None)
+            if following is not None:
+                pending.append(start(following))
+            yield done
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _write_partition(
-    elements: Sequence[tuple[int, str]], folder: str, options: ScanOptions
+def part_name(index: int) -> str:
+    """The Parquet file of the partition whose first file is number `index` of the walk."""
+    return f"part-{index:09d}.parquet"
+
+
+def plan_partitions(paths: Sequence[str], size: int) -> list[list[tuple[int, str]]]:
+    """The walk cut into partitions of `size` files, each file with its number in the walk."""
+    numbered = list(enumerate(paths))
+    return [numbered[start : start + size] for start in range(0, len(numbered), size)]
+
+
+def _write_partitions(
+    plans: Sequence[Sequence[tuple[int, str]]], folder: str, options: ScanOptions
 ) -> list[dict[str, Any]]:
-    """Scan one Dask partition of (index, path) pairs into one Parquet file; return its tally."""
-    if not elements:
-        return []
-    rows = [row for _, path in elements for row in scan_file(path, options)]
-    name = f"part-{elements[0][0]:09d}.parquet"
-    write_parquet(rows, os.path.join(folder, name))
-    items = sum(row["items"] for row in rows)
-    return [{"part": name, "files": len(elements), "rows": len(rows), "items": items}]
+    """Scan planned partitions into their Parquet files; return each one's tally and fold."""
+    tallies = []
+    for elements in plans:
+        groups = [scan_file(path, options) for _, path in elements]
+        rows = [row for group in groups for row in group]
+        name = part_name(elements[0][0])
+        write_parquet(rows, os.path.join(folder, name))
+        chunk = make_chunk(groups, options.targets)
+        tallies.append(_tally(name, len(elements), chunk.fleet, resumed=False))
+    return tallies
+
+
+def _tally(name: str, files: int, fleet: Fleet, *, resumed: bool) -> dict[str, Any]:
+    return {"part": name, "files": files, "items": fleet.items, "fleet": fleet, "resumed": resumed}
+
+
+def kept_partition(
+    folder: str, elements: Sequence[tuple[int, str]], targets: tuple[str, ...]
+) -> Fleet | None:
+    """The fold of a partition a previous scan wrote into `folder`, if it may be kept.
+
+    Kept when it holds the rows of exactly these files and each is unchanged (`unchanged`, the
+    rule the pool's log uses); otherwise None, and the partition is scanned again.
+    """
+    import pyarrow.parquet as pq
+
+    path = os.path.join(folder, part_name(elements[0][0]))
+    if not os.path.isfile(path):
+        return None
+    try:
+        table = pq.read_table(path, columns=["path", "size", "mtime_ns"])
+    except Exception:  # a torn or foreign file: scanned again
+        return None
+    columns = (table.column(name).to_pylist() for name in ("path", "size", "mtime_ns"))
+    stamps = list(dict.fromkeys(zip(*columns, strict=True)))
+    if [s[0] for s in stamps] != [display_name(p) for _, p in elements]:
+        return None
+    pairs = zip(stamps, elements, strict=True)
+    if not all(unchanged(size, mtime, p) for (_, size, mtime), (_, p) in pairs):
+        return None
+    fleet = Fleet(targets=targets)
+    for row in read_parquet(path):
+        fleet.add(row)
+    return fleet
 
 
 def run_dask(
@@ -611,11 +816,14 @@ def run_dask(
     jobs: int | None = None,
     partition_files: int | None = None,
     cluster_options: Mapping[str, Any] | None = None,
-) -> Iterator[dict[str, Any]]:
+    resume: bool = False,
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Scan on Dask, a bag over the file list, one Parquet file per partition into `folder`.
 
-    Yields each partition's tally as it finishes (for progress). Without a scheduler address a
-    LocalCluster of processes is started, and closed when the scan ends.
+    Yields (partition number, tally) as each partition finishes, its fold in the tally's
+    `fleet`. With `resume`, a partition already in `folder` whose files are all unchanged is
+    kept (tally `resumed`). Without a scheduler address a LocalCluster of processes is
+    started, and closed when the scan ends.
     """
     import logging
 
@@ -628,7 +836,7 @@ def run_dask(
             "n_workers": jobs or default_jobs(),
             "threads_per_worker": 1,
             "processes": True,
-            "dashboard_address": None,
+            "dashboard_address": ":0",  # a free port: another cluster may hold the default
             "silence_logs": logging.ERROR,
         }
         settings.update(cluster_options or {})
@@ -639,14 +847,43 @@ def run_dask(
             # A few partitions per worker thread: 20 large files must not share one partition.
             threads = sum(client.nthreads().values()) or 1
             partition_files = max(1, min(64, len(paths) // (threads * 4)))
-        bag = dask.bag.from_sequence(list(enumerate(paths)), partition_size=partition_files)
-        parts = bag.map_partitions(_write_partition, folder, options).to_delayed()
-        for future in as_completed(client.compute(parts)):
-            yield from future.result()
+        todo = []
+        for number, elements in enumerate(plan_partitions(paths, partition_files)):
+            kept = kept_partition(folder, elements, options.targets) if resume else None
+            if kept is None:
+                todo.append((number, elements))
+            else:
+                yield number, _tally(part_name(elements[0][0]), len(elements), kept, resumed=True)
+        if not todo:
+            return
+        # One planned partition per bag partition: its Parquet file is named by its first file.
+        bag = dask.bag.from_sequence([e for _, e in todo], npartitions=len(todo))
+        parts = bag.map_partitions(_write_partitions, folder, options).to_delayed()
+        futures = client.compute(parts)
+        order = {future.key: number for future, (number, _) in zip(futures, todo, strict=True)}
+        for future in as_completed(futures):
+            for tally in future.result():
+                yield order[future.key], tally
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+class InOrder:
+    """Folds that arrive in any order (Dask partitions), merged into `fleet` in walk order."""
+
+    def __init__(self, fleet: Fleet) -> None:
+        self.fleet = fleet
+        self.next = 0
+        self.waiting: dict[int, Fleet] = {}
+
+    def add(self, number: int, fleet: Fleet) -> None:
+        """Take partition `number`'s fold; merge every fold now contiguous with the merged."""
+        self.waiting[number] = fleet
+        while self.next in self.waiting:
+            self.fleet.merge(self.waiting.pop(self.next))
+            self.next += 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -797,6 +1034,8 @@ class ScanLog:
         self.path = path
         self.index: dict[str, tuple[int | None, int | None, int, int]] = {}
         end = self._read_index() if resume and os.path.exists(path) else 0
+        #: Whether the log holds only what this scan appended (in the order it appended it).
+        self.fresh = end == 0
         self.stream = open(path, "r+b" if end or os.path.exists(path) else "wb")  # noqa: SIM115
         self.stream.truncate(end)
         self.stream.seek(end)
@@ -829,21 +1068,31 @@ class ScanLog:
     def done(self, path: str) -> bool:
         """Whether this file's rows are in the log and the file is unchanged since."""
         entry = self.index.get(display_name(path))
-        if entry is None or entry[0] is None:
-            return False
-        return (entry[0], entry[1]) == file_stamp(path)
+        return entry is not None and unchanged(entry[0], entry[1], path)
+
+    def resumed(self, path: str, targets: tuple[str, ...]) -> Chunk | None:
+        """The logged rows of an unchanged file as a chunk (None: the file must be scanned)."""
+        if not self.done(path):
+            return None
+        return make_chunk([self.rows(path)], targets, resumed=True)
 
     def append(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Add one file's rows, flushed, so a kill loses at most the file being written."""
-        data = dumps_rows(rows)
+        self.append_chunk(make_chunk([rows], ()))
+
+    def append_chunk(self, chunk: Chunk) -> None:
+        """Add a chunk's files in one write, flushed: a kill loses at most the chunks in flight."""
         start = self.stream.tell()
-        self.stream.write(data)
+        self.stream.write(chunk.data)
         self.stream.flush()
-        first = rows[0]
-        self.index[first["path"]] = (first["size"], first["mtime_ns"], start, start + len(data))
+        offset = start
+        for path, size, mtime, end in chunk.files:
+            self.index[path] = (size, mtime, offset, start + end)
+            offset = start + end
 
     def seed(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Take the rows of a finished output (a scan resumed after it completed)."""
+        self.fresh = False
         group: list[Mapping[str, Any]] = []
         for row in rows:
             if group and (group[0]["path"] != row["path"] or row.get("conversation") == 0):
@@ -853,20 +1102,30 @@ class ScanLog:
         if group:
             self.append(group)
 
-    def rows(self, path: str) -> list[dict[str, Any]]:
-        """The logged rows of one file ([] when it is not in the log)."""
+    def raw(self, path: str) -> bytes:
+        """The logged JSON Lines of one file (empty when it is not in the log)."""
         entry = self.index.get(display_name(path))
         if entry is None:
-            return []
+            return b""
         self.reader.seek(entry[2])
-        data = self.reader.read(entry[3] - entry[2])
-        return [orjson.loads(line) for line in data.splitlines()]
+        return self.reader.read(entry[3] - entry[2])
+
+    def rows(self, path: str) -> list[dict[str, Any]]:
+        """The logged rows of one file ([] when it is not in the log)."""
+        return [orjson.loads(line) for line in self.raw(path).splitlines()]
+
+    def publish(self, path: str) -> None:
+        """Make the log OUT itself, when it holds OUT's lines already (a scan in walk order)."""
+        self.stream.flush()
+        os.fsync(self.stream.fileno())
+        self.close()
+        os.replace(self.path, path)
 
     def close(self, *, remove: bool = False) -> None:
         """Close the log (and delete it, once OUT is complete)."""
         self.stream.close()
         self.reader.close()
-        if remove:
+        if remove and os.path.exists(self.path):
             os.unlink(self.path)
 
 
@@ -881,6 +1140,10 @@ class JsonlSink:
     def add(self, row: Mapping[str, Any]) -> None:
         """Write one row."""
         self.stream.write(_dumps(row) + b"\n")
+
+    def add_lines(self, data: bytes) -> None:
+        """Write rows already encoded as JSON Lines."""
+        self.stream.write(data)
 
     def close(self) -> None:
         """Flush to disk and move the file into place."""

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
+import logging
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 TARGETS = ("openai", "anthropic")
 FILES = 2_000
+OPTIONS = scan.ScanOptions()
 #: An error row has every key of the gate's error object (Parquet rows have them all).
 NO_WHERE = {"event_index": None, "pointer": None}
 
@@ -84,11 +89,54 @@ def make_fleet(folder: Path, count: int = FILES) -> list[Path]:
     return made
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 2,000-file fleet, generated once per test session."""
     folder = tmp_path_factory.mktemp("fleet")
     make_fleet(folder)
     return folder
+
+
+#: The part of the fleet the interruption tests scan (about 570 files): being killed half-way
+#: is their point, not the count.
+TEAMS = ("team-0", "team-1")
+
+
+def _teams(fleet: Path) -> list[str]:
+    return [str(fleet / team) for team in TEAMS]
+
+
+def _rows_under(out: Path, folders: list[str]) -> bytes:
+    """The lines of a whole-fleet output whose file lies in `folders` (walk order kept)."""
+    prefixes = tuple(f + os.sep for f in folders)
+    lines = out.read_bytes().splitlines(keepends=True)
+    return b"".join(line for line in lines if json.loads(line)["path"].startswith(prefixes))
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Any:
+    """One LocalCluster (2 worker processes) for every Dask test of this module."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as local:
+        yield local
+
+
+def _idle(cluster: Any) -> None:
+    """Wait until the cluster holds no task (a killed client's running tasks end first)."""
+    from dask.distributed import Client
+
+    with Client(cluster) as client:
+        for _ in range(600):  # bounded by a count of looks, not by a clock
+            if not client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
+                return
+            time.sleep(0.05)
+    raise AssertionError("the cluster still runs tasks of a killed scan")
 
 
 def _cli(*args: str) -> tuple[int, str, str]:
@@ -172,7 +220,7 @@ def check_rows_against_gate(rows: list[dict[str, Any]], paths: list[str]) -> Non
             entry = row["targets"][target]
             examples: dict[str, str] = {}
             for f in found:
-                examples.setdefault(f["rule"], f["message"][: scan.EXAMPLE_CHARS])
+                examples.setdefault(f["rule"], _example(f["message"]))
             assert entry["rules"] == dict(Counter(f["rule"] for f in found)), row["path"]
             assert entry["examples"] == examples
             assert entry["errors"] == sum(f["severity"] == "error" for f in found)
@@ -181,21 +229,52 @@ def check_rows_against_gate(rows: list[dict[str, Any]], paths: list[str]) -> Non
             assert entry["tools"] == marks[target], row["path"]
 
 
-def _scan_command(fleet: Path, out: Path, *extra: str) -> list[str]:
+def _example(message: str) -> str:
+    """What a row keeps of a message: all of it, or its first words up to the limit."""
+    if len(message) <= scan.EXAMPLE_CHARS:
+        return message
+    words = message[: scan.EXAMPLE_CHARS + 1].split(" ")[:-1]
+    return f"{' '.join(words).rstrip()} … ({len(message):,} chars)"
+
+
+def test_a_long_example_is_cut_between_words_and_keeps_no_part_of_a_key() -> None:
+    key = "sk-proj-abcdefghijklmnop1234567890"
+    for before in range(scan.EXAMPLE_CHARS - len(key), scan.EXAMPLE_CHARS + 2):
+        message = "x" * before + " " + key + " and more words after it"
+        kept = scan.example_text(message)
+        assert kept.endswith(f" … ({len(message):,} chars)")
+        assert "sk-" not in kept or key in kept
+        assert message.startswith(kept.split(" … (")[0])
+    assert scan.example_text("short message") == "short message"
+    assert scan.example_text("y" * 400) == " … (400 chars)"  # one word too long: none of it
+
+
+def _scan_command(fleet: Path | list[str], out: Path, *extra: str) -> list[str]:
+    paths = [str(fleet)] if isinstance(fleet, Path) else fleet
     return [
-        sys.executable,
-        "-m",
-        "inspector",
-        "scan",
-        str(fleet),
-        "--target",
-        *TARGETS,
-        "--jobs",
-        "2",
-        "-o",
-        str(out),
-        *extra,
-    ]
+        sys.executable, "-m", "inspector", "scan", *paths, "--target", *TARGETS,
+        "--jobs", "2", "-o", str(out), *extra,
+    ]  # fmt: skip
+
+
+def _kill_when(command: list[str], ready: Callable[[], bool]) -> str:
+    """Run a scan and SIGTERM it once `ready()` holds: a real interruption half-way."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        while process.poll() is None:
+            if ready():
+                process.send_signal(signal.SIGTERM)
+                break
+            time.sleep(0.01)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 143, "the scan ended before it could be interrupted"
+    assert "kept for --resume" in stderr and "Traceback" not in stderr
+    return stderr
 
 
 @pytest.fixture(scope="module")
@@ -234,34 +313,40 @@ def test_every_row_of_a_2000_file_scan_agrees_with_gate_json(
     assert "Migration readiness" in page and "openai: NO-GO" in page
 
 
+def _gate_command(paths: list[str]) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """Run the real `gate --format json` on files: its status, and its entries per path."""
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "gate", "--format", "json", *paths],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for entry in json.loads(done.stdout)["files"]:
+        entries.setdefault(entry["path"], []).append(entry)
+    return done.returncode, entries
+
+
 def test_a_handful_of_rows_agree_with_the_real_gate_command(
     pool_scan: tuple[Path, Path, str],
 ) -> None:
     rows = list(scan.read_rows(str(pool_scan[0])))
     picked = [r for r in rows if r["error"] is None][:: max(1, len(rows) // 5)][:5]
-    picked.append(next(r for r in rows if r["error"]))
+    # One gate process for the readable files (its status is the worst of them), one for an
+    # unreadable file.
+    status, entries = _gate_command(list(dict.fromkeys(r["path"] for r in picked)))
     for row in picked:
-        done = subprocess.run(
-            [sys.executable, "-m", "inspector", "gate", "--format", "json", row["path"]],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
         # A file of several conversations is several rows; gate lists them in the same order.
-        files = json.loads(done.stdout)["files"]
-        doc = files[row["conversation"] or 0]
-        if row["error"]:
-            assert done.returncode == 2 and row["error"] == {
-                "event_index": None,
-                "pointer": None,
-                **doc["error"],
-            }
-            continue
+        doc = entries[row["path"]][row["conversation"] or 0]
         assert row["verdicts"] == doc["summary"]
         assert row["items"] == len(doc["items"])
         assert row["decision"] == _blocks(doc)
-        # gate's exit status is the file's: unsafe when any of its conversations is.
-        assert (done.returncode == 1) == any(_blocks(d) == "unsafe" for d in files)
+    unsafe = any(_blocks(d) == "unsafe" for docs in entries.values() for d in docs)
+    assert status == (1 if unsafe else 0)
+    broken = next(r for r in rows if r["error"])
+    status, entries = _gate_command([broken["path"]])
+    (doc,) = entries[broken["path"]]
+    assert status == 2 and broken["error"] == {"event_index": None, "pointer": None, **doc["error"]}
 
 
 def test_resume_after_a_killed_scan_writes_the_same_output(
@@ -269,30 +354,21 @@ def test_resume_after_a_killed_scan_writes_the_same_output(
 ) -> None:
     out = tmp_path / "rows.jsonl"
     partial = tmp_path / "rows.jsonl.partial"
-    process = subprocess.Popen(
-        _scan_command(fleet, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    teams = _teams(fleet)
+    files = len(list(scan.walk(teams)))
+    _kill_when(
+        _scan_command(teams, out),
+        lambda: partial.exists() and partial.read_bytes().count(b"\n") >= 40,
     )
-    try:
-        # Kill it once some files are logged: a real interruption half-way.
-        while process.poll() is None:
-            if partial.exists() and partial.read_bytes().count(b"\n") >= 100:
-                process.send_signal(signal.SIGTERM)
-                break
-            time.sleep(0.05)
-        _, stderr = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert process.returncode == 143, "the scan ended before it could be interrupted"
-    assert "kept for --resume" in stderr and "Traceback" not in stderr
     assert not out.exists() and partial.exists()
     logged = partial.read_bytes().count(b"\n")
-    assert 100 <= logged < FILES
+    assert 40 <= logged < files
     done = subprocess.run(
-        [*_scan_command(fleet, out), "--resume"], capture_output=True, text=True, timeout=600
+        [*_scan_command(teams, out), "--resume"], capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 2, done.stderr
-    assert out.read_bytes() == pool_scan[0].read_bytes()
+    # The same lines as the uninterrupted scan of the whole fleet has for these files.
+    assert out.read_bytes() == _rows_under(pool_scan[0], teams)
     assert not partial.exists()
 
 
@@ -319,38 +395,106 @@ def test_resume_skips_unchanged_files_and_rescans_changed_ones(tmp_path: Path) -
     assert set(after) == set(before) | {str(new)}
 
 
-def test_dask_on_a_local_cluster_gives_the_same_rows(
-    fleet: Path, pool_scan: tuple[Path, Path, str], tmp_path: Path
+def test_dask_on_a_local_cluster_gives_the_same_rows_and_report(
+    fleet: Path, pool_scan: tuple[Path, Path, str], cluster: Any, tmp_path: Path
 ) -> None:
-    pytest.importorskip("dask.distributed")
-    psutil = pytest.importorskip("psutil")
-
-    def children() -> set[int]:
-        # multiprocessing's resource tracker lives as long as this interpreter, by design.
-        return {
-            p.pid
-            for p in psutil.Process().children(recursive=True)
-            if "resource_tracker" not in " ".join(p.cmdline())
-        }
-
-    before = children()
     parts = tmp_path / "parts"
-    report = tmp_path / "readiness.md"
+    report = tmp_path / "readiness.html"
     status, _, err = _cli(
-        "scan", str(fleet), "--target", *TARGETS, "--engine", "dask", "--jobs", "2",
-        "-o", str(parts), "--report", str(report),
+        "scan", str(fleet), "--target", *TARGETS, "--engine", "dask",
+        "--scheduler", cluster.scheduler_address, "-o", str(parts), "--report", str(report),
     )  # fmt: skip
     assert status == 2, err
     assert len(list(parts.glob("part-*.parquet"))) > 1
+    assert not (tmp_path / "parts.partial").exists()
     assert list(scan.read_rows(str(parts))) == list(scan.read_rows(str(pool_scan[0])))
-    assert "openai" in report.read_text(encoding="utf-8")
-    # The local cluster's workers and nanny processes are gone (they may take a moment to exit;
-    # the wait is bounded by a count of looks, not by a clock).
-    for _ in range(300):
-        if not children() - before:
-            break
-        time.sleep(0.1)
-    assert not children() - before, "Dask worker processes outlived the scan"
+    # The partitions' folds, merged in walk order, are the pool's report.
+    assert _undated(report.read_text("utf-8")) == _undated(pool_scan[1].read_text("utf-8"))
+    assert err.splitlines()[-1] == pool_scan[2].splitlines()[-1]
+
+
+def _undated(page: str) -> str:
+    return re.sub(r"on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "on DATE", page)
+
+
+def test_dask_starts_and_closes_its_own_local_cluster(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Without --scheduler, run_dask starts a LocalCluster and closes it when the scan ends.
+
+    The cluster is made of threads here (cluster_options), so this module still starts one
+    cluster of processes only; which processes a LocalCluster spawns is Dask's own business.
+    """
+    distributed = pytest.importorskip("dask.distributed")
+    started: list[Any] = []
+
+    class Recorded(distributed.LocalCluster):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(distributed, "LocalCluster", Recorded)
+    folder = SAMPLES / "logs"
+    paths = list(scan.walk([str(folder)]))
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    threads = {"processes": False, "n_workers": 1}
+    done = list(scan.run_dask(paths, OPTIONS, str(parts), jobs=1, cluster_options=threads))
+    assert len(started) == 1 and started[0].status.name == "closed"
+    assert sorted(n for n, _ in done) == list(range(len(done)))
+    rows = [row for path in paths for row in scan.scan_file(path, OPTIONS)]
+    assert list(scan.read_rows(str(parts))) == rows
+
+
+def test_dask_resume_after_a_killed_scan_writes_the_same_rows(
+    fleet: Path, pool_scan: tuple[Path, Path, str], cluster: Any, tmp_path: Path
+) -> None:
+    parts = tmp_path / "parts"
+    partial = tmp_path / "parts.partial"
+    teams = _teams(fleet)
+    dask = ["--engine", "dask", "--scheduler", cluster.scheduler_address]
+    _kill_when(
+        _scan_command(teams, parts, *dask),
+        lambda: partial.is_dir() and len(list(partial.glob("part-*.parquet"))) >= 2,
+    )
+    _idle(cluster)
+    assert not parts.exists()
+    written = {p.name: p.stat().st_mtime_ns for p in partial.glob("part-*.parquet")}
+    assert len(written) >= 2
+    status, _, err = _cli(*_scan_command(teams, parts, *dask, "--resume")[3:])
+    assert status == 2, err
+    assert not partial.exists()
+    expected = [json.loads(line) for line in _rows_under(pool_scan[0], teams).splitlines()]
+    assert list(scan.read_rows(str(parts))) == expected
+    # The partitions the killed scan finished were kept, not written again.
+    kept = {p.name: p.stat().st_mtime_ns for p in parts.glob("part-*.parquet")}
+    assert {name: kept[name] for name in written} == written
+    assert len(kept) > len(written)
+
+
+def test_dask_resume_rescans_the_partition_of_a_changed_file(cluster: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "fleet"
+    made = make_fleet(folder, 40)
+    parts = tmp_path / "parts"
+    dask = ["--engine", "dask", "--scheduler", cluster.scheduler_address, "-o", str(parts)]
+    assert _cli("scan", str(folder), *dask)[0] == 2
+    before = {p.name: p.stat().st_mtime_ns for p in parts.glob("part-*.parquet")}
+    paths = list(scan.walk([str(folder)]))
+    changed = Path(paths[-1])
+    assert changed in made
+    changed.write_bytes((SAMPLES / "logs" / "agent-session.jsonl").read_bytes())
+    assert _cli("scan", str(folder), *dask, "--resume")[0] == 2
+    after = {p.name: p.stat().st_mtime_ns for p in parts.glob("part-*.parquet")}
+    last = max(before)
+    assert after.keys() == before.keys()
+    assert after[last] != before[last]  # the changed file's partition was scanned again
+    assert {n: t for n, t in after.items() if n != last} == {
+        n: t for n, t in before.items() if n != last
+    }
+    rows = {r["path"]: r for r in scan.read_rows(str(parts))}
+    assert rows[str(changed)]["items"] == 11 and rows[str(changed)]["error"] is None
+    fresh = [r for p in paths for r in scan.scan_file(p, scan.ScanOptions())]
+    assert list(scan.read_rows(str(parts))) == fresh
 
 
 def test_parquet_rows_read_back_as_written(pool_scan: tuple[Path, Path, str], tmp_path: Path):
@@ -370,13 +514,80 @@ def test_the_pool_keeps_only_a_window_of_files_in_flight() -> None:
             yield str(SAMPLES / "article" / "items.json")
             number += 1
 
-    inline = scan.scan_file(str(SAMPLES / "article" / "items.json"), scan.ScanOptions())
-    rows = scan.run_pool(endless(), scan.ScanOptions(), 2, chunk=4)
-    first = [next(rows) for _ in range(10)]
-    rows.close()
-    assert first == [inline] * 10
+    inline = scan.scan_chunk([str(SAMPLES / "article" / "items.json")] * 4, scan.ScanOptions())
+    chunks = scan.run_pool(endless(), scan.ScanOptions(), 2, chunk=4)
+    first = [next(chunks) for _ in range(3)]
+    chunks.close()
+    assert [c.data for c in first] == [inline.data] * 3
+    assert [c.files for c in first] == [inline.files] * 3
     # 2 jobs × 4 chunks of 4 in flight, and one more chunk per chunk consumed.
-    assert len(taken) <= 2 * 4 * 4 + 4 * 4
+    assert len(taken) <= 2 * 4 * 4 + 3 * 4
+
+
+def test_the_parent_only_merges_what_the_workers_encoded_and_folded(
+    fleet: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --jobs 2, rows are encoded and folded in the workers: the parent touches no row."""
+    paths = list(scan.walk([str(fleet / "team-3")]))[:60]
+    options = scan.ScanOptions(targets=TARGETS)
+    inline = list(scan.run_pool(paths, options, 1, chunk=8))
+    calls = Counter()
+    for name in ("scan_file", "_dumps"):
+        real = getattr(scan, name)
+        monkeypatch.setattr(scan, name, lambda *a, _r=real, _n=name: calls.update([_n]) or _r(*a))
+    add = scan.Fleet.add
+    monkeypatch.setattr(
+        scan.Fleet, "add", lambda fleet, row: calls.update(["add"]) or add(fleet, row)
+    )
+    # Workers come from a fork server here (the test runner has threads): they import the
+    # module afresh, so only this process's calls are counted.
+    pooled = list(scan.run_pool(paths, options, 2, chunk=8))
+    assert not calls, calls
+    assert b"".join(c.data for c in pooled) == b"".join(c.data for c in inline)
+    merged, folded = scan.Fleet(targets=TARGETS), scan.Fleet(targets=TARGETS)
+    for chunk in pooled:
+        merged.merge(chunk.fleet)
+    for line in b"".join(c.data for c in inline).splitlines():
+        folded.add(json.loads(line))
+    assert merged == folded
+
+
+def test_merging_chunk_folds_in_walk_order_is_adding_every_row(
+    pool_scan: tuple[Path, Path, str],
+) -> None:
+    rows = list(scan.read_rows(str(pool_scan[0])))
+    every = scan.Fleet(targets=TARGETS)
+    for row in rows:
+        every.add(row)
+    groups = [list(group) for _, group in itertools.groupby(rows, key=lambda r: r["path"])]
+    for size in (1, 7, 64):
+        merged = scan.Fleet(targets=TARGETS)
+        for start in range(0, len(groups), size):
+            merged.merge(scan.make_chunk(groups[start : start + size], TARGETS).fleet)
+        assert merged == every
+        # The first example of each rule and reason, too (dict equality ignores order).
+        for name in TARGETS:
+            assert [(rule, t.example) for rule, t in merged.per_target[name].rules.items()] == [
+                (rule, t.example) for rule, t in every.per_target[name].rules.items()
+            ]
+        assert list(merged.tools) == list(every.tools)
+
+
+def test_merging_past_the_tool_limit_counts_what_adding_would(monkeypatch) -> None:
+    monkeypatch.setattr(scan, "TOOL_LIMIT", 3)
+    rows = []
+    for number in range(6):
+        row = scan.scan_file(str(SAMPLES / "article" / "items.json"), scan.ScanOptions())[0]
+        row["tools"] = {f"tool-{number}": "d", f"tool-{number + 1}": "d"}
+        rows.append(row)
+    every = scan.Fleet()
+    for row in rows:
+        every.add(row)
+    merged = scan.Fleet()
+    for start in range(0, 6, 2):
+        merged.merge(scan.make_chunk([[r] for r in rows[start : start + 2]], ()).fleet)
+    assert list(every.tools) == ["tool-0", "tool-1", "tool-2"]
+    assert merged == every and merged.tools_left_out == every.tools_left_out > 0
 
 
 def test_walk_is_stable_and_picks_transcripts(tmp_path: Path) -> None:
@@ -408,6 +619,33 @@ def test_progress_shows_files_rate_and_eta_on_a_terminal_only() -> None:
     quiet.advance(4, 800)
     quiet.finish()
     assert piped.getvalue() == ""
+
+
+def test_a_tool_verdict_is_reused_only_for_the_same_declaration(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Gemini judges a schema in parametersJsonSchema by other rules than one in parameters:
+    a worker that met the same schema declared the other way must not answer from its cache."""
+    native = SAMPLES / "native" / "gemini-request.json"
+    (transcript,) = load_conversations(str(native))
+    plain = tmp_path / "plain-request.json"
+    tools = [
+        {"type": "function", "name": t.name, "parameters": t.parameters}
+        for t in transcript.tools.values()
+    ]
+    request = {"input": [{"role": "user", "content": "hi"}], "tools": tools}
+    plain.write_text(json.dumps(request), encoding="utf-8")
+    options = scan.ScanOptions(targets=("gemini",))
+    monkeypatch.setattr(scan, "_VERDICTS", {})
+    (alone,) = scan.scan_file(str(native), options)
+    monkeypatch.setattr(scan, "_VERDICTS", {})
+    (first,) = scan.scan_file(str(plain), options)
+    (after,) = scan.scan_file(str(native), options)
+    assert first["tools"] == alone["tools"]  # the same schemas…
+    assert (
+        first["targets"]["gemini"]["tools"] != alone["targets"]["gemini"]["tools"]
+    )  # …judged apart
+    assert after == alone
 
 
 def test_an_unexpected_failure_on_one_file_is_its_row(monkeypatch, tmp_path: Path) -> None:

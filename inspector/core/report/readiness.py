@@ -32,8 +32,8 @@ from inspector.resources import palette_data
 RULES_SHOWN = 12
 TOOLS_SHOWN = 200
 REASONS_SHOWN = 8
-#: Longest example message and path shown.
-MESSAGE = 300
+#: Longest message and path shown (a row's example is already at most about 320 characters).
+MESSAGE = 400
 PATH = 160
 #: Decision words and their CSS class (the banner colours of report.html).
 STATES = {"go": "pass", "go with changes": "warn", "no-go": "block"}
