@@ -223,6 +223,18 @@ def test_malformed_profile_data_is_reported(data, message):
         profile_module._validate("x", data)
 
 
+def test_well_formed_profiles_are_checked_without_python_jsonschema():
+    # Every scan worker loads the profiles: the full validator is asked only to name a fault.
+    code = (
+        "import sys\n"
+        "from inspector.core.targets import load_profiles\n"
+        "assert len(load_profiles()) > 5\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
 def test_inheritance_errors_are_reported():
     base = {
         "name": "a",
