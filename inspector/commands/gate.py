@@ -120,10 +120,12 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--jobs",
         type=_jobs,
-        default=0,
+        # One process by default: on this project's 2-core benchmark machine, idle, the pool
+        # was slower than one process at 100k and at 1M items (README "Performance").
+        default=1,
         metavar="N",
-        help="processes that judge the calls of a large file (default 0: every core; 1: this "
-        "process only); the report is the same whatever N",
+        help="processes that judge the calls of a large file (default 1: this process only; "
+        "0: every core); the report is the same whatever N",
     )
     parser.add_argument(
         "--conversation",

@@ -9,7 +9,7 @@ items changed).
 
   gate --format json on a 100k-item JSONL ÷ the source article's own gate (its code cut from
   ../shared/seeds/replay-gate-article.txt at run time: article_gate.py), ÷ a stdlib json parse
-  (on every core, the default, and in one process: --jobs 1) and ÷ an orjson parse; gate peak
+  (in one process, the default, and on every core: --jobs 0) and ÷ an orjson parse; gate peak
   RSS ÷ file size, and on
   a 1M-item file its RSS ÷ file and time ÷ the 100k run; `inspector diff` of two 100k-item
   files: peak RSS ÷ both files; the GUI with both loaded and diffed: peak RSS ÷ both files;
@@ -156,20 +156,20 @@ def _median(done: dict[str, list[Measured]], what: str) -> dict[str, float]:
 def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Figure]:
     """gate --format json against the article's own gate, a stdlib and an orjson parse; its RSS.
 
-    Whole processes, interleaved: `gate` as a user runs it (every core: its call verdicts made
-    by a process pool, see core/parallel.py) and `gate --jobs 1` (one process). The article's
-    gate is its code cut from the article at run time (article_gate.py). The same command on
-    the file's first item alone, timed with them, is the fixed cost of a run (interpreter,
-    imports, argument parsing), shown for context. Peak RSS is the gate's own process (a
-    pool's workers are processes of their own).
+    Whole processes, interleaved: `gate` as a user runs it (one process, the default) and
+    `gate --jobs 0` (every core: call verdicts made by a process pool, core/parallel.py). The
+    article's gate is its code cut from the article at run time (article_gate.py). The same
+    command on the file's first item alone, timed with them, is the fixed cost of a run
+    (interpreter, imports, argument parsing), shown for context. Peak RSS is the gate's own
+    process (a pool's workers are processes of their own).
     """
     py = sys.executable
     one = jsonl.with_name("one-item.jsonl")
     with jsonl.open("rb") as source:
         one.write_bytes(source.readline())
     commands = {
-        "gate": _gate(jsonl, tools),
-        "single": _gate(jsonl, tools, "--jobs", "1"),
+        "gate": _gate(jsonl, tools, "--jobs", "0"),
+        "single": _gate(jsonl, tools),
         "json": [py, "-c", PARSE_JSON, str(jsonl)],
         "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
         "one": _gate(one, tools),
@@ -190,9 +190,10 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
     article_row = (
         Figure(
             "gate --format json ÷ the article's own gate",
-            gate_s / seconds["article"],
+            single_s / seconds["article"],
             1.0,
-            f"gate {gate_s:.2f} s, article's gate {seconds['article']:.2f} s (verdicts only)",
+            f"gate {single_s:.2f} s (the default, one process), article's gate "
+            f"{seconds['article']:.2f} s (verdicts only)",
         )
         if "article" in seconds
         else Figure(
@@ -205,14 +206,13 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
             "gate on every core ÷ stdlib json parse",
             gate_s / seconds["json"],
             1.0,
-            f"gate {gate_s:.2f} s on {cores} core(s), json {seconds['json']:.2f} s",
+            f"gate --jobs 0 {gate_s:.2f} s on {cores} core(s), json {seconds['json']:.2f} s",
         ),
         Figure(
             "gate in one process ÷ stdlib json parse",
             single_s / seconds["json"],
             2.0,
-            f"gate --jobs 1 {single_s:.2f} s, json {seconds['json']:.2f} s; "
-            f"{size / 1e6:.1f} MB JSONL",
+            f"gate {single_s:.2f} s, json {seconds['json']:.2f} s; {size / 1e6:.1f} MB JSONL",
         ),
         Figure(
             "gate --format json ÷ orjson parse",
