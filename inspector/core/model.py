@@ -369,6 +369,14 @@ class Item(_ItemFields, frozen=True, gc=False):
         _set(self, "status", get("status"))
         _set(self, "_mask", mask)
 
+    def has_fields(self) -> bool:
+        """Whether the item's JSON value is a non-empty object or array (a lean item with a
+        `type` member is one, and is answered without parsing it)."""
+        if self._mask & LEAN and self._mask & HAS_TYPE:
+            return True
+        value = self.raw
+        return isinstance(value, dict | list) and len(value) > 0
+
     @property  # type: ignore[misc]  # a msgspec field read through a property
     def raw(self) -> Any:
         """The item's JSON value (a lean item's is parsed from its file's bytes).

@@ -516,12 +516,12 @@ class TranscriptModel(QAbstractItemModel):
             item = row if self._rows is None else self._rows[row]
             if item is None:
                 return False
-            value = self._result.transcript.items[item].raw
+            # A view lays out every row it shows: a lean item answers without being parsed.
+            return self._result.transcript.items[item].has_fields()
         elif parent.column():
             return False
         else:
             return _has_fields(*self._values(self._path(parent)))
-        return isinstance(value, dict | list) and len(value) > 0
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         """The fixed columns."""

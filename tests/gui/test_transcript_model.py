@@ -228,3 +228,23 @@ def test_empty_and_odd_items_pass_qtmodeltester(qtmodeltester):
     assert model.hasChildren(model.index(2, 0))
     assert not model.index(0, 0).parent().isValid()
     assert model.parent(QModelIndex()) == QModelIndex()
+
+
+def test_laying_out_lean_rows_parses_no_item(tmp_path, monkeypatch):
+    # A jump to the last of 200,000 rows asks hasChildren of every row: a lean item with a
+    # `type` answers from its hot members, not by parsing its JSON.
+    from inspector.core.formats import _lean
+
+    path = tmp_path / "log.jsonl"
+    lines = [{"type": "message", "role": "user", "content": str(i)} for i in range(50)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in [*lines, {"role": "user"}]))
+    result = gate_transcript(load_path(path))
+    assert all(item.lean_source is not None for item in result.transcript.items[:50])
+    parsed: list[int] = []
+    real = _lean.JsonRun.value
+    monkeypatch.setattr(_lean.JsonRun, "value", lambda s, i: parsed.append(i) or real(s, i))
+    model = TranscriptModel()
+    model.set_result(result)
+    model.ensure_row(50)
+    assert all(model.hasChildren(model.index(row, 0)) for row in range(51))
+    assert parsed == []
