@@ -565,7 +565,8 @@ class TranscriptModel(QAbstractItemModel):
 
     def _gap_data(self, column: int, role: int) -> Any:
         swatch = qt_palette.gap_swatch()
-        if role == Qt.ItemDataRole.DisplayRole and column == Column.TYPE:
+        # In the name column: the type column is sized for type words and cut the phrase.
+        if role == Qt.ItemDataRole.DisplayRole and column == Column.NAME:
             return "no item here"
         if role == Qt.ItemDataRole.ToolTipRole:
             return tooltip("Aligned mode: the other file has an item here; this one has none.")

@@ -154,7 +154,7 @@ def test_aligned_mode_puts_gaps_where_a_side_has_no_item():
     gap = right.row_of_item(6)
     assert gap == 7  # call_999 sits beside call_129, one row below the missing output
     assert right.item_at_row(6) is None
-    assert right.index(6, Column.TYPE).data() == "no item here"
+    assert right.index(6, Column.NAME).data() == "no item here"
     assert right.index(6, 0).data(IndexRole) is None  # selecting it selects no item
     # The gap row has the counterpart's fields, as gap rows, so the lines stay level when
     # both are expanded.
