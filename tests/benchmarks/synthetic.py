@@ -415,16 +415,22 @@ def _claude_records(n: int) -> Iterator[dict[str, Any]]:
         parent = uuid
 
 
-def write_claude_code(path: Path, size: int) -> None:
-    """Write a Claude Code session file of about `size` bytes (items() as its records)."""
-    written, n = 0, max(size // 250, 10)  # about 250 bytes a record: more items than needed
+def _write_lines(path: Path, records: Iterator[dict[str, Any]], size: int) -> None:
+    """Write records as compact JSON Lines until the file holds about `size` bytes."""
+    written = 0
     with path.open("w", encoding="utf-8") as out:
-        for record in _claude_records(n):
+        for record in records:
             line = json.dumps(record, separators=(",", ":")) + "\n"
             out.write(line)
             written += len(line)
             if written >= size:
                 return
+
+
+def write_claude_code(path: Path, size: int) -> None:
+    """Write a Claude Code session file of about `size` bytes (items() as its records)."""
+    # About 250 bytes a record: more items than needed.
+    _write_lines(path, _claude_records(max(size // 250, 10)), size)
 
 
 def _otel_value(value: Any) -> dict[str, Any]:
@@ -484,14 +490,8 @@ def _otel_requests(n: int) -> Iterator[dict[str, Any]]:
 
 def write_otlp(path: Path, size: int) -> None:
     """Write an OTLP JSON Lines trace file of about `size` bytes (the collector's file exporter)."""
-    written, n = 0, max(size // 800, 10)  # a call's two spans are some 3 KB: more items than needed
-    with path.open("w", encoding="utf-8") as out:
-        for request in _otel_requests(n):
-            line = json.dumps(request, separators=(",", ":")) + "\n"
-            out.write(line)
-            written += len(line)
-            if written >= size:
-                return
+    # A call's two spans are some 3 KB: more items than needed.
+    _write_lines(path, _otel_requests(max(size // 800, 10)), size)
 
 
 def write_all(n: int, folder: Path) -> dict[str, Path]:
