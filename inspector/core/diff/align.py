@@ -204,7 +204,7 @@ def align_items(
     left: Sequence[Item], right: Sequence[Item], *, mode: DiffMode | str = DiffMode.REPLAY
 ) -> list[IndexPair]:
     """Pair the items of two transcripts (see the package docstring); display order, each once."""
-    shared: dict[bytes, bytes] = {}
+    shared: dict[bytes, int] = {}
     return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode))
 
 

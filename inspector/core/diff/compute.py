@@ -119,7 +119,7 @@ def _diff_results(
         return lambda done: progress("Reading the items", _READ * (offset + done) / total)
 
     progress("Reading the items", 0.0)
-    shared: dict[bytes, bytes] = {}
+    shared: dict[bytes, int] = {}
     lside = _Side.of(litems, shared, done=read(0))
     rside = _Side.of(ritems, shared, done=read(len(litems)))
     del shared
