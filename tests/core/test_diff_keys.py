@@ -78,3 +78,34 @@ def test_keys_of_held_values_leave_them_whole(tmp_path: Path):
     left, right = _Side.of(items, shared), _Side.of(items, shared)
     assert list(left.keys) == list(right.keys)
     assert [json.dumps(item.raw, sort_keys=True) for item in items] == before
+
+
+def test_a_diff_holds_a_pair_object_only_for_pairs_with_changes(tmp_path: Path):
+    import gc
+
+    from inspector.core.diff import Pair, Pairs, diff_results
+    from inspector.core.gate import gate_transcript
+
+    items = [{"type": "message", "role": "user", "content": f"m{i}"} for i in range(3000)]
+    right = [*items[:1000], {"type": "message", "role": "user", "content": "new"}, *items[1000:]]
+    paths = []
+    for name, rows in (("a.jsonl", items), ("b.jsonl", right)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    left_result, right_result = (gate_transcript(load_path(p)) for p in paths)
+    gc.unfreeze()  # the loads froze what they made (model.paused_gc): count it all
+    before = sum(isinstance(o, Pair) for o in gc.get_objects())
+    result = diff_results(left_result, right_result)
+    gc.unfreeze()
+    held = sum(isinstance(o, Pair) for o in gc.get_objects()) - before
+    assert isinstance(result.pairs, Pairs) and len(result.pairs) == 3001
+    assert result.summary() == {
+        "same": 3000,
+        "info": 0,
+        "changed": 0,
+        "only_left": 0,
+        "only_right": 1,
+    }
+    assert held == 1  # the right-only message; the 3,000 alike pairs are two integers each
+    assert result.pairs[1000] == Pair(None, 1000, result.pairs[1000].changes)
+    assert result.pairs[5] == Pair(5, 5, ()) and result.pair_for_right(1001) == Pair(1000, 1001, ())

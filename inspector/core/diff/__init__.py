@@ -71,6 +71,7 @@ from inspector.core.diff.values import (
     DiffMode,
     DocumentChange,
     Pair,
+    Pairs,
     Reason,
 )
 
@@ -130,6 +131,7 @@ __all__ = [
     "DiffResult",
     "DocumentChange",
     "Pair",
+    "Pairs",
     "Reason",
     "align_items",
     "arguments_changes",
