@@ -132,7 +132,7 @@ class _Side:
     items: Sequence[Item]
     keys: array[int]
     call_ids: list[Any]
-    calls: list[int]  # indexes of the calls and outputs that have a call_id
+    calls: array[int]  # indexes of the calls and outputs that have a call_id
     # Compare mode asks these many times; replay mode never does, so they are computed lazily.
     _typed: dict[str, list[int]] | None = None
     _answers: dict[int, int] | None = None
@@ -154,19 +154,22 @@ class _Side:
         # would otherwise be a second copy of the transcript. A key is a machine integer, its
         # digest held only while the keys are made.
         shared = {} if shared is None else shared
-        keys = array("l")
+        keys = array("i")
         for start in range(0, len(items), _KEY_CHUNK):
             stop = min(start + _KEY_CHUNK, len(items))
             keys.extend(shared.setdefault(k, len(shared)) for k in _digests(items, start, stop))
             if done is not None:
                 done(stop)
         call_ids: list[Any] = [item.call_id for item in items]
-        calls = [
-            index
-            for index, item in enumerate(items)
-            # Shorthand items (no type) are messages or references, never calls.
-            if isinstance(call_ids[index], str) and _is_call_type(item.type)
-        ]
+        calls = array(
+            "i",
+            (
+                index
+                for index, item in enumerate(items)
+                # Shorthand items (no type) are messages or references, never calls.
+                if isinstance(call_ids[index], str) and _is_call_type(item.type)
+            ),
+        )
         return cls(items, keys, call_ids, calls)
 
     def call(self, index: int) -> tuple[str, str]:
