@@ -51,18 +51,25 @@ def _pieces(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
+#: `lean(line, start, number)`: a Line for a record read without parsing it whole (`start`:
+#: where the line begins in the data), or None to parse it.
+Lean = Callable[[bytes, int, int], "Line | None"]
+
+
 def parse_lines(
     data: bytes,
     path: str | None,
     first_number: int = 1,
     check: Callable[[int], None] | None = None,
     skip: Callable[[bytes], bool] | None = None,
+    lean: Lean | None = None,
 ) -> tuple[list[Line], list[Corrupt]]:
     """Parse every non-blank line of JSON Lines; a line that is not an object is kept as Corrupt.
 
     `check(bytes done)` is called every few thousand lines: it may raise to stop the load
     (a cancelled load) and report progress. A line for which `skip(line)` is true is not parsed
-    at all (a format's records that add nothing, recognised by their bytes).
+    at all (a format's records that add nothing, recognised by their bytes), and one that
+    `lean` reads is kept as it says.
     """
     lines: list[Line] = []
     corrupt: list[Corrupt] = []
@@ -70,10 +77,14 @@ def parse_lines(
     done = 0
     for raw in _pieces(data):
         number += 1
+        start = done
         done += len(raw) + 1
         if check is not None and not number & 4095:
             check(min(done, len(data)))
         if not raw.strip() or (skip is not None and skip(raw)):
+            continue
+        if lean is not None and (read := lean(raw, start, number)) is not None:
+            lines.append(read)
             continue
         try:
             obj = orjson.loads(raw)
