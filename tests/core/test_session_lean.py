@@ -1,6 +1,6 @@
 """Session files read lean give exactly what parsing every line gives: items, origins, values,
 marks, findings and the gate's verdicts (Codex rollouts, whose response items are Open
-Responses items already, keep them in the file's bytes)."""
+Responses items already, keep them in the file's bytes), and what a trace repeats is read once."""
 
 from __future__ import annotations
 
@@ -10,14 +10,24 @@ from typing import Any
 
 import pytest
 
-from inspector.core.formats import _lean, codex
+from inspector.core.formats import _lean, codex, load_conversations
+from inspector.core.formats._records import Builder
 from inspector.core.formats._sessions import parse_lines
 from inspector.core.gate import gate_transcript
 from inspector.core.model import LEAN, Transcript
+from tests.benchmarks import synthetic
 from tests.benchmarks.bench_sources import repeated
 from tests.conftest import SAMPLES
 
 ROLLOUTS = sorted((SAMPLES / "sessions" / "codex").glob("*.jsonl"))
+
+
+def resolve_pointer(value: Any, pointer: str) -> Any:
+    """The value a JSON Pointer names (tokens unescaped)."""
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        value = value[int(token)] if isinstance(value, list) else value[token]
+    return value
 
 
 def _plain_codex(data: bytes, path: str) -> list[Transcript]:
@@ -139,3 +149,26 @@ def test_a_file_the_lean_reader_must_not_take_is_read_line_by_line(tmp_path: Pat
     assert not _lean.Risks(data).lean  # 21 digits: the parser could read them otherwise
     (loaded,) = _assert_same(data, str(tmp_path / "rollout.jsonl"))
     assert not any(i._mask & LEAN for i in loaded.items)
+
+
+def test_a_traces_repeated_tool_definitions_are_read_once_and_shared(tmp_path: Path) -> None:
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 40_000)
+    loaded = load_conversations(path)
+    assert len(loaded) > 3
+    lines = path.read_bytes().splitlines()
+    for t in loaded:
+        # What reading the attribute on its own gives: the same tools, pointed at this span.
+        (tool,) = [t.tools[n] for n in t.tools][:1]
+        assert tool.origin is not None and tool.origin.line is not None
+        record = json.loads(lines[tool.origin.line - 1])
+        pointer = tool.origin.pointer.rsplit("/", 1)[0]
+        text = resolve_pointer(record, pointer)
+        b = Builder(str(path), lambda b, r: "")
+        b.add_tools(json.loads(text), pointer, tool.origin.line)
+        assert dict(t.tools) == b.tools
+    first, second = loaded[0].tools, loaded[1].tools
+    # One parse for every span: the gate finds each schema compiled by its identity.
+    assert all(first[n].parameters is second[n].parameters for n in first)
+    assert first.keys() == second.keys()
+    assert [first[n].origin for n in first] != [second[n].origin for n in first]
