@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from inspector.core.formats import _lean, codex, load_conversations
+from inspector.core.formats import _lean, _sessions, claude_code, codex, load_conversations
 from inspector.core.formats._records import Builder
 from inspector.core.formats._sessions import parse_lines
 from inspector.core.gate import gate_transcript
@@ -18,6 +18,7 @@ from inspector.core.model import LEAN, Transcript
 from tests.benchmarks import synthetic
 from tests.benchmarks.bench_sources import repeated
 from tests.conftest import SAMPLES
+from tests.spies import CountingJson
 
 ROLLOUTS = sorted((SAMPLES / "sessions" / "codex").glob("*.jsonl"))
 
@@ -172,3 +173,37 @@ def test_a_traces_repeated_tool_definitions_are_read_once_and_shared(tmp_path: P
     assert all(first[n].parameters is second[n].parameters for n in first)
     assert first.keys() == second.keys()
     assert [first[n].origin for n in first] != [second[n].origin for n in first]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        SAMPLES / "sessions" / "claude_code" / "v1.0.98-session.jsonl",
+        SAMPLES / "sessions" / "codex" / "rollout-0.104-calls.jsonl",
+    ],
+    ids=["claude", "codex"],
+)
+def test_a_session_file_is_converted_as_it_is_parsed(monkeypatch, source: Path) -> None:
+    """Its records are never all held at once: each is taken as soon as it is parsed."""
+    spy = CountingJson()
+    monkeypatch.setattr(_sessions, "orjson", spy)
+    module = claude_code if source.parent.name == "claude_code" else codex
+    taken: list[int] = []
+    original = module.Reader.add
+
+    def add(self: Any, lines: Any, corrupt: Any = ()) -> None:
+        def watched() -> Any:
+            for line in lines:
+                taken.append(sum(spy.parsed.values()))
+                yield line
+
+        original(self, watched(), corrupt)
+
+    monkeypatch.setattr(module.Reader, "add", add)
+    data = source.read_bytes()
+    module.load_file(data, str(source))
+    parsed = sum(spy.parsed.values())
+    assert parsed > 10
+    # The first record reached the reader when one line had been parsed, not every line.
+    assert taken[0] <= 2 < parsed
+    assert taken == sorted(taken)

@@ -29,7 +29,7 @@ from inspector.core.formats._sessions import (
     builder,
     conversation_group,
     corrupt_notes,
-    parse_lines,
+    iter_lines,
     snapshot,
 )
 from inspector.core.formats.spec import FormatSpec
@@ -266,8 +266,8 @@ class Reader:
     skip = staticmethod(repeats)
 
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
-        """Take the next lines of the rollout (and the broken lines among them)."""
-        self._corrupt += corrupt
+        """Take the next lines of the rollout (and the broken lines among them, read once the
+        lines were)."""
         b, answered, waiting = self._b, self._answered, self._waiting
         for line in lines:
             if self._group is None:
@@ -304,12 +304,14 @@ class Reader:
             ):
                 waiting.setdefault(call_id, []).append(len(b.items))
             _add_line(b, line, self._group, answered)
+        self._corrupt += corrupt  # after the lines: they may be read as they are parsed
 
     def read_file(self, data: bytes, check: Callable[[int], None] | None = None) -> None:
         """Take every line of a whole rollout file, the items of most lines read lean."""
         risks = _lean.Risks(data)
         self._lean = _LeanLines(data, self.path, risks) if risks.lean else None
-        self.add(*parse_lines(data, self.path, check=check, skip=repeats, lean=self._lean))
+        corrupt: list[Corrupt] = []
+        self.add(iter_lines(data, self.path, corrupt, 1, check, repeats, self._lean), corrupt)
 
     def _answer(self, index: int) -> None:
         """Make again the item of a call an output now answers (its status is now known)."""
