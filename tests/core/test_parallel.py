@@ -251,3 +251,47 @@ def test_findings_made_before_the_later_verdicts_are_the_findings_of_one_pass():
         codes |= ("output_for_blocked_call" in found) | 2 * ("status_not_recorded" in found)
     assert checked > 50
     assert codes == 3  # both findings that wait for verdicts were among them
+
+
+def test_runs_of_bytes_are_made_by_workers_and_come_back_in_order(monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_MIN_ITEMS", 1)
+    here = os.getpid()
+
+    def make(start: int, stop: int) -> bytes:
+        return f"{start}-{stop}:{os.getpid()};".encode()
+
+    made = [run.decode() for run in parallel.forked_bytes(90, 3, make)]
+    spans = [run.split(":")[0] for run in made]
+    assert spans == ["0-18", "18-54", "54-90"]  # this process's run is half a worker's
+    makers = [int(run.split(":")[1].rstrip(";")) for run in made]
+    assert makers[0] == here and here not in makers[1:]
+
+
+def test_a_run_whose_worker_dies_is_made_here(monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_MIN_ITEMS", 1)
+    here = os.getpid()
+
+    def make(start: int, stop: int) -> bytes:
+        if os.getpid() != here:
+            os._exit(3)
+        return f"{start}-{stop};".encode()
+
+    assert b"".join(parallel.forked_bytes(30, 2, make)) == b"0-10;10-30;"
+
+
+def test_the_rows_of_a_large_report_are_encoded_by_workers(tmp_path, tools_file, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    _write(log, 500, seed=11, long_numbers=False)
+    calls: list[tuple[int, int]] = []
+    original = parallel.forked_bytes
+
+    def spy(count, jobs, make):
+        calls.append((count, jobs))
+        return original(count, jobs, make)
+
+    monkeypatch.setattr(parallel, "forked_bytes", spy)
+    one = _gate_json(str(log), "--tools", str(tools_file), "--jobs", "1")
+    assert calls == []
+    monkeypatch.setattr(parallel, "POOL_MIN_ITEMS", 1)
+    assert _gate_json(str(log), "--tools", str(tools_file), "--jobs", "2") == one
+    assert len(calls) == 1 and calls[0][1] == 2
