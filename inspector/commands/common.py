@@ -100,25 +100,9 @@ def _encode_batch(batch: list[Any], level: int) -> bytes:
     return data[1 : -(len(b"  " * level) + 2)]  # the list's own brackets (and the last indent)
 
 
-def _encode_run(elements: Iterable[Any], level: int) -> bytes:
-    """Elements as `_write` writes a flat array's, in batches, without the brackets."""
-    elements = iter(elements)
-    return b",".join(
-        _encode_batch(batch, level) for batch in iter(lambda: list(islice(elements, _BATCH)), [])
-    )
-
-
 def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
     inner = b"  " * (level + 1)
-    if isinstance(value, Streamed) and value.part is not None and value.jobs > 1 and value.count:
-        from inspector.core.parallel import forked_bytes  # only a large report needs it
-
-        part = value.part
-        runs = forked_bytes(value.count, value.jobs, lambda a, b: _encode_run(part(a, b), level))
-        for number, run in enumerate(runs):
-            write((b"," if number else b"[") + run)
-        write(b"\n" + b"  " * level + b"]")
-    elif isinstance(value, Streamed) and not value.nested:
+    if isinstance(value, Streamed) and not value.nested:
         opened = False
         elements = iter(value.elements)
         while batch := list(islice(elements, _BATCH)):

@@ -24,8 +24,8 @@ from inspector.core.formats import load_conversations, load_tools
 from inspector.core.gate import GateResult, Verdict
 from inspector.core.jsonio import STDIN, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
-from inspector.core.parallel import POOL_MIN_BYTES, default_jobs, default_jobs_for, gate_on_cores
-from inspector.core.report import Streamed, error_document, gate_document, item_rows
+from inspector.core.parallel import POOL_MIN_BYTES, default_jobs_for, gate_on_cores
+from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.core.targets import with_target_findings
 
@@ -250,20 +250,10 @@ def heading(path: str, transcript: Transcript) -> str:
 
 
 def file_document(
-    path: str, result: GateResult, decision: Decision | None = None, jobs: int = 1
+    path: str, result: GateResult, decision: Decision | None = None
 ) -> dict[str, Any]:
-    """The JSON object for one gated transcript (its decision, its conversation id if any).
-
-    With `jobs` over one, a large transcript's rows are encoded by that many processes.
-    """
+    """The JSON object for one gated transcript (its decision, its conversation id if any)."""
     document = gate_document(path, result, decision)
-    if jobs > 1:
-        document["items"] = Streamed(
-            document["items"].elements,
-            part=lambda start, stop: item_rows(result, start, stop),
-            count=len(result.verdicts),
-            jobs=jobs,
-        )
     if result.transcript.conversation is not None:
         document["conversation"] = result.transcript.conversation
     return document
@@ -286,7 +276,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         return follow(args, tools, out, err, style)
 
-    def gated(path: str, transcript: Transcript, jobs: int) -> tuple[GateResult, Decision]:
+    def gated(path: str, transcript: Transcript, jobs: int | None) -> tuple[GateResult, Decision]:
         result = gate_on_cores(transcript, tools, jobs=jobs, budget=args.item_budget)
         if args.target is not None:
             result = with_target_findings(result, args.target)
@@ -295,7 +285,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             state["blocking"] = True
         return result, decision
 
-    def reports() -> Iterator[tuple[str, GateResult | LoadError, Decision | None, int]]:
+    def reports() -> Iterator[tuple[str, GateResult | LoadError, Decision | None]]:
         # One file at a time: its report is written before the next is read; a file of
         # several conversations gives one report for each.
         for arg in args.files:
@@ -306,24 +296,23 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 )
             except LoadError as exc:
                 state["unreadable"] = True
-                yield path, exc, None, 1
+                yield path, exc, None
                 continue
-            jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs
-            jobs = jobs or default_jobs()  # 0: every core
+            jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             for transcript in transcripts:
-                yield path, *gated(path, transcript, jobs), jobs
+                yield path, *gated(path, transcript, jobs)
 
     if args.format == "json":
         # Streamed: each file's rows are written as they are made, never held whole.
         documents = (
             error_document(path, r)
             if isinstance(r, LoadError)
-            else file_document(path, r, decision, jobs)
-            for path, r, decision, jobs in reports()
+            else file_document(path, r, decision)
+            for path, r, decision in reports()
         )
         write_json({"files": Streamed(documents, nested=True)}, out)
     else:
-        for number, (path, r, decision, _) in enumerate(reports()):
+        for number, (path, r, decision) in enumerate(reports()):
             if isinstance(r, LoadError):
                 err.write(f"inspector: {safe_text(str(r))}\n")
                 continue

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspector.core.gate import (
@@ -173,45 +173,6 @@ class _Workers:
         _SHARED.clear()
 
 
-def forked_bytes(count: int, jobs: int, make: Callable[[int, int], bytes]) -> Iterator[bytes]:
-    """`make(start, stop)` for runs of `range(count)`, in order: the first run made in this
-    process and the others by forked workers meanwhile (a report's rows encoded side by side).
-
-    With one job, fewer than POOL_MIN_ITEMS, or no plain fork, everything is made here; so is
-    the run of a worker that fails.
-    """
-    if jobs < 2 or count < POOL_MIN_ITEMS or not _can_fork():
-        yield make(0, count)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    runs = _runs(count, jobs)
-    _SHARED.update(make=make)
-    pool = ProcessPoolExecutor(
-        max(len(runs) - 1, 1), mp_context=multiprocessing.get_context("fork"), initializer=_init
-    )
-    try:
-        futures = [pool.submit(_make, start, stop) for start, stop in runs[1:]]
-        yield make(*runs[0])
-        for (start, stop), future in zip(runs[1:], futures, strict=True):
-            try:
-                made = future.result()
-            except Exception:  # the worker died or failed: this process makes its run
-                made = make(start, stop)
-            yield made
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        _SHARED.clear()
-
-
-def _make(start: int, stop: int) -> bytes:
-    """One worker's run of `forked_bytes`."""
-    with paused_gc():
-        made: bytes = _SHARED["make"](start, stop)
-    return made
-
-
 def _init() -> None:
     import signal
 
@@ -279,11 +240,4 @@ def _attached(table: list[Sent], codes: array[int], items: Sequence[Item]) -> li
     return [made[code] for code in codes]
 
 
-__all__ = [
-    "POOL_MIN_BYTES",
-    "POOL_MIN_ITEMS",
-    "default_jobs",
-    "default_jobs_for",
-    "forked_bytes",
-    "gate_on_cores",
-]
+__all__ = ["POOL_MIN_BYTES", "POOL_MIN_ITEMS", "default_jobs", "default_jobs_for", "gate_on_cores"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from inspector.core.decision import Decision
@@ -14,39 +14,20 @@ class Streamed:
     """A JSON array to be written element by element as it is produced, never held whole.
 
     `nested` says its elements are objects that hold Streamed arrays of their own (at their top
-    level); otherwise each element is written at once, without looking inside it. A flat array
-    may also say how to make any run of its `count` elements (`part(start, stop)`), and on how
-    many processes (`jobs`) the writer may encode runs of them side by side, in order.
+    level); otherwise each element is written at once, without looking inside it.
     """
 
-    __slots__ = ("count", "elements", "jobs", "nested", "part")
+    __slots__ = ("elements", "nested")
 
-    def __init__(
-        self,
-        elements: Iterable[Any],
-        *,
-        nested: bool = False,
-        part: Callable[[int, int], Iterable[Any]] | None = None,
-        count: int = 0,
-        jobs: int = 1,
-    ) -> None:
+    def __init__(self, elements: Iterable[Any], *, nested: bool = False) -> None:
         self.elements = elements
         self.nested = nested
-        self.part = part
-        self.count = count
-        self.jobs = jobs
 
 
-def item_rows(
-    result: GateResult, start: int = 0, stop: int | None = None
-) -> Iterator[dict[str, Any]]:
-    """Yield one JSON object per item (from `start` to `stop`): identity, verdict, detail,
-    schema errors, source."""
+def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
+    """Yield one JSON object per item: identity, verdict, detail, schema errors, source."""
     words = {verdict: verdict.value for verdict in Verdict}
-    items, verdicts = result.transcript.items, result.verdicts
-    if start or stop is not None:
-        items, verdicts = items[start:stop], verdicts[start:stop]
-    for item, verdict in zip(items, verdicts, strict=True):
+    for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
         kind = item.type
         lean = item.lean_source
         if lean is not None:
