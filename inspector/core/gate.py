@@ -624,9 +624,8 @@ class _ItemFindings:
         self.status: list[Finding | _Pending] = []
         self.pairing: list[Finding | _Pending | _Answer] = []
         self.identity: list[Finding] = []
-        #: The first call with each call_id, where the first one is, and the answered ones.
+        #: The first call with each call_id, and the answered ones.
         self.calls: dict[str, Item] = {}
-        self.first_call: dict[str, int] = {}
         self.answered: set[str] = set()
         self.ids: dict[str, Item] = {}
         self.foreign: dict[str, list[int]] = {}
@@ -695,7 +694,6 @@ class _ItemFindings:
         first = self.calls.get(call_id)
         if first is None:
             self.calls[call_id] = item
-            self.first_call[call_id] = item.index
         elif first.group == item.group or (first.name, first.get("arguments")) != (
             item.name,
             item.get("arguments"),
@@ -864,8 +862,9 @@ class _ItemFindings:
     def _unanswered(self, item: Item) -> Finding:
         """The finding of an output with no earlier call: its call comes later, or none does."""
         call_id = item.call_id
-        later = self.first_call.get(call_id)
-        if later is not None:
+        call = self.calls.get(call_id)
+        if call is not None:
+            later = call.index
             return Finding(
                 "output_before_call",
                 Severity.ERROR,
