@@ -77,7 +77,7 @@ def gate_on_cores(
         if _pool_can_judge(toolset):
             workers = _Workers(items, toolset, budget, min(jobs, len(items)), started)
             try:
-                return gate_transcript(
+                result = gate_transcript(
                     transcript,
                     extra_tools,
                     budget=budget,
@@ -85,8 +85,11 @@ def gate_on_cores(
                     rest=workers.rest,
                     started=started,
                 )
-            finally:
-                workers.close()
+            except BaseException:  # Ctrl-C, an error: the workers' runs are not wanted
+                workers.close(stop=True)
+                raise
+            workers.close()
+            return result
     return gate_transcript(transcript, extra_tools, budget=budget, started=started)
 
 
@@ -167,8 +170,12 @@ class _Workers:
             verdicts.extend(_attached(table, codes, self.items))
         return verdicts
 
-    def close(self) -> None:
-        """Stop the workers (at once, if the gate ended early) and forget the items."""
+    def close(self, *, stop: bool = False) -> None:
+        """End the workers (`stop`: at once, whatever they are doing) and forget the items."""
+        if stop:
+            # The executor has no public way to end a running task; its processes are ours.
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+                process.terminate()
         self.pool.shutdown(wait=True, cancel_futures=True)
         _SHARED.clear()
 

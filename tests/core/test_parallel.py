@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import random
+import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +254,30 @@ def test_findings_made_before_the_later_verdicts_are_the_findings_of_one_pass():
         codes |= ("output_for_blocked_call" in found) | 2 * ("status_not_recorded" in found)
     assert checked > 50
     assert codes == 3  # both findings that wait for verdicts were among them
+
+
+def _sleeping_worker(start: int, stop: int) -> None:
+    time.sleep(600)
+
+
+def test_a_gate_that_ends_early_ends_its_workers_at_once(tmp_path, tools_file, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    _write(log, 200, seed=12, long_numbers=False)
+    transcript = load_path(str(log))
+    tools = tools_from_document(synthetic.tools(), str(tools_file))
+    monkeypatch.setattr(parallel, "_judge", _sleeping_worker)
+    seen: list[list[multiprocessing.Process]] = []
+
+    def interrupted(*args, **kwargs):
+        # Ctrl-C while the workers judge their runs.
+        seen.append(multiprocessing.active_children())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(parallel, "gate_transcript", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        parallel.gate_on_cores(transcript, tools, jobs=2, threshold=1)
+    (workers,) = seen
+    assert workers  # the worker was running (asleep in its run)
+    for worker in workers:
+        worker.join(timeout=30)  # a bound for a broken build, not a measured time
+        assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM
