@@ -13,6 +13,7 @@ with one job, a small transcript, or a toolset with a schema only python-jsonsch
 from __future__ import annotations
 
 import os
+import signal
 from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -147,7 +148,18 @@ class _Workers:
             mp_context=multiprocessing.get_context("fork"),
             initializer=_init,
         )
-        self.futures = [self.pool.submit(_judge, start, stop) for start, stop in self.runs[1:]]
+        # The workers are forked as the first task is submitted. Until each has set its own
+        # handlers (`_init`), the signals this process turns into exceptions are held back, so
+        # a worker never runs them (a traceback, where only this process should answer).
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        try:
+            try:
+                self.futures = [self.pool.submit(_judge, s, e) for s, e in self.runs[1:]]
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
+        except BaseException:
+            self.close(stop=True)
+            raise
 
     def _judged(self, start: int, stop: int) -> list[ItemVerdict]:
         with paused_gc(), file_budget(FileBudget(started=self.started)):
@@ -180,11 +192,16 @@ class _Workers:
         _SHARED.clear()
 
 
-def _init() -> None:
-    import signal
+#: Signals held back while workers are forked.
+_HELD = {signal.SIGINT, signal.SIGTERM}
 
-    # Ctrl-C reaches the whole process group: the parent stops, the workers only end quietly.
+
+def _init() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops, the workers only end quietly;
+    # terminated by the parent, a worker just ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
 
 
 #: A verdict as a worker sends it back: ok by its tool name, or any verdict without its
