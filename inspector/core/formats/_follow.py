@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from inspector.core.formats import SESSION_FORMATS
+from inspector.core.formats import session_candidates, session_formats
 from inspector.core.formats._sessions import Corrupt, Line, first_record, parse_lines
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Transcript
 
 #: Session formats a followed file may be in: those written as JSON Lines, read line by line.
-FOLLOWED: tuple[ModuleType, ...] = tuple(m for m in SESSION_FORMATS if hasattr(m, "Reader"))
+FOLLOWED: tuple[ModuleType, ...] = tuple(m for m in session_formats() if hasattr(m, "Reader"))
 #: How much of a large session file is read first, so its first rows can be shown at once
 #: (some hundreds of records: more than a window shows, few enough to measure and paint fast).
 HEAD_BYTES = 1 << 18
@@ -46,12 +46,7 @@ def head_conversations(
     head = head[: head.rfind(b"\n", 0, size) + 1]
     first = first_record(head)
     module = next(
-        (
-            m
-            for m in FOLLOWED
-            if any(mark in head[:4096] for mark in m.MARKERS) and m.matches(head, first)
-        ),
-        None,
+        (m for m in session_candidates(head) if m in FOLLOWED and m.matches(head, first)), None
     )
     if module is None or not head:
         return None

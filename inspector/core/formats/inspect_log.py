@@ -39,8 +39,6 @@ from inspector.core.model import (
 
 KINDS = {"inspect_sample": "inspect"}
 LABEL = "Inspect eval log"
-#: Bytes an Inspect log starts with: a zip archive, or a document opening with its version.
-MARKERS = (b"PK\x03\x04", b'"version"')
 SLUG = "inspect"
 #: Inspect's messages are no provider's envelope: converted items are Open Responses items.
 API = Api(Envelope.OPEN_RESPONSES, SLUG, {}, "stop_reason")

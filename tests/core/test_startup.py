@@ -1,0 +1,127 @@
+"""Start-up of a command: it imports what it uses and nothing else (fresh processes).
+
+Each command is run in a new interpreter as the entry point runs it, and the modules it imported
+are read from `sys.modules` at its end; the other commands, the target profiles, the stream
+reducer, every format but the file's own, and the libraries only they need stay unimported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector.core.formats import FORMAT_MODULES
+from tests.conftest import REPO, SAMPLES
+
+# The command's output goes to a buffer; the modules it left imported are printed instead.
+_CHILD = """
+import io, json, sys
+from inspector.cli import run
+status = run(sys.argv[1:], io.StringIO(), io.StringIO())
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+#: Imported by no command on an Open Responses file unless it is asked for.
+NEVER = (
+    "inspector.commands.diff",
+    "inspector.commands.events",
+    "inspector.commands.report",
+    "inspector.commands.scan",
+    "inspector.commands.tools",
+    "inspector.core.diff",
+    "inspector.core.scan",
+    "inspector.core.formats._blocks",
+    "inspector.core.formats._convert",
+    "inspector.core.formats._sessions",
+    "pygments",
+    "jsonschema",
+    "zipfile",
+)
+#: Imported only by what needs them: a stream, a target, another API's record, a name to check
+#: for look-alike characters, an output file.
+GATE_NEVER = (
+    *NEVER,
+    "inspector.core.stream",
+    "inspector.core.targets",
+    "regex",
+    "tempfile",
+    "shutil",
+)
+OTHER_FORMATS = tuple(name for name in FORMAT_MODULES if name != "open_responses")
+
+
+def _modules(*argv: str) -> tuple[int, set[str]]:
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD, *argv],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    return found["status"], set(found["modules"])
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if n in modules or any(m.startswith(n + ".") for m in modules))
+
+
+@pytest.fixture(scope="module")
+def one_item(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A one-line Open Responses JSONL: a call of a tool the file does not declare."""
+    path = tmp_path_factory.mktemp("startup") / "one.jsonl"
+    item = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "get_weather",
+        "arguments": json.dumps({"city": "Paris"}),
+        "status": "completed",
+    }
+    path.write_text(json.dumps(item) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_one_item_gate_imports_its_own_format_and_no_other(one_item: Path, fmt: str) -> None:
+    status, modules = _modules("gate", "--format", fmt, str(one_item))
+    assert status == 1  # unknown_tool: the file was read and judged
+    assert {"inspector.core.formats.open_responses", "inspector.core.gate"} <= modules
+    assert _loaded(modules, GATE_NEVER) == []
+    others = tuple(f"inspector.core.formats.{name}" for name in OTHER_FORMATS)
+    assert _loaded(modules, others) == []
+
+
+def test_a_target_imports_the_profiles_only_when_given(one_item: Path) -> None:
+    status, modules = _modules("gate", "--target", "openai", str(one_item))
+    assert status == 1
+    assert "inspector.core.targets" in modules
+    assert _loaded(modules, NEVER) == []
+
+
+def test_a_foreign_record_imports_the_formats_detection_reaches() -> None:
+    status, modules = _modules("gate", str(SAMPLES / "chat-completions.json"))
+    assert status in (0, 1)
+    assert "inspector.core.formats.chat_completions" in modules
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (("tools", str(SAMPLES / "tools" / "portable.tools.json")), "inspector.core.targets"),
+        (("events", str(SAMPLES / "streams" / "function-call.sse")), "inspector.core.stream"),
+    ],
+    ids=["tools", "events"],
+)
+def test_other_commands_import_no_other_command(argv: tuple[str, ...], wanted: str) -> None:
+    _status, modules = _modules(*argv)
+    assert wanted in modules
+    others = {f"inspector.commands.{c}" for c in ("diff", "report", "scan")}
+    others.discard(f"inspector.commands.{argv[0]}")
+    assert modules & others == set()
+    assert _loaded(modules, ("pygments", "inspector.core.diff", "inspector.core.scan")) == []
