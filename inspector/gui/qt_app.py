@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Sequence
 from types import TracebackType
@@ -336,11 +336,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     app = _application()
     _apply_theme(app, args)
-    with tempfile.TemporaryDirectory(prefix="replay-inspector-") as scratch:
+    with contextlib.ExitStack() as stack:
         if args.settings:
             settings = Settings.open(args.settings)
         elif args.screenshot:
+            import tempfile
+
             # A screenshot must neither read nor change the user's window layout.
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="replay-inspector-"))
             settings = Settings.open(os.path.join(scratch, "settings.ini"))
         else:
             settings = Settings.open()

@@ -16,7 +16,9 @@ from tests.conftest import SAMPLES
 ROOT = SAMPLES.parent
 
 #: Modules the first paint must not need: the panels other than Item's, the engines behind
-#: them (formats, diff, stream, targets, reports) and the libraries they use.
+#: them (formats, diff, stream, targets, reports, the decisions made of a load) and the
+#: libraries they use (the regex engine is the tool-name look-alike check's and the escaping of
+#: non-ASCII text, both first needed by a loaded file).
 HEAVY = (
     "inspector.gui.qt_schema_panel",
     "inspector.gui.qt_scratch",
@@ -34,8 +36,10 @@ HEAVY = (
     "inspector.core.stream",
     "inspector.core.targets",
     "inspector.core.report",
+    "inspector.core.decision",
     "pygments",
     "jsonschema",
+    "regex",
 )
 
 # The window is started as `replay-inspector --tools T LEFT RIGHT` starts it (qt_app's
