@@ -1,10 +1,13 @@
-"""Regular expressions compiled on first use: a module that holds one does not pay for it (nor
-for importing the `regex` engine) at import, which every command and worker process would."""
+"""Work deferred to first use: regular expressions compiled (and the `regex` engine imported)
+when first used, a package's names imported from their submodules when first asked for. A
+module that holds them does not pay for them at import, which every command, worker process
+and window start would."""
 
 from __future__ import annotations
 
 import importlib
 import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -39,3 +42,20 @@ class LazyPattern:
     def __repr__(self) -> str:
         pattern, _flags, engine = self._source
         return f"<{engine} pattern {pattern!r}, compiled on first use>"
+
+
+def names_on_first_use(
+    package: str, where: Mapping[str, str], namespace: dict[str, Any]
+) -> Callable[[str], object]:
+    """A package's `__getattr__` that imports each of its names from its submodule when first
+    asked for (`where`: name → submodule) and keeps it in the package's `namespace`."""
+
+    def __getattr__(name: str) -> object:
+        module = where.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

@@ -104,10 +104,15 @@ def test_a_target_imports_the_profiles_only_when_given(one_item: Path) -> None:
     assert _loaded(modules, NEVER) == []
 
 
-def test_a_foreign_record_imports_the_formats_detection_reaches() -> None:
+def test_a_foreign_record_imports_the_formats_but_not_the_stream_reducer() -> None:
     status, modules = _modules("gate", str(SAMPLES / "chat-completions.json"))
     assert status in (0, 1)
     assert "inspector.core.formats.chat_completions" in modules
+    # The formats decode other APIs' events with stream.events; the reducer, its results and
+    # the zip reader (Inspect's .eval archives) are for streams and archives only.
+    assert "inspector.core.stream.events" in modules
+    lazy = ("inspector.core.stream.reducer", "inspector.core.stream.results", "zipfile")
+    assert _loaded(modules, lazy) == []
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -150,6 +149,8 @@ def _samples(data: bytes, path: str | None) -> Iterator[tuple[str, dict[str, Any
     """Each sample with its pointer base: from the archive's entries one at a time, or from the
     document's `samples` array."""
     if data.startswith(_ZIP):
+        import zipfile  # only an .eval archive needs it (with shutil, bz2 and lzma)
+
         try:
             archive = zipfile.ZipFile(io.BytesIO(data))
         except zipfile.BadZipFile as exc:
