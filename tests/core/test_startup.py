@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from inspector.core.formats import FORMAT_MODULES
-from tests.conftest import REPO, SAMPLES
+from inspector.core import formats
+from inspector.core.formats import FORMAT_MODULES, Registry, _may_be
+from tests.conftest import CORPUS, REPO, SAMPLES
 
 # The command's output goes to a buffer; the modules it left imported are printed instead.
 _CHILD = """
@@ -97,6 +101,18 @@ def test_a_one_item_gate_imports_its_own_format_and_no_other(one_item: Path, fmt
     assert _loaded(modules, others) == []
 
 
+def test_a_request_line_imports_no_other_format(tmp_path: Path) -> None:
+    # A request is no certain match (another API's could score higher): the formats whose
+    # sniff members it shows are asked, and an Open Responses request shows none of theirs.
+    first = (SAMPLES / "logs" / "agent-session.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    path = tmp_path / "request.jsonl"
+    path.write_text(first + "\n", encoding="utf-8")
+    _status, modules = _modules("gate", str(path))
+    assert "inspector.core.formats.open_responses" in modules
+    others = tuple(f"inspector.core.formats.{name}" for name in OTHER_FORMATS)
+    assert _loaded(modules, (*GATE_NEVER, *others)) == []
+
+
 def test_a_target_imports_the_profiles_only_when_given(one_item: Path) -> None:
     status, modules = _modules("gate", "--target", "openai", str(one_item))
     assert status == 1
@@ -130,3 +146,60 @@ def test_other_commands_import_no_other_command(argv: tuple[str, ...], wanted: s
     others.discard(f"inspector.commands.{argv[0]}")
     assert modules & others == set()
     assert _loaded(modules, ("pygments", "inspector.core.diff", "inspector.core.scan")) == []
+
+
+def _values(value: Any) -> Iterator[Any]:
+    """A JSON value and every object and array nested in it."""
+    yield value
+    children = (
+        value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    )
+    for child in children:
+        if isinstance(child, dict | list):
+            yield from _values(child)
+
+
+def _records() -> Iterator[tuple[str, Any]]:
+    """Every JSON value in the samples and the corpus: documents, lines, and all they nest."""
+    files = [p for root in (SAMPLES, CORPUS) for p in sorted(root.rglob("*")) if p.is_file()]
+    for path in files:
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        try:
+            documents = [json.loads(text)]
+        except ValueError:
+            documents = []
+            for line in text.splitlines():
+                try:
+                    documents.append(json.loads(line))
+                except ValueError:
+                    continue
+        for document in documents:
+            for value in _values(document):
+                yield path.name, value
+
+
+def test_every_record_a_format_detects_shows_its_sniff() -> None:
+    # A format is offered only the records that show one of its sniff tokens: a record it
+    # detects without one would go undetected. Every value of every sample is asked of each.
+    specs = {m: import_module(f"inspector.core.formats.{m}").FORMAT for m in formats.SNIFFS}
+    asked = detected = 0
+    for name, value in _records():
+        for fmt, tokens in formats.SNIFFS.items():
+            asked += 1
+            if specs[fmt].detect(value) is not None:
+                detected += 1
+                assert _may_be(value, frozenset(tokens)), (fmt, name, str(value)[:200])
+    assert detected > 100 and asked > 10 * detected
+
+
+def test_detection_offers_a_record_to_the_formats_its_members_name() -> None:
+    registry = Registry.of_modules(
+        "inspector.core.formats", ("open_responses", "errors", "har"), formats.SNIFFS
+    )
+    offered = [spec.name for spec in registry.detecting({"error": {"message": "m"}})]
+    assert offered == ["open_responses", "error"]
+    assert [spec.name for spec in registry.detecting([{}])] == ["open_responses"]
+    assert [spec.name for spec in registry.detecting()] == ["open_responses", "error", "har"]

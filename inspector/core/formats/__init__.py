@@ -108,52 +108,86 @@ def register(*specs: FormatSpec) -> tuple[FormatSpec, ...]:
     return specs
 
 
+#: The kind `classify` gives a record no format detects.
+UNKNOWN = "unknown"
+#: Stands for "any record" where detection is asked for formats without a record in hand.
+_ANY: Any = object()
+
+
+def _may_be(obj: Any, sniff: frozenset[str]) -> bool:
+    """Whether a record shows one of a format's sniff tokens (see `SNIFFS`)."""
+    if isinstance(obj, dict):
+        return not sniff.isdisjoint(obj) or ("{1}" in sniff and len(obj) == 1)
+    return isinstance(obj, list) and "[" in sniff
+
+
 class Registry:
     """The registered formats and what is derived from them (labels, kinds, streams, texts).
 
     Made from specs, or from the names of format modules (`Registry.of_modules`): then a module
-    is imported only when detection reaches it (formats are tried in order, and a certain match
-    ends the search) or when something derived from every format is asked for. Loading an Open
-    Responses file imports no other format's module.
+    is imported only when detection offers it a record (formats are tried in order, a certain
+    match ends the search, and a format's sniff, when it has one, offers it only the records
+    that show one of its members) or when something derived from every format is asked for.
+    Loading an Open Responses file imports no other format's module.
     """
 
-    def __init__(self, specs: Iterable[FormatSpec], modules: Sequence[str] = ()) -> None:
-        self._tried: list[FormatSpec] = list(register(*specs))
-        self._untried = list(modules)
-        self._of_kind = {k: f for f in self._tried for k in f.kinds}
+    def __init__(
+        self,
+        specs: Iterable[FormatSpec],
+        modules: Sequence[str] = (),
+        sniffs: Sequence[frozenset[str] | None] = (),
+    ) -> None:
+        given = register(*specs)
+        #: Per format in detection order: its spec once imported, its module, its sniff.
+        self._specs: list[FormatSpec | None] = [*given, *(None for _ in modules)]
+        self._modules: list[str | None] = [*(None for _ in given), *modules]
+        self._sniffs: list[frozenset[str] | None] = [
+            *(None for _ in given),
+            *(sniffs or [None] * len(modules)),
+        ]
+        self._of_kind = {k: f for f in given for k in f.kinds}
         # Reentrant: a format module imported under it may ask the registry (it should not).
         self._lock = threading.RLock()
 
     @classmethod
-    def of_modules(cls, package: str, names: Sequence[str]) -> Registry:
-        """A registry of the format modules `names` of `package`, each imported when needed."""
-        return cls((), [f"{package}.{name}" for name in names])
+    def of_modules(
+        cls, package: str, names: Sequence[str], sniffs: Mapping[str, Iterable[str]] | None = None
+    ) -> Registry:
+        """A registry of the format modules `names` of `package`, each imported when needed;
+        `sniffs`: a format's sniff tokens by its name (see `SNIFFS`)."""
+        found = sniffs or {}
+        return cls(
+            (),
+            [f"{package}.{name}" for name in names],
+            [frozenset(found[name]) if name in found else None for name in names],
+        )
 
-    def _reach(self, index: int) -> bool:
-        """Whether there is a format at `index`, importing the modules up to it."""
-        while index >= len(self._tried):
+    def _spec(self, index: int) -> FormatSpec:
+        """The format at `index`, its module imported if this is its first use."""
+        spec = self._specs[index]
+        if spec is None:
             with self._lock:
-                if index < len(self._tried):
-                    break  # another thread imported it meanwhile
-                if not self._untried:
-                    return False
-                spec = importlib.import_module(self._untried[0]).FORMAT
-                self._of_kind.update((k, spec) for k in spec.kinds)
-                self._tried.append(spec)
-                del self._untried[0]
-        return True
+                spec = self._specs[index]
+                if spec is None:
+                    module = self._modules[index]
+                    assert module is not None
+                    spec = importlib.import_module(module).FORMAT
+                    self._of_kind.update((k, spec) for k in spec.kinds)
+                    self._specs[index] = spec
+        return spec
 
-    def detecting(self) -> Iterator[FormatSpec]:
-        """The formats in detection order, each module imported when the search reaches it."""
-        index = 0
-        while self._reach(index):
-            yield self._tried[index]
-            index += 1
+    def detecting(self, obj: Any = _ANY) -> Iterator[FormatSpec]:
+        """The formats, in detection order, that may detect `obj` (every one when no record is
+        given), each module imported when the search reaches it."""
+        for index, sniff in enumerate(self._sniffs):
+            # Whether imported or not: detection gives the same answer either way.
+            if sniff is None or obj is _ANY or _may_be(obj, sniff):
+                yield self._spec(index)
 
     def spec_of(self, kind: str) -> FormatSpec | None:
         """The format that declares a record kind (a kind detection gave is already imported)."""
         spec = self._of_kind.get(kind)
-        if spec is None and self._untried:
+        if spec is None and kind != UNKNOWN and None in self._specs:
             spec = self.spec_of_kind.get(kind)
         return spec
 
@@ -172,8 +206,7 @@ class Registry:
     @functools.cached_property
     def formats(self) -> tuple[FormatSpec, ...]:
         """The formats, in the order that breaks a tie in detection scores (all imported)."""
-        self._reach(len(self._tried) + len(self._untried) - 1)
-        return register(*self._tried)
+        return register(*(self._spec(index) for index in range(len(self._specs))))
 
     @functools.cached_property
     def labels(self) -> Mapping[str, str]:
@@ -254,7 +287,36 @@ FORMAT_MODULES = (
     "otel",
     "har",
 )
-REGISTRY = Registry.of_modules(__name__, FORMAT_MODULES)
+#: For a format, the tokens one of which every record it detects shows: a top-level member's
+#: name, `[` (a JSON array) or `{1}` (an object of one member, a Bedrock stream event as SDKs
+#: record it). A record that shows none is not offered to the format, so a file of other formats'
+#: records does not import its module. A format without a line here is offered every record;
+#: tests/core/test_startup.py checks that every record of the samples and the corpus a format
+#: detects shows one of its tokens.
+SNIFFS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "chat_completions": ("object", "choices", "messages", "role"),
+        "anthropic": ("type", "messages", "role"),
+        "gemini": (
+            "[",
+            "contents",
+            "candidates",
+            "promptFeedback",
+            "prompt_feedback",
+            "usageMetadata",
+            "parts",
+        ),
+        "bedrock": ("[", "{1}", "output", "messages", "role"),
+        "cohere": ("type", "message", "messages"),
+        "errors": ("error",),
+        "codex": ("payload",),
+        "claude_code": ("uuid", "parentUuid", "sessionId", "isSidechain", "leafUuid", "userType"),
+        "inspect_log": ("messages",),
+        "otel": ("result", "trace", "resourceSpans", "batches", "resourceLogs", "data", "traceID"),
+        "har": ("log",),
+    }
+)
+REGISTRY = Registry.of_modules(__name__, FORMAT_MODULES, SNIFFS)
 #: Formats whose files are whole sessions, each with the byte markers its files show early: a
 #: file whose head shows one is asked of its module (`matches(data, first)`), which reads it
 #: with its own loader (`load_file(data, path, source, check) -> list[Transcript]`); a file may
@@ -356,8 +418,8 @@ __all__ = [
 
 def classify(obj: Any) -> str:
     """Name the kind of one JSON record (the best-scoring format's), or 'unknown'."""
-    best_score, best_kind = 0, "unknown"
-    for spec in REGISTRY.detecting():
+    best_score, best_kind = 0, UNKNOWN
+    for spec in REGISTRY.detecting(obj):
         found = spec.detect(obj)
         if found is None:
             continue
