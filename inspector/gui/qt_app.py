@@ -12,10 +12,8 @@ from types import TracebackType
 
 from PySide6.QtCore import (
     QEvent,
-    QIODevice,
     QMessageLogContext,
     QObject,
-    QSaveFile,
     Qt,
     QTimer,
     QtMsgType,
@@ -229,6 +227,9 @@ def _interesting_item(window: MainWindow, select: str | None) -> int | None:
 
 def save_png(pixmap: QPixmap, path: str) -> bool:
     """Write a PNG atomically: a failed write leaves any earlier file at `path` as it was."""
+    # Imported here: naming a Qt class makes PySide6 build its enums; a start-up needs none.
+    from PySide6.QtCore import QIODevice, QSaveFile
+
     target = QSaveFile(path)
     if not target.open(QIODevice.OpenModeFlag.WriteOnly):
         return False
