@@ -22,9 +22,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, safe_text
+from inspector.commands.common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_UNREADABLE,
+    safe_text,
+    target_profile,
+)
 from inspector.commands.gate import load_tool_option
-from inspector.commands.tools import target_profile
 from inspector.core import scan
 from inspector.core.errors import UsageError
 from inspector.core.jsonio import STDIN
