@@ -8,10 +8,12 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import DiffResult, Pair
+
+if TYPE_CHECKING:
+    from inspector.core.decision import Decision
 
 
 def field_keys(value: Any) -> list[Any]:
@@ -52,6 +54,8 @@ class Alignment:
     changed: list[int] = field(init=False)
 
     def __post_init__(self) -> None:
+        from inspector.core.decision import decide_pair  # made with the first diff, not before
+
         object.__setattr__(self, "decision", decide_pair(self.diff, names=self.names))
         pairs = self.diff.pairs
         left_rows = pairs.rows("left")
