@@ -7,6 +7,7 @@ memory (2). Output files are written atomically, so none is left half-written.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import io
@@ -16,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from types import FrameType
 
+from inspector import headroom
 from inspector.cli import SUBCOMMANDS
 
 _EXIT_UNREADABLE = 2
@@ -40,12 +42,22 @@ class _ClosedOutput(io.TextIOBase):
 
 def _end(status: int, line: str) -> None:
     """Say one line on stderr and leave at once (nothing is torn down)."""
+    headroom.stop()
     try:
         sys.stderr.write(f"inspector: {line}\n")
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass
+    except MemoryError:
+        # Even the line could not be made: write the words that already exist.
+        with contextlib.suppress(OSError):
+            os.write(2, _OUT_OF_MEMORY_LINE)
     os._exit(status)
+
+
+_OUT_OF_MEMORY = "out of memory; the input is too large for this machine"
+#: The line made before it is needed: with no memory left, not even it could be formatted.
+_OUT_OF_MEMORY_LINE = f"inspector: {_OUT_OF_MEMORY}\n".encode()
 
 
 def _reason(exc: OSError) -> str:
@@ -54,7 +66,11 @@ def _reason(exc: OSError) -> str:
 
 def run_command(args: list[str]) -> None:
     """Run one CLI command and end the process with its exit status."""
-    from inspector.cli import run
+    headroom.guard()
+    try:
+        from inspector.cli import run
+    except MemoryError:
+        _end(_EXIT_UNREADABLE, _OUT_OF_MEMORY)
 
     signal.signal(signal.SIGTERM, _terminate)
     if sys.stdout is None:
@@ -74,7 +90,7 @@ def run_command(args: list[str]) -> None:
         sys.stderr.close()
         os._exit(0)
     except MemoryError:
-        _end(_EXIT_UNREADABLE, "out of memory; the input is too large for this machine")
+        _end(_EXIT_UNREADABLE, _OUT_OF_MEMORY)
     except OSError as exc:
         _end(_EXIT_UNREADABLE, f"cannot write to standard output: {_reason(exc)}")
     sys.stderr.flush()
