@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -20,9 +22,9 @@ from inspector.core.decision import Decision, decide_file
 from inspector.core.display import show_number
 from inspector.core.formats import load_conversations, load_tools
 from inspector.core.gate import GateResult, Verdict
-from inspector.core.jsonio import display_name
+from inspector.core.jsonio import STDIN, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
-from inspector.core.parallel import gate_on_cores
+from inspector.core.parallel import POOL_MIN_BYTES, default_jobs_for, gate_on_cores
 from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 from inspector.core.targets import with_target_findings
@@ -75,6 +77,17 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _size(arg: str) -> int | None:
+    """The size of a named regular file (None for standard input or anything else)."""
+    if arg == STDIN:
+        return None
+    try:
+        found = os.stat(arg)
+    except OSError:
+        return None
+    return found.st_size if stat.S_ISREG(found.st_mode) else None
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -120,12 +133,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--jobs",
         type=_jobs,
-        # One process by default: on this project's 2-core benchmark machine, idle, the pool
-        # was slower than one process at 100k and at 1M items (README "Performance").
-        default=1,
+        default=None,
         metavar="N",
-        help="processes that judge the calls of a large file (default 1: this process only; "
-        "0: every core); the report is the same whatever N",
+        help="processes that judge the items of a large file (0: every core); by default "
+        f"every core for a file of {POOL_MIN_BYTES >> 20} MiB or more, one process for a "
+        "smaller one; the report is the same whatever N",
     )
     parser.add_argument(
         "--conversation",
@@ -264,8 +276,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         return follow(args, tools, out, err, style)
 
-    def gated(path: str, transcript: Transcript) -> tuple[GateResult, Decision]:
-        result = gate_on_cores(transcript, tools, jobs=args.jobs or None, budget=args.item_budget)
+    def gated(path: str, transcript: Transcript, jobs: int | None) -> tuple[GateResult, Decision]:
+        result = gate_on_cores(transcript, tools, jobs=jobs, budget=args.item_budget)
         if args.target is not None:
             result = with_target_findings(result, args.target)
         decision = decide_file(result, name=path, strict=args.strict, fail_on=args.fail_on)
@@ -286,8 +298,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 state["unreadable"] = True
                 yield path, exc, None
                 continue
+            jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             for transcript in transcripts:
-                yield path, *gated(path, transcript)
+                yield path, *gated(path, transcript, jobs)
 
     if args.format == "json":
         # Streamed: each file's rows are written as they are made, never held whole.

@@ -6,7 +6,7 @@ import json
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -321,6 +321,11 @@ def _check_arguments(
     return ItemVerdict(Verdict.OK, _matches(name), tool=name, given=given, source=source)
 
 
+def ok_verdict(name: str, source: Item) -> ItemVerdict:
+    """The ok verdict of a call to `name` whose arguments are `source`'s."""
+    return ItemVerdict(Verdict.OK, _matches(name), tool=name, source=source)
+
+
 _ABSENT: Any = object()
 #: The detail of a call sent back as history with its answer but without its status.
 HISTORY_DETAIL = "status is missing; status not recorded (answered in this request)"
@@ -405,91 +410,54 @@ def gate_transcript(
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
-    known: Mapping[tuple[str, str], Detached | None] | None = None,
+    verdicts: Sequence[ItemVerdict] | None = None,
+    rest: Callable[[], Sequence[ItemVerdict]] | None = None,
     started: float | None = None,
 ) -> GateResult:
     """Gate every item of a transcript and collect the transcript findings.
 
     Between items, a set `cancel` stops the work (Cancelled) and `progress` hears how many of
-    the items are done. `known`: verdicts of completed calls by (name, arguments), already
-    made elsewhere (`detached_verdict`, in worker processes: see `core.parallel`); `started`:
-    when the file's validation budget began (`schema.FileBudget`), when it began there.
+    the items are done. `verdicts`: the verdicts of the first items, already made
+    (`item_verdicts`), and `rest()` those of the others, asked for once the findings' pass
+    over the items is done (worker processes make them meanwhile: see `core.parallel`);
+    `started`: when the file's validation budget began (`schema.FileBudget`), when it began
+    there.
     """
     budget_of_file = FileBudget() if started is None else FileBudget(started=started)
     with paused_gc(), file_budget(budget_of_file):
-        return _gate_transcript(transcript, extra_tools, budget, cancel, progress, known)
-
-
-class Detached(NamedTuple):
-    """A completed call's verdict made without its item, and whether it points back to one.
-
-    A verdict that keeps its arguments (arguments_schema) takes the first item with them as its
-    `source`, as a verdict made in place would (`attached`).
-    """
-
-    verdict: ItemVerdict
-    keeps_source: bool
-
-    def attached(self, item: Item) -> ItemVerdict:
-        """The verdict as the gate makes it for `item`, the first call with these arguments."""
-        return _with_source(self.verdict, item) if self.keeps_source else self.verdict
-
-
-def _with_source(v: ItemVerdict, source: Item | None) -> ItemVerdict:
-    # The constructor, not dataclasses.replace: this runs once per distinct call.
-    return ItemVerdict(v.verdict, v.detail, v.errors, v.tool, None, v.parse_error, source)
-
-
-#: Stands for the item a detached verdict will point back to.
-_DETACHED = Item(-1, None, None)
-
-
-def detached_verdict(
-    name: str, arguments: str, tools: ToolSet, budget: float = DEFAULT_BUDGET
-) -> Detached | None:
-    """The verdict of a completed call from its name and arguments alone (see `Detached`).
-
-    None stands for ok, the common verdict, which the gate makes again from the name alone:
-    what a worker process sends back stays small.
-    """
-    verdict = _call_verdict("completed", arguments, name, tools, budget, None, _DETACHED)
-    if verdict.verdict == Verdict.OK:
-        return None
-    keeps = verdict.source is _DETACHED
-    return Detached(_with_source(verdict, None) if keeps else verdict, keeps)
-
-
-def call_keys(transcript: Transcript) -> list[tuple[str, str]]:
-    """The distinct (name, arguments) of the completed calls, whose verdicts the gate memoises."""
-    keys: dict[tuple[str, str], None] = {}
-    for item in transcript.items:
-        if item.type != "function_call" or item.get("status", _ABSENT) != "completed":
-            continue
-        name, arguments = item.name, item.get("arguments", _ABSENT)
-        if type(name) is str and type(arguments) is str:
-            keys[name, arguments] = None
-    return list(keys)
+        toolset, overridden = make_toolset(transcript, extra_tools)
+        if verdicts is None:
+            made = item_verdicts(
+                transcript.items, toolset, budget=budget, cancel=cancel, progress=progress
+            )
+        else:
+            made = list(verdicts)
+        findings = transcript_findings(transcript, made, toolset, overridden, rest)
+        return GateResult(transcript, tuple(made), tuple(findings), toolset)
 
 
 #: Items gated between two looks at the cancel flag and two progress reports.
 _CHECK_EVERY = 1024
 
 
-def _gate_transcript(
-    transcript: Transcript,
-    extra_tools: Mapping[str, Tool] | None,
-    budget: float,
-    cancel: threading.Event | None,
-    progress: Callable[[int, int], None] | None,
-    known: Mapping[tuple[str, str], Detached | None] | None,
-) -> GateResult:
-    toolset, overridden = make_toolset(transcript, extra_tools)
-    # Logs repeat the same call many times; a completed call's verdict depends only on its
-    # name and arguments, so each pair is gated once.
+def item_verdicts(
+    items: Sequence[Item],
+    toolset: ToolSet,
+    *,
+    budget: float = DEFAULT_BUDGET,
+    cancel: threading.Event | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[ItemVerdict]:
+    """The verdict of each item (all of a transcript's, or a run of them), in order.
+
+    Logs repeat the same call many times; a completed call's verdict depends only on its name
+    and arguments, so each pair is judged once and its verdict shared.
+    """
     memo: dict[tuple[str, str], ItemVerdict] = {}
     verdicts: list[ItemVerdict] = []
-    total = len(transcript.items)
-    for done, item in enumerate(transcript.items):
+    append = verdicts.append
+    total = len(items)
+    for done, item in enumerate(items):
         if not done % _CHECK_EVERY:
             if cancel is not None and cancel.is_set():
                 raise Cancelled("gating was cancelled")
@@ -497,32 +465,24 @@ def _gate_transcript(
                 progress(done, total)
         kind = item.type
         if kind != "function_call":
-            verdicts.append(_type_verdict(kind))
+            append(_type_verdict(kind))
             continue
         status = item.get("status", _ABSENT)
         name = item.name
         arguments = item.get("arguments", _ABSENT)
-        key = None
         if status == "completed" and type(name) is str and type(arguments) is str:
             key = (name, arguments)
             found = memo.get(key)
-            if found is not None:
-                verdicts.append(found)
-                continue
-        made = known.get(key, _ABSENT) if known is not None and key is not None else _ABSENT
-        if made is None:  # ok, as judged elsewhere
-            verdict = ItemVerdict(Verdict.OK, _matches(name), tool=name, source=item)
-        elif made is not _ABSENT:
-            verdict = made.attached(item)
+            if found is None:
+                # The verdict keeps the item as its way back to the arguments, not every
+                # call's parsed arguments.
+                found = memo[key] = _call_verdict(
+                    status, arguments, name, toolset, budget, cancel, item
+                )
+            append(found)
         else:
-            # The verdict keeps the item as its way back to the arguments, not every call's
-            # parsed arguments.
-            verdict = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
-        if key is not None:
-            memo[key] = verdict
-        verdicts.append(verdict)
-    findings = transcript_findings(transcript, verdicts, toolset, overridden)
-    return GateResult(transcript, tuple(verdicts), tuple(findings), toolset)
+            append(_call_verdict(status, arguments, name, toolset, budget, cancel, item))
+    return verdicts
 
 
 _MATCHES: dict[str, str] = {}
@@ -629,30 +589,43 @@ class _Pending(NamedTuple):
     item: Item
 
 
+class _Answer(NamedTuple):
+    """An output whose call's verdict is looked at once every verdict is known."""
+
+    call: Item
+    item: Item
+
+
 class _ItemFindings:
     """The findings about items, gathered in one pass over them (see `transcript_findings`).
 
     Each kind keeps its own list in item order, as the report lists them. A finding that
     depends on later items (an incomplete item that may be last of its response, an output
-    whose call may come later) holds its place as `_Pending` until the pass is over.
+    whose call may come later) holds its place as `_Pending` until the pass is over. The pass
+    needs the verdicts of the first `known` items only (all when None): an output from there
+    on holds its place as `_Answer` until every verdict is in `verdicts`.
     """
 
     def __init__(
-        self, transcript: Transcript, verdicts: list[ItemVerdict], toolset: ToolSet
+        self,
+        transcript: Transcript,
+        verdicts: list[ItemVerdict],
+        toolset: ToolSet,
+        known: int | None = None,
     ) -> None:
         self.verdicts = verdicts
         self.toolset = toolset
+        self.known = len(transcript.items) if known is None else known
         #: Calls with no status answered in their own request: history that already ran.
         self.history: list[Item] = []
         self.groups = {g.index: g for g in transcript.groups}
         #: Item indexes of each group, and the last item of each.
         self.by_group: dict[int, list[int]] = {}
         self.status: list[Finding | _Pending] = []
-        self.pairing: list[Finding | _Pending] = []
+        self.pairing: list[Finding | _Pending | _Answer] = []
         self.identity: list[Finding] = []
-        #: The first call with each call_id, where the first one is, and the answered ones.
+        #: The first call with each call_id, and the answered ones.
         self.calls: dict[str, Item] = {}
-        self.first_call: dict[str, int] = {}
         self.answered: set[str] = set()
         self.ids: dict[str, Item] = {}
         self.foreign: dict[str, list[int]] = {}
@@ -721,7 +694,6 @@ class _ItemFindings:
         first = self.calls.get(call_id)
         if first is None:
             self.calls[call_id] = item
-            self.first_call[call_id] = item.index
         elif first.group == item.group or (first.name, first.get("arguments")) != (
             item.name,
             item.get("arguments"),
@@ -752,9 +724,20 @@ class _ItemFindings:
             self.pairing.append(_Pending(item))  # output_before_call, or an orphan
             return
         self.answered.add(call_id)
+        if item.index >= self.known:
+            # Resolved in item order with the others from here on (the history finding lists
+            # its calls in the order their answers come).
+            self.pairing.append(_Answer(call, item))
+            return
+        found = self._answer(call, item)
+        if found is not None:
+            self.pairing.append(found)
+
+    def _answer(self, call: Item, item: Item) -> Finding | None:
+        """The finding of an output for a call that is not ok, given the call's verdict."""
         call_verdict = self.verdicts[call.index]
         if call_verdict.verdict == Verdict.OK:
-            return
+            return None
         if self._answered_history(call, item):
             # The request sends back a call that already ran, with its answer: the SDKs omit
             # the call's status there, so the status is not recorded, not in progress.
@@ -773,22 +756,20 @@ class _ItemFindings:
                 self.verdicts[call.index] = ItemVerdict(
                     Verdict.STATUS, HISTORY_DETAIL, source=call_verdict.source
                 )
-                return
+                return None
             call_verdict = as_completed
         # A call blocked only because the file holds no schema for it may well have been
         # right to run: its answer is worth a warning, not a second error.
         severity = (
             Severity.WARNING if call_verdict.verdict == Verdict.UNKNOWN_TOOL else Severity.ERROR
         )
-        self.pairing.append(
-            Finding(
-                "output_for_blocked_call",
-                severity,
-                (call.index, item.index),
-                f"{item_label(item)} answers {item_label(call)}, whose verdict is "
-                f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
-                "be followed by its output",
-            )
+        return Finding(
+            "output_for_blocked_call",
+            severity,
+            (call.index, item.index),
+            f"{item_label(item)} answers {item_label(call)}, whose verdict is "
+            f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
+            "be followed by its output",
         )
 
     def _answered_history(self, call: Item, output: Item) -> bool:
@@ -855,7 +836,16 @@ class _ItemFindings:
 
     def pairing_findings(self) -> list[Finding]:
         """Call and output pairing, in item order, then the calls left unanswered."""
-        out = [e if not isinstance(e, _Pending) else self._unanswered(e.item) for e in self.pairing]
+        out: list[Finding] = []
+        for entry in self.pairing:
+            if isinstance(entry, _Pending):
+                out.append(self._unanswered(entry.item))
+            elif isinstance(entry, _Answer):
+                found = self._answer(entry.call, entry.item)
+                if found is not None:
+                    out.append(found)
+            else:
+                out.append(entry)
         for call_id, call in self.calls.items():
             if call_id not in self.answered:
                 out.append(
@@ -872,8 +862,9 @@ class _ItemFindings:
     def _unanswered(self, item: Item) -> Finding:
         """The finding of an output with no earlier call: its call comes later, or none does."""
         call_id = item.call_id
-        later = self.first_call.get(call_id)
-        if later is not None:
+        call = self.calls.get(call_id)
+        if call is not None:
+            later = call.index
             return Finding(
                 "output_before_call",
                 Severity.ERROR,
@@ -922,8 +913,13 @@ def transcript_findings(
     verdicts: list[ItemVerdict],
     toolset: ToolSet,
     overridden: Iterable[str] = (),
+    rest: Callable[[], Sequence[ItemVerdict]] | None = None,
 ) -> list[Finding]:
-    """Collect the findings about a transcript as a whole."""
+    """Collect the findings about a transcript as a whole.
+
+    `rest`: `verdicts` are only the first items'; `rest()` gives the others' (which `verdicts`
+    is then extended with), asked for once the pass over the items is done.
+    """
     out: list[Finding] = []
     for name in overridden:
         source = toolset.tools[name].source
@@ -936,7 +932,9 @@ def transcript_findings(
             )
         )
     # One pass over the items gathers what every kind of finding needs.
-    found = _ItemFindings(transcript, verdicts, toolset)
+    found = _ItemFindings(transcript, verdicts, toolset, None if rest is None else len(verdicts))
+    if rest is not None:
+        verdicts.extend(rest())
     out.extend(_group_findings(transcript, found.by_group))
     out.extend(found.status_findings())
     out.extend(found.pairing_findings())
@@ -963,7 +961,6 @@ def item_label(item: Item) -> str:
 __all__ = [
     "PASSING",
     "ArgumentsError",
-    "Detached",
     "Envelope",
     "Finding",
     "GateResult",
@@ -973,14 +970,14 @@ __all__ = [
     "Verdict",
     "allowed_tool_names",
     "answered_history",
-    "call_keys",
     "check_arguments",
-    "detached_verdict",
     "gate_item",
     "gate_transcript",
     "item_label",
+    "item_verdicts",
     "lookalike",
     "make_toolset",
+    "ok_verdict",
     "parse_arguments",
     "transcript_findings",
 ]

@@ -9,8 +9,8 @@ items changed).
 
   gate --format json on a 100k-item JSONL ÷ the source article's own gate (its code cut from
   ../shared/seeds/replay-gate-article.txt at run time: article_gate.py), ÷ a stdlib json parse
-  (in one process, the default, and on every core: --jobs 0) and ÷ an orjson parse; gate peak
-  RSS ÷ file size, and on
+  (as run by default, on every core for a file this large, and in one process: --jobs 1) and
+  ÷ an orjson parse; gate peak RSS ÷ file size, and on
   a 1M-item file its RSS ÷ file and time ÷ the 100k run; `inspector diff` of two 100k-item
   files: peak RSS ÷ both files; the GUI with both loaded and diffed: peak RSS ÷ both files;
   cold start to first paint with the sample pair ÷ a bare PySide6 window; diff ÷ load of two
@@ -46,6 +46,8 @@ import bench_gui  # noqa: E402
 import bench_stream  # noqa: E402
 import synthetic  # noqa: E402
 from measure import Measured, run_measured  # noqa: E402
+
+from inspector.core.parallel import POOL_MIN_BYTES  # noqa: E402
 
 PARSE_JSON = "import json,sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
 #: The source article, whose own gate is the first baseline (read at run time, never copied).
@@ -156,8 +158,9 @@ def _median(done: dict[str, list[Measured]], what: str) -> dict[str, float]:
 def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Figure]:
     """gate --format json against the article's own gate, a stdlib and an orjson parse; its RSS.
 
-    Whole processes, interleaved: `gate` as a user runs it (one process, the default) and
-    `gate --jobs 0` (every core: call verdicts made by a process pool, core/parallel.py). The
+    Whole processes, interleaved: `gate --jobs 0` (every core: forked workers judge runs of
+    items, core/parallel.py) and `gate --jobs 1` (one process); the article's row and the RSS
+    row take the one `gate` runs by default for this file (every core from POOL_MIN_BYTES). The
     article's gate is its code cut from the article at run time (article_gate.py). The same
     command on the file's first item alone, timed with them, is the fixed cost of a run
     (interpreter, imports, argument parsing), shown for context. Peak RSS is the gate's own
@@ -169,7 +172,7 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
         one.write_bytes(source.readline())
     commands = {
         "gate": _gate(jsonl, tools, "--jobs", "0"),
-        "single": _gate(jsonl, tools),
+        "single": _gate(jsonl, tools, "--jobs", "1"),
         "json": [py, "-c", PARSE_JSON, str(jsonl)],
         "orjson": [py, "-c", PARSE_ORJSON, str(jsonl)],
         "one": _gate(one, tools),
@@ -187,12 +190,14 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
     size = jsonl.stat().st_size
     gate_s, single_s = seconds["gate"], seconds["single"]
     cores = _cores()
+    # What `gate` runs by default for a file of this size, and the words for it.
+    default, words = ("gate", "every core") if size >= POOL_MIN_BYTES else ("single", "one process")
     article_row = (
         Figure(
             "gate --format json ÷ the article's own gate",
-            single_s / seconds["article"],
+            seconds[default] / seconds["article"],
             1.0,
-            f"gate {single_s:.2f} s (the default, one process), article's gate "
+            f"gate {seconds[default]:.2f} s (the default: {words}), article's gate "
             f"{seconds['article']:.2f} s (verdicts only)",
         )
         if "article" in seconds
@@ -212,20 +217,21 @@ def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Fig
             "gate in one process ÷ stdlib json parse",
             single_s / seconds["json"],
             2.0,
-            f"gate {single_s:.2f} s, json {seconds['json']:.2f} s; {size / 1e6:.1f} MB JSONL",
+            f"gate --jobs 1 {single_s:.2f} s, json {seconds['json']:.2f} s; "
+            f"{size / 1e6:.1f} MB JSONL",
         ),
         Figure(
             "gate --format json ÷ orjson parse",
             single_s / seconds["orjson"],
             3.0,
-            f"one process; orjson {seconds['orjson']:.2f} s; gate of one item "
-            f"{seconds['one']:.2f} s",
+            f"--jobs 1; orjson {seconds['orjson']:.2f} s; gate of one item {seconds['one']:.2f} s",
         ),
         Figure(
             "gate peak RSS ÷ file size",
-            peak["single"] / size,
+            peak[default] / size,
             5.0,
-            f"peak {_mb(peak['single'])} (on every core {_mb(peak['gate'])}); gate of one item "
+            f"peak {_mb(peak[default])} (the default: {words}; --jobs 0 {_mb(peak['gate'])}, "
+            f"--jobs 1 {_mb(peak['single'])}); gate of one item "
             f"{_mb(peak['one'])}",
         ),
     ]

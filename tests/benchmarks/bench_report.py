@@ -9,6 +9,7 @@ size of the report. Each time is the median of 3 runs.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -79,9 +80,27 @@ def pair(folder: Path, n: int) -> tuple[float, ReportInput]:
     return median_time(build)
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of items (1 or more)")
+    return value
+
+
 def main(argv: list[str]) -> int:
     """Print one line per size, input kind and format."""
-    sizes = [int(a) for a in argv] or [10_000, 50_000]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "sizes",
+        nargs="*",
+        type=_count,
+        metavar="N",
+        help="items per transcript (default: 10000 50000)",
+    )
+    sizes = parser.parse_args(argv).sizes or [10_000, 50_000]
     print(f"{'items':>7}  {'input':6}  {'prepare':>8}  {'format':8}  {'render':>7}  {'size':>9}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

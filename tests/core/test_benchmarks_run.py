@@ -51,3 +51,22 @@ def test_bench_perf_quick_prints_every_figure() -> None:
         pattern = rf"{name}\s+\d+\.\d\d( s)?\s+{re.escape(target)}\s+(yes|NO)\b"
         assert re.match(pattern, rows[0]), rows[0]
     assert len([line for line in lines if re.search(r"\s(yes|NO)\s", line)]) == len(FIGURES)
+
+
+def test_bench_report_takes_help_and_refuses_a_bad_size_in_one_line() -> None:
+    script = str(ROOT / "tests" / "benchmarks" / "bench_report.py")
+    shown = subprocess.run(
+        [sys.executable, script, "--help"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "items per transcript" in shown.stdout
+    refused = subprocess.run(
+        [sys.executable, script, "many"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert refused.returncode == 2
+    assert "Traceback" not in refused.stderr
+    assert (
+        refused.stderr.strip()
+        .splitlines()[-1]
+        .endswith("'many' is not a number of items (1 or more)")
+    )

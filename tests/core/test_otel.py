@@ -10,6 +10,7 @@ spans resend their history).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,10 +118,30 @@ def content_events(path: Path) -> list[Any]:
     return found
 
 
+FLAT_CALL_ID = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.tool_calls\.\d+\.id")
+FLAT_FUNCTION = re.compile(r"gen_ai\.completion\.(\d+)\.function_call\.name")
+FLAT_ROLE = re.compile(r"gen_ai\.prompt\.(\d+)\.role")
+
+
+def flattened_ids(record: int, attributes: list[dict[str, Any]]) -> tuple[set[str], set[str]]:
+    """The call ids and result ids of the older flattened attributes of one record: each
+    `tool_calls.M.id`, a `function_call` (which has no id: one per record and message), and
+    the `tool_call_id` of each prompt message whose role is `tool`."""
+    named = {a["key"]: plain(a["value"]) for a in attributes}
+    calls = {json.dumps(v) for k, v in named.items() if FLAT_CALL_ID.fullmatch(k)}
+    calls |= {f"{record}/{m[1]}" for k in named if (m := FLAT_FUNCTION.fullmatch(k))}
+    results = {
+        json.dumps(named.get(f"gen_ai.prompt.{m[1]}.tool_call_id"))
+        for k, v in named.items()
+        if (m := FLAT_ROLE.fullmatch(k)) and v == "tool"
+    }
+    return calls, results
+
+
 def raw_counts(path: Path) -> tuple[int, int]:
-    """Distinct tool_call ids and tool_call_response ids of the file's content attributes, and
-    of its older per-message events (a call counts when its arguments were kept, a tool
-    message when its content was)."""
+    """Distinct tool_call ids and tool_call_response ids of the file's content attributes, of
+    its older flattened attributes, and of its older per-message events (a call counts when
+    its arguments were kept, a tool message when its content was)."""
     calls: set[str] = set()
     results: set[str] = set()
     for name, body in legacy_events(path):
@@ -134,7 +155,10 @@ def raw_counts(path: Path) -> tuple[int, int]:
         calls.update(json.dumps(c["id"]) for c in message.get("tool_calls", []))
         if message["role"] == "tool":
             results.add(json.dumps(message["tool_call_id"]))
-    for attributes in records(path):
+    for n, attributes in enumerate(records(path)):
+        flat_calls, flat_results = flattened_ids(n, attributes)
+        calls.update(flat_calls)
+        results.update(flat_results)
         for attribute in attributes:
             if attribute["key"] not in CONTENT:
                 continue

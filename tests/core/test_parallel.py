@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import random
+import signal
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
 from inspector.cli import run
 from inspector.core import parallel
-from inspector.core.formats import load_path, tools_from_document
-from inspector.core.gate import gate_transcript
+from inspector.core.formats import load_conversations, load_path, tools_from_document
+from inspector.core.gate import gate_transcript, item_verdicts, make_toolset
+from inspector.core.model import LoadError
 from tests.benchmarks import synthetic
 
 
@@ -62,14 +68,13 @@ def tools_file(tmp_path):
 def pool_runs(monkeypatch):
     """Every run of the pool, with the processes that made its verdicts."""
     runs: list[set[int]] = []
-    original = parallel._pool_verdicts
+    original = parallel._Workers.close
 
-    def spy(*args, **kwargs):
-        known, workers = original(*args, **kwargs)
-        runs.append(workers)
-        return known, workers
+    def spy(self):
+        original(self)
+        runs.append(self.makers)
 
-    monkeypatch.setattr(parallel, "_pool_verdicts", spy)
+    monkeypatch.setattr(parallel._Workers, "close", spy)
     return runs
 
 
@@ -90,9 +95,8 @@ def test_the_pool_writes_what_one_process_writes(
     _write(log, items, seed=items, long_numbers=long_numbers)
     one = _gate_json(str(log), "--tools", str(tools_file), "--jobs", "1")
     assert pool_runs == []
-    monkeypatch.setattr(parallel, "POOL_MIN_CALLS", 1)
-    monkeypatch.setattr(parallel, "CHUNK", 16)  # several chunks even for a small file
-    pooled = _gate_json(str(log), "--tools", str(tools_file), "--jobs", "2")
+    monkeypatch.setattr(parallel, "POOL_MIN_ITEMS", 1)  # even a small file goes to the pool
+    pooled = _gate_json(str(log), "--tools", str(tools_file), "--jobs", "3")
     assert pooled == one
     # The pool ran, and a worker process (not this one) made verdicts.
     (workers,) = pool_runs
@@ -120,11 +124,12 @@ def test_the_pool_gives_the_gate_result_of_one_process(tmp_path, tools_file, poo
     assert len(pool_runs) == 1
     assert _answers(pooled) == _answers(alone)
     assert pooled.findings == alone.findings
-    # A verdict that keeps its arguments points back to its first item, as in one process.
+    # A verdict that keeps its arguments points back to an item with those arguments (the
+    # first of its worker's run: the same text, parsed when asked).
     for mine, theirs in zip(pooled.verdicts, alone.verdicts, strict=True):
         assert (mine.source is None) == (theirs.source is None)
         if mine.source is not None:
-            assert mine.source.index == theirs.source.index
+            assert mine.source.get("arguments") == theirs.source.get("arguments")
             assert mine.parsed == theirs.parsed
 
 
@@ -132,7 +137,60 @@ def test_a_small_file_stays_in_this_process(tmp_path, tools_file, pool_runs):
     log = tmp_path / "log.jsonl"
     _write(log, 300, seed=5, long_numbers=False)
     _gate_json(str(log), "--tools", str(tools_file), "--jobs", "4")
-    assert pool_runs == []  # far fewer distinct calls than POOL_MIN_CALLS
+    assert pool_runs == []  # far fewer items than POOL_MIN_ITEMS
+
+
+def test_by_default_a_large_file_takes_every_core_and_a_small_one_this_process(
+    tmp_path, tools_file, pool_runs, monkeypatch
+):
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=6, long_numbers=False)
+    monkeypatch.setattr(parallel, "POOL_MIN_ITEMS", 1)
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    size = log.stat().st_size
+    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", size + 1)
+    alone = _gate_json(str(log), "--tools", str(tools_file))
+    assert pool_runs == []  # one byte short of a large file
+    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", size)
+    pooled = _gate_json(str(log), "--tools", str(tools_file))
+    assert len(pool_runs) == 1 and pool_runs[0] - {os.getpid()}
+    assert pooled == alone
+    # Standard input has no size to go by: one process.
+    assert parallel.default_jobs_for(None) == 1
+
+
+def _dying_worker(start: int, stop: int) -> None:
+    os._exit(3)  # as a worker killed by the kernel ends
+
+
+def test_a_worker_that_dies_has_its_items_judged_here(tmp_path, tools_file, pool_runs, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    _write(log, 400, seed=8, long_numbers=False)
+    transcript = load_path(str(log))
+    tools = tools_from_document(synthetic.tools(), str(tools_file))
+    alone = gate_transcript(transcript, tools)
+    monkeypatch.setattr(parallel, "_judge", _dying_worker)
+    pooled = parallel.gate_on_cores(transcript, tools, jobs=2, threshold=1)
+    assert pool_runs == [{os.getpid()}]  # every verdict made here
+    assert _answers(pooled) == _answers(alone)
+    assert pooled.findings == alone.findings
+
+
+def test_a_process_with_another_thread_is_not_forked(tmp_path, tools_file, pool_runs):
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=4, long_numbers=False)
+    transcript = load_path(str(log))
+    tools = tools_from_document(synthetic.tools(), str(tools_file))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        result = parallel.gate_on_cores(transcript, tools, jobs=2, threshold=1)
+    finally:
+        stop.set()
+        other.join()
+    assert pool_runs == []
+    assert _answers(result) == _answers(gate_transcript(transcript, tools))
 
 
 def test_a_schema_only_python_jsonschema_runs_keeps_the_gate_in_this_process(tmp_path, pool_runs):
@@ -165,3 +223,71 @@ def test_the_generated_logs_take_both_loaders(tmp_path):
         _write(log, 300, seed=1, long_numbers=long_numbers)
         items = load_path(str(log)).items
         assert any(item.lean_source is not None for item in items) == lean
+
+
+def _sample_transcripts():
+    root = Path(__file__).resolve().parents[2] / "samples"
+    for path in sorted(root.rglob("*.json*")):
+        if "expected" in path.parts:
+            continue
+        try:
+            yield from load_conversations(str(path))
+        except LoadError:
+            continue
+
+
+def test_findings_made_before_the_later_verdicts_are_the_findings_of_one_pass():
+    # The pool's way: the findings' pass runs knowing only the first k items' verdicts, and the
+    # others arrive afterwards. Every sample, split anywhere, gives one process's result.
+    checked = codes = 0
+    for transcript in _sample_transcripts():
+        alone = gate_transcript(transcript)
+        toolset, _ = make_toolset(transcript)
+        fresh = item_verdicts(transcript.items, toolset)
+        count = len(fresh)
+        for k in sorted({0, 1, count // 3, count // 2, count - 1, count} - {-1}):
+            later = gate_transcript(transcript, verdicts=fresh[:k], rest=lambda k=k, f=fresh: f[k:])
+            assert later.findings == alone.findings, (transcript.path, k)
+            assert _answers(later) == _answers(alone), (transcript.path, k)
+        checked += 1
+        found = {f.code for f in alone.findings}
+        codes |= ("output_for_blocked_call" in found) | 2 * ("status_not_recorded" in found)
+    assert checked > 50
+    assert codes == 3  # both findings that wait for verdicts were among them
+
+
+def _sleeping_worker(start: int, stop: int) -> None:
+    time.sleep(600)
+
+
+def test_a_gate_that_ends_early_ends_its_workers_at_once(tmp_path, tools_file, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    _write(log, 200, seed=12, long_numbers=False)
+    transcript = load_path(str(log))
+    tools = tools_from_document(synthetic.tools(), str(tools_file))
+    monkeypatch.setattr(parallel, "_judge", _sleeping_worker)
+    seen: list[list[multiprocessing.Process]] = []
+
+    def interrupted(*args, **kwargs):
+        # Ctrl-C while the workers judge their runs.
+        seen.append(multiprocessing.active_children())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(parallel, "gate_transcript", interrupted)
+
+    def as_the_cli(signum, frame):
+        raise SystemExit(143)  # the entry point turns SIGTERM into an exception
+
+    previous = signal.signal(signal.SIGTERM, as_the_cli)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            parallel.gate_on_cores(transcript, tools, jobs=2, threshold=1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    (workers,) = seen
+    assert workers  # the worker was running (asleep in its run)
+    for worker in workers:
+        worker.join(timeout=30)  # a bound for a broken build, not a measured time
+        # Ended by the signal itself: the handler it inherited, which would have raised in it
+        # (and printed a traceback), was put back to the default.
+        assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM

@@ -267,3 +267,13 @@ def test_ten_thousand_items(tmp_path: Path) -> None:
     # Every item has its row (10k is under the limit): count the verdict cells.
     assert page.count('<td class="v v-') == 10_000
     audit(page)
+
+
+def test_types_and_names_break_between_words_not_inside_them(tmp_path: Path) -> None:
+    folder = SAMPLES / "diff" / "truncated-web-search"
+    _, page = render(tmp_path, str(folder / "left.sse"), str(folder / "right.sse"))
+    # A narrow type column wraps web_search_call after an underscore, never mid-word.
+    assert "<td>web_<wbr>search_<wbr>call</td>" in page
+    # The words themselves are whole once the break opportunities are removed.
+    assert "web_search_call" in " ".join(audit(page).text)
+    assert "_<wbr>" not in page.split("<table", 1)[0]  # nothing outside the row tables

@@ -146,6 +146,8 @@ _POINTED = (INPUT, OUTPUT, SYSTEM, TOOLS, EVENTS_ATTRIBUTE, PYDANTIC_PARAMETERS)
 _MEDIA = frozenset({"blob", "uri", "file"})
 _FLAT = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
 _FLAT_CALL = re.compile(r"tool_calls\.(\d+)\.(id|name|arguments)")
+#: The legacy single `function_call` of Chat Completions (LiteLLM writes it so): no id.
+_FLAT_FUNCTION = re.compile(r"function_call\.(name|arguments)")
 _FLAT_TOOL = re.compile(r"llm\.request\.functions\.(\d+)\.(name|description|parameters)")
 
 
@@ -597,8 +599,12 @@ def _flattened(attrs: dict[str, Any]) -> tuple[list[Any], list[Any]]:
         side, index, rest = found.group(1), int(found.group(2)), found.group(3)
         entry = sides[side].setdefault(index, {"calls": {}})
         call = _FLAT_CALL.fullmatch(rest)
+        function = _FLAT_FUNCTION.fullmatch(rest)
         if call is not None:
             entry["calls"].setdefault(int(call.group(1)), {})[call.group(2)] = val
+        elif function is not None:
+            # Before any tool_calls.N: a message holds one or the other.
+            entry["calls"].setdefault(-1, {})[function.group(1)] = val
         else:
             entry[rest] = val
 
@@ -867,7 +873,27 @@ def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
         prompts, completions = _flattened(attrs)
         sent = [(m, inference.pointer, False) for m in prompts]
         got = [(m, inference.pointer, False) for m in completions]
+    elif any(_no_parts(m) for m, _, _ in got):
+        got = _parts_from_flattened(got, _flattened(attrs)[1], inference.pointer)
     return sent, got
+
+
+def _no_parts(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("parts") == []
+
+
+def _parts_from_flattened(got: list[_Sent], completions: list[Any], span: str) -> list[_Sent]:
+    """Output messages written with no parts take those of the flattened completion of the
+    same index: LiteLLM 1.100 leaves a call out of `gen_ai.output.messages` and writes it only
+    as `gen_ai.completion.N.function_call.*`."""
+    filled: list[_Sent] = []
+    for i, (message, pointer, plain) in enumerate(got):
+        flat = completions[i]["parts"] if i < len(completions) else []
+        if _no_parts(message) and flat:
+            filled.append(({**message, "parts": flat}, span, False))
+        else:
+            filled.append((message, pointer, plain))
+    return filled
 
 
 @dataclass(frozen=True, slots=True)

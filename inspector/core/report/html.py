@@ -13,6 +13,7 @@ so a page of a million blocked calls stays a few megabytes.
 from __future__ import annotations
 
 import html
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -83,6 +84,9 @@ def _e(text: str) -> str:
 
 
 #: The decision banner per decision severity: its class and icon.
+# A break opportunity after each inner "_" or "." of an identifier.
+_WORD_BREAK = re.compile(r"(?<=[^_.])([_.])(?=[^_.])")
+
 _DECISION_STATES = {
     "error": ("block", "s-error"),
     "warning": ("warn", "s-warning"),
@@ -242,13 +246,18 @@ class _Page:
         """A string from a file, ready for HTML."""
         return _e(self.clean(value, limit))
 
-    def cell(self, value: str, limit: int = CELL, cls: str = "") -> str:
+    def cell(self, value: str, limit: int = CELL, cls: str = "", words: bool = False) -> str:
         """A table cell holding text from a file, with the full text as a tooltip if clipped."""
         full = self.clean(value)
         shown = full if len(full) <= limit else self.clean(value, limit)
         title = f' title="{_e(full[:2000])}"' if shown != full else ""
         klass = f' class="{cls}"' if cls else ""
-        return f"<td{klass}{title}>{_e(shown)}</td>"
+        text = _e(shown)
+        if words:
+            # Types and tool names are snake_case words: a narrow column breaks them between
+            # words (web_search_ / call), not inside one (web_search_ca / ll).
+            text = _WORD_BREAK.sub(r"\1<wbr>", text)
+        return f"<td{klass}{title}>{text}</td>"
 
     # ---- items -----------------------------------------------------------------------------
 
@@ -263,8 +272,8 @@ class _Page:
         return (
             f'<td class="n{first}">{number}</td>'
             f'<td class="v v-{verdict}">{verdict_badge(verdict)}</td>'
-            + self.cell(kind, cls=type_class)
-            + self.cell(label)
+            + self.cell(kind, cls=type_class, words=True)
+            + self.cell(label, words=True)
             + self.cell(call_id)
         )
 
@@ -372,8 +381,8 @@ class _Page:
         word = verdict.verdict.value
         row = (
             f'<tr><td class="n">{number}</td><td class="v v-{word}">{verdict_badge(word)}</td>'
-            + self.cell(kind, cls="ns" if item.namespaced else "")
-            + self.cell(label)
+            + self.cell(kind, cls="ns" if item.namespaced else "", words=True)
+            + self.cell(label, words=True)
             + self.cell(call_id)
             + self.cell(verdict.detail, DETAIL)
             + "</tr>"

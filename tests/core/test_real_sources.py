@@ -1,0 +1,186 @@
+"""Verbatim trace files that real instrumentation wrote, checked against a second record.
+
+The loader reads a trace's GenAI content attributes; each count here is made with plain
+`json` (or `ast` for a Python repr) from another record of the same exchange that the loader
+never reads: Google ADK's own `gcp.vertex.agent.*` attributes beside OpenLLMetry's (kagent),
+the raw provider response LiteLLM logs on its `raw_gen_ai_request` span, and the response
+OpenLLMetry's workflow span keeps as `traceloop.entity.output`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.core.formats import load_conversations
+from inspector.core.gate import gate_transcript
+from inspector.core.model import Transcript
+from tests.conftest import SAMPLES
+from tests.core.test_otel import check_gate_golden
+
+OTEL = SAMPLES / "sessions" / "otel"
+JAEGER = OTEL / "kagent-jaeger-helm.json"
+TEMPO = OTEL / "kagent-tempo-batches.json"
+LITELLM = OTEL / "litellm-1.100.0.json"
+OPENLLMETRY = OTEL / "openllmetry-0.62.3.json"
+OPENAI_V2 = OTEL / "openai-v2-2.4b0.json"
+
+
+def spans(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each span's name and attributes as plain values: Jaeger's tags or OTLP's attributes
+    (`resourceSpans` or Tempo's `batches`)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if "data" in document:
+        return [
+            (span["operationName"], {t["key"]: t["value"] for t in span["tags"]})
+            for trace in document["data"]
+            for span in trace["spans"]
+        ]
+    found = []
+    for resource in document.get("resourceSpans", []) + document.get("batches", []):
+        for scope in resource.get("scopeSpans", []) + resource.get(
+            "instrumentationLibrarySpans", []
+        ):
+            for span in scope["spans"]:
+                values = {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+                found.append((span["name"], values))
+    return found
+
+
+def loaded(path: Path) -> Transcript:
+    (transcript,) = load_conversations(path)
+    return transcript
+
+
+def calls_and_results(transcript: Transcript) -> tuple[list[Any], list[Any]]:
+    items = transcript.items
+    return (
+        [(i.raw["call_id"], i.raw["name"]) for i in items if i.type == "function_call"],
+        [i.raw["call_id"] for i in items if i.type == "function_call_output"],
+    )
+
+
+@pytest.mark.parametrize("path", [JAEGER, TEMPO], ids=lambda p: p.name)
+def test_kagent_calls_results_and_tools_match_adks_own_record(path):
+    # ADK writes each model response on its call_llm span, the request (with the declared
+    # tools) beside it, and one execute_tool span per tool run; the loader reads none of these.
+    responses = [
+        json.loads(a["gcp.vertex.agent.llm_response"]) for n, a in spans(path) if n == "call_llm"
+    ]
+    adk_calls = [
+        (part["function_call"]["id"], part["function_call"]["name"])
+        for response in responses
+        for part in response["content"]["parts"]
+        if "function_call" in part
+    ]
+    adk_runs = [a["gen_ai.tool.call.id"] for n, a in spans(path) if n.startswith("execute_tool")]
+    requests = [
+        json.loads(a["gcp.vertex.agent.llm_request"]) for n, a in spans(path) if n == "call_llm"
+    ]
+    declared = {
+        d["name"]
+        for request in requests
+        for tool in request["config"]["tools"]
+        for d in tool["function_declarations"]
+    }
+    transcript = loaded(path)
+    calls, results = calls_and_results(transcript)
+    assert len(adk_calls) == 1 and calls == adk_calls
+    assert results == adk_runs
+    assert set(transcript.tools) == declared
+    (conversation,) = {a["gen_ai.conversation.id"] for n, a in spans(path) if n == "call_llm"}
+    assert transcript.conversation == conversation
+
+
+@pytest.mark.parametrize("path", [JAEGER, TEMPO], ids=lambda p: p.name)
+def test_kagent_call_with_no_arguments_passes_the_gate(path):
+    # The model called helm_list_releases with `{}` and the tool declares no required field.
+    transcript = loaded(path)
+    verdicts = [v.verdict.value for v in gate_transcript(transcript, {}).verdicts]
+    assert verdicts == ["not_function_call"] * 2 + ["ok"] + ["not_function_call"] * 2
+    (call,) = [i for i in transcript.items if i.type == "function_call"]
+    assert call.raw["arguments"] == "{}" and call.status == "completed"
+
+
+def test_litellm_call_written_only_in_the_flattened_attributes_is_read():
+    # LiteLLM 1.100.0 writes `gen_ai.output.messages` with no parts and the call only as
+    # `gen_ai.completion.0.function_call.*`; the provider's own response, as LiteLLM logged it
+    # (a Python repr), says what the model called.
+    (raw,) = [a for n, a in spans(LITELLM) if n == "raw_gen_ai_request"]
+    choices = ast.literal_eval(raw["llm.openai.choices"])
+    (sent,) = choices[0]["message"]["tool_calls"]
+    transcript = loaded(LITELLM)
+    (call,) = [i for i in transcript.items if i.type == "function_call"]
+    assert call.raw["name"] == sent["function"]["name"]
+    assert call.raw["arguments"] == sent["function"]["arguments"]
+    # The flattened attributes kept no id: it is made up and marked so.
+    marks = {d.field: d.how for d in call.conversion.derived}
+    assert marks["call_id"] == "synthesised" and call.status == "completed"
+    assert [v.verdict.value for v in gate_transcript(transcript, {}).verdicts][-1] == "ok"
+
+
+def test_openllmetry_call_matches_the_response_its_workflow_span_kept():
+    (workflow,) = [a for n, a in spans(OPENLLMETRY) if n.endswith(".workflow")]
+    # traceloop.entity.output is the response's JSON text, itself written as a JSON string.
+    response = json.loads(json.loads(workflow["traceloop.entity.output"]))
+    sent = [
+        (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in response["choices"][0]["message"]["tool_calls"]
+    ]
+    transcript = loaded(OPENLLMETRY)
+    got = [
+        (i.raw["call_id"], i.raw["name"], json.loads(i.raw["arguments"]))
+        for i in transcript.items
+        if i.type == "function_call"
+    ]
+    assert got == sent
+    # The span kept the arguments as an object: the text is serialised here, marked lossy.
+    (call,) = [i for i in transcript.items if i.type == "function_call"]
+    assert any(d.field == "arguments" for d in call.conversion.derived)
+
+
+def test_openai_v2_records_no_tool_definitions():
+    # opentelemetry-instrumentation-openai-v2 2.4b0 writes the messages but not the tools the
+    # model was offered: the call is read, its tool is unknown.
+    assert not any(k == "gen_ai.tool.definitions" for _, a in spans(OPENAI_V2) for k in a)
+    transcript = loaded(OPENAI_V2)
+    assert transcript.tools == {}
+    verdicts = [v.verdict.value for v in gate_transcript(transcript, {}).verdicts]
+    assert verdicts == ["not_function_call", "not_function_call", "unknown_tool"]
+
+
+def test_the_instrumentation_versions_read_are_several():
+    versions = set()
+    for path in (JAEGER, OPENLLMETRY, OPENAI_V2):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for trace in document.get("data", []):
+            for span in trace["spans"]:
+                tags = {t["key"]: t["value"] for t in span["tags"]}
+                if "otel.scope.version" in tags:
+                    versions.add((tags["otel.scope.name"], tags["otel.scope.version"]))
+        for resource in document.get("resourceSpans", []):
+            for scope in resource["scopeSpans"]:
+                versions.add((scope["scope"]["name"], scope["scope"].get("version")))
+    assert {
+        ("opentelemetry.instrumentation.openai.v1", "0.47.3"),
+        ("opentelemetry.instrumentation.openai.v1", "0.62.3"),
+        ("gcp.vertex.agent", "1.22.1"),
+        ("opentelemetry.util.genai.handler", "1.1b0"),
+    } <= versions
+
+
+GOLDEN = [
+    ("sessions-otel-kagent-jaeger", JAEGER),
+    ("sessions-otel-kagent-tempo", TEMPO),
+    ("sessions-otel-litellm", LITELLM),
+    ("sessions-otel-openllmetry", OPENLLMETRY),
+]
+
+
+@pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden_outputs(name, path, golden):
+    check_gate_golden(name, path, golden)
