@@ -8,10 +8,12 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import DiffResult, Pair
+
+if TYPE_CHECKING:
+    from inspector.core.decision import Decision
 
 
 def field_keys(value: Any) -> list[Any]:
@@ -53,6 +55,8 @@ class Alignment:
     _positions: dict[str, array[int]] = field(init=False)
 
     def __post_init__(self) -> None:
+        from inspector.core.decision import decide_pair  # made with the first diff, not before
+
         object.__setattr__(self, "decision", decide_pair(self.diff, names=self.names))
         pairs = self.diff.pairs
         left_rows = [p.left for p in pairs]

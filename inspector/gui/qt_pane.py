@@ -39,7 +39,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QStackedWidget,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
@@ -912,6 +911,10 @@ class CellDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _fits(option: QStyleOptionViewItem, text: str) -> bool:
+        # Imported here: naming QStyle makes PySide6 build its enums, which the first paint
+        # does not need.
+        from PySide6.QtWidgets import QStyle
+
         widget = option.widget
         style = widget.style() if widget is not None else None
         margin = (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) if style else 2) + 1

@@ -73,6 +73,7 @@ from inspector.core.diff.values import (
     Pair,
     Reason,
 )
+from inspector.core.lazy import names_on_first_use
 
 if TYPE_CHECKING:
     from inspector.core.diff.align import align_items, display_order
@@ -110,15 +111,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _LAZY, globals())
 
 
 __all__ = [

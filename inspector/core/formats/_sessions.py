@@ -51,29 +51,54 @@ def _pieces(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
+#: `lean(line, start, number)`: a Line for a record read without parsing it whole (`start`:
+#: where the line begins in the data), or None to parse it.
+Lean = Callable[[bytes, int, int], "Line | None"]
+
+
 def parse_lines(
     data: bytes,
     path: str | None,
     first_number: int = 1,
     check: Callable[[int], None] | None = None,
     skip: Callable[[bytes], bool] | None = None,
+    lean: Lean | None = None,
 ) -> tuple[list[Line], list[Corrupt]]:
     """Parse every non-blank line of JSON Lines; a line that is not an object is kept as Corrupt.
 
     `check(bytes done)` is called every few thousand lines: it may raise to stop the load
     (a cancelled load) and report progress. A line for which `skip(line)` is true is not parsed
-    at all (a format's records that add nothing, recognised by their bytes).
+    at all (a format's records that add nothing, recognised by their bytes), and one that
+    `lean` reads is kept as it says.
     """
-    lines: list[Line] = []
     corrupt: list[Corrupt] = []
+    lines = list(iter_lines(data, path, corrupt, first_number, check, skip, lean))
+    return lines, corrupt
+
+
+def iter_lines(
+    data: bytes,
+    path: str | None,
+    corrupt: list[Corrupt],
+    first_number: int = 1,
+    check: Callable[[int], None] | None = None,
+    skip: Callable[[bytes], bool] | None = None,
+    lean: Lean | None = None,
+) -> Iterator[Line]:
+    """`parse_lines` one line at a time, the broken lines appended to `corrupt`: a reader that
+    takes each record as it comes need not hold every record of a large file at once."""
     number = first_number - 1
     done = 0
     for raw in _pieces(data):
         number += 1
+        start = done
         done += len(raw) + 1
         if check is not None and not number & 4095:
             check(min(done, len(data)))
         if not raw.strip() or (skip is not None and skip(raw)):
+            continue
+        if lean is not None and (read := lean(raw, start, number)) is not None:
+            yield read
             continue
         try:
             obj = orjson.loads(raw)
@@ -88,13 +113,12 @@ def parse_lines(
                 corrupt.append(Corrupt(number, exc.message))
                 continue
         if isinstance(obj, dict):
-            lines.append(Line(number, "", obj))
+            yield Line(number, "", obj)
         else:
             kind = "an array" if isinstance(obj, list) else f"a JSON {type(obj).__name__}"
             corrupt.append(Corrupt(number, f"the line is {kind}, not a record object"))
     if check is not None:
         check(len(data))
-    return lines, corrupt
 
 
 def first_record(data: bytes) -> Any:

@@ -32,6 +32,7 @@ from inspector.core.formats._sessions import (
     corrupt_notes,
     finish_lossy,
     first_record,
+    iter_lines,
     parse_lines,
     several_note,
     snapshot,
@@ -48,8 +49,6 @@ from inspector.core.model import (
 
 KINDS = {"claude_code_record": "claude_code"}
 LABEL = "Claude Code session"
-#: Bytes a session file or web export shows near its start.
-MARKERS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"messageId"', b'"loglines"')
 #: Its records hold Anthropic content blocks: they convert, and are reported, as Anthropic's.
 API = Api(anthropic.ENVELOPE, "anthropic", anthropic.STOP_REASONS, "stop_reason")
 
@@ -261,6 +260,31 @@ class Links:
         return self.by_prompt.get(prompt) if prompt is not None else None
 
 
+def _may_link(obj: dict[str, Any]) -> bool:
+    """Whether `Links.take` could learn anything from a record: it holds a subagent call, a
+    result that names an agent, or is a `progress` record that names one. Only those are kept
+    for it (the others, most of a session, are then not held twice)."""
+    if obj.get("type") == "progress":
+        data = obj.get("data")
+        return isinstance(data, dict) and isinstance(data.get("agentId"), str)
+    message = obj.get("message")
+    content = message.get("content") if type(message) is dict else None
+    if not isinstance(content, list):
+        return False
+    result = obj.get("toolUseResult")
+    names_agent = isinstance(obj.get("agentId"), str) or (
+        isinstance(result, dict) and isinstance(result.get("agentId"), str)
+    )
+    for block in content:
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "tool_use" and block.get("name") in _SPAWNERS:
+                return True
+            if kind == "tool_result" and names_agent:
+                return True
+    return False
+
+
 def _spawn_note(path: str | None, key: str, spawn: _Spawn, main_id: str) -> Note:
     where = f"{path or '<input>'}:{spawn.line}" if spawn.line is not None else path or "<input>"
     return Note(
@@ -312,16 +336,16 @@ class Reader:
         self._of_uuid: dict[str, str] = {}
         self._session: str | None = None
         self._corrupt: list[Corrupt] = []
-        #: The main thread's records (of any type), and how many were read for links so far:
-        #: only a session with subagents needs them read.
+        #: The main thread's records that may link a subagent (`_may_link`), and how many were
+        #: read for links so far: only a session with subagents needs them read.
         self._main: list[Line] = []
         self._linked = 0
         #: One copy of each value that every record repeats (see `_SHARED`).
         self._shared: dict[str, str] = {}
 
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
-        """Take the next records of the file (and the broken lines among them)."""
-        self._corrupt += corrupt
+        """Take the next records of the file (and the broken lines among them, read once the
+        records were)."""
         found, of_uuid, main = self._found, self._of_uuid, self._main
         share = self._shared.setdefault
         for line in lines:
@@ -341,7 +365,7 @@ class Reader:
                     key = f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}"
             else:
                 key = MAIN
-                if self._own_links:
+                if self._own_links and _may_link(obj):
                     main.append(line)
             if isinstance(uuid, str):
                 of_uuid[uuid] = key
@@ -355,6 +379,7 @@ class Reader:
             if not live.prompted and obj.get("type") == "user":
                 live.prompted, live.prompt = True, _prompt_of(obj)
             self._take(live, line)
+        self._corrupt += corrupt  # after the lines: they may be read as they are parsed
 
     def _open(self, key: str, first: Line) -> _Live:
         b = builder(self.path)
@@ -471,9 +496,10 @@ def load_file(
         document = _document(data)
     if isinstance(document, dict) and isinstance(document.get("loglines"), list):
         return conversations(export_lines(document), [], path)
-    lines, corrupt = parse_lines(data, path, check=check)
+    corrupt: list[Corrupt] = []
     reader = Reader(path)
-    reader.add(lines, corrupt)
+    # Each record converted as it is parsed: the file's records are never all held at once.
+    reader.add(iter_lines(data, path, corrupt, check=check), corrupt)
     found = reader.transcripts(final=True)
     for sub in subagent_files(source) if source is not None else ():
         sub_lines, sub_corrupt = parse_lines(read_bytes(sub), str(sub))

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from inspector.core.formats import _lean
 from inspector.core.formats._records import CERTAIN, Builder, Detection, Record
 from inspector.core.formats._sessions import (
     Corrupt,
@@ -25,13 +29,14 @@ from inspector.core.formats._sessions import (
     builder,
     conversation_group,
     corrupt_notes,
-    parse_lines,
+    iter_lines,
     snapshot,
 )
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.model import (
     Conversion,
     Derivation,
+    Envelope,
     Item,
     Note,
     Origin,
@@ -41,8 +46,6 @@ from inspector.core.model import (
 
 KINDS = {"codex_line": "codex"}
 LABEL = "Codex CLI rollout"
-#: Bytes every rollout shows near its start (its first line is a typed, payload-carrying line).
-MARKERS = (b'"payload"',)
 #: Line types of a rollout file (codex-rs protocol `RolloutItem`).
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 
@@ -162,6 +165,79 @@ def repeats(raw: bytes) -> bool:
     return False
 
 
+class _Envelope(msgspec.Struct, gc=False):
+    """A rollout line's type, and its payload left as the file's bytes."""
+
+    type: Any = None
+    payload: msgspec.Raw = msgspec.Raw()
+
+
+#: What msgspec raises for bytes it will not read (the line is then parsed, as before).
+_REFUSED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+_PAYLOAD = msgspec.json.Decoder(_lean._Hot)
+
+
+@dataclass(frozen=True, slots=True)
+class _LeanItem:
+    """A `response_item` line whose payload is an item read lean: its hot members, and where
+    its JSON lies in the file's bytes."""
+
+    hot: _lean._Hot
+    start: int
+    end: int
+
+
+class _LeanLines:
+    """Reads a rollout's `response_item` lines lean (see `_lean`): the payload is already an
+    Open Responses item, so the item keeps where its JSON lies and parses it when asked.
+
+    A function_call is parsed whole (its status may be derived from a later output, which
+    makes a value of its own), and so is any line the plain way could read differently (see
+    `_lean.Risks`, `_lean.depth_safe`).
+    """
+
+    def __init__(self, data: bytes, path: str | None, risks: _lean.Risks) -> None:
+        self.data = data
+        self.deep = risks.deep
+        self.reader = _lean.Reader(data, path, risks, locate=False)
+        self.run: _lean.JsonRun | None = None
+
+    def __call__(self, raw: bytes, start: int, number: int) -> Line | None:
+        """The line as a Line holding a `_LeanItem`, or None to parse it."""
+        if b'"response_item"' not in raw[:200]:
+            return None
+        try:
+            line = _ENVELOPE.decode(raw)
+        except _REFUSED:
+            return None
+        payload = memoryview(line.payload)
+        size = payload.nbytes
+        if line.type != "response_item" or size > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
+            return None
+        if self.deep and not _lean.depth_safe(raw):
+            return None
+        at = raw.find(payload)
+        try:
+            hot = _PAYLOAD.decode(payload)
+        except _REFUSED:
+            return None
+        if type(hot.type) is not str or hot.type == "function_call":
+            return None
+        return Line(number, "", _LeanItem(hot, start + at, start + at + size))
+
+    def add(self, b: Builder, number: int | None, lean: _LeanItem, group: int) -> None:
+        """Append the line's lean item."""
+        items = b.items
+        run = self.run
+        if run is None or run.first + len(run.starts) != len(items):
+            run = self.run = _lean.JsonRun(self.data, b.path, len(items), "/payload", None)
+        run.starts.append(lean.start)
+        run.ends.append(lean.end)
+        run.lines.append(number or 0)
+        self.reader.item(items, lean.hot, run, group, Envelope.OPEN_RESPONSES, b"")
+
+
 class Reader:
     """A rollout's conversation, built line by line as the lines are read.
 
@@ -181,18 +257,29 @@ class Reader:
         #: Call ids an output answers, and the items of calls no output has answered yet.
         self._answered: set[str] = set()
         self._waiting: dict[str, list[int]] = {}
+        #: Reads the lines of a whole file lean (`read_file`); None: every line is parsed.
+        self._lean: _LeanLines | None = None
 
     #: Lines that need not be parsed at all (`repeats`).
     skip = staticmethod(repeats)
 
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
-        """Take the next lines of the rollout (and the broken lines among them)."""
-        self._corrupt += corrupt
+        """Take the next lines of the rollout (and the broken lines among them, read once the
+        lines were)."""
         b, answered, waiting = self._b, self._answered, self._waiting
         for line in lines:
             if self._group is None:
                 self._group = conversation_group(b, "codex_session", line)
             obj = line.obj
+            if type(obj) is _LeanItem:
+                hot = obj.hot
+                if type(hot.call_id) is str and hot.type in _OUTPUTS:
+                    answered.add(hot.call_id)
+                    for index in waiting.pop(hot.call_id, ()):
+                        self._answer(index)
+                assert self._lean is not None
+                self._lean.add(b, line.number, obj, self._group)
+                continue
             if self._session is None:
                 self._session = _session_id(obj)
             payload = obj.get("payload")
@@ -215,6 +302,14 @@ class Reader:
             ):
                 waiting.setdefault(call_id, []).append(len(b.items))
             _add_line(b, line, self._group, answered)
+        self._corrupt += corrupt  # after the lines: they may be read as they are parsed
+
+    def read_file(self, data: bytes, check: Callable[[int], None] | None = None) -> None:
+        """Take every line of a whole rollout file, the items of most lines read lean."""
+        risks = _lean.Risks(data)
+        self._lean = _LeanLines(data, self.path, risks) if risks.lean else None
+        corrupt: list[Corrupt] = []
+        self.add(iter_lines(data, self.path, corrupt, 1, check, repeats, self._lean), corrupt)
 
     def _answer(self, index: int) -> None:
         """Make again the item of a call an output now answers (its status is now known)."""
@@ -248,8 +343,9 @@ def load_file(
     check: Callable[[int], None] | None = None,
 ) -> list[Transcript]:
     """The rollout file's conversation (`source`, the file's own path, is not needed)."""
-    lines, corrupt = parse_lines(data, path, check=check, skip=repeats)
-    return conversations(lines, corrupt, path)
+    reader = Reader(path)
+    reader.read_file(data, check)
+    return reader.transcripts(final=True)
 
 
 FORMAT = FormatSpec(

@@ -26,6 +26,7 @@ off, the conventions' default) is a `content_not_captured` finding, not an empty
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from typing import Any
 import orjson
 
 from inspector.core.formats._convert import ABSENT, Api, Converter, serialise, text_part
-from inspector.core.formats._records import CERTAIN, Builder, Detection, Record
+from inspector.core.formats._records import CERTAIN, Builder, Detection, Record, tools_from_list
 from inspector.core.formats._sessions import (
     builder,
     conversation_group,
@@ -60,8 +61,6 @@ from inspector.core.model import (
 KINDS = {"otel_export": "otel"}
 LABEL = "OpenTelemetry GenAI trace"
 SLUG = "otel"
-#: Bytes an OTLP JSON export (or a Jaeger trace) shows near its start.
-MARKERS = (b'"resourceSpans"', b'"resourceLogs"', b'"batches"', b'"traceID"')
 _HEAD = re.compile(
     rb'\A\s*\{\s*(?:"(?:result|trace)"\s*:\s*\{\s*)?"(resourceSpans|resourceLogs|batches)"\s*:'
 )
@@ -293,8 +292,12 @@ class Inference:
     @property
     def has_content(self) -> bool:
         """Whether the inference recorded any messages (capture was on)."""
-        return any(k in self.attrs for k in (INPUT, OUTPUT, SYSTEM)) or any(
-            _FLAT.match(k) for k in self.attrs
+        attrs = self.attrs
+        return (
+            INPUT in attrs
+            or OUTPUT in attrs
+            or SYSTEM in attrs
+            or any(k.startswith("gen_ai.") and _FLAT.match(k) for k in attrs)
         )
 
 
@@ -636,16 +639,22 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
     raw = inference.attrs.get(TOOLS)
     pointer = inference.where.get(TOOLS, inference.pointer)
     if isinstance(raw, str):
-        try:
-            raw = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            raw = None
-    if isinstance(raw, list):
+        # Every span of an agent repeats the same definitions: read once, shared (so the gate
+        # also finds each schema compiled, by identity).
+        path, line = b.path, inference.line
+        for known in _definitions(raw):
+            assert known.origin is not None
+            where = Origin(path, line, pointer + known.origin.pointer)
+            b.tools[known.name] = Tool(
+                known.name, known.parameters, known.kind, known.source, where, known.strict
+            )
+    elif isinstance(raw, list):
         b.add_tools(raw, pointer, inference.line)
     _pydantic_tools(b, inference)
     flat: dict[int, dict[str, Any]] = {}
     for key, val in inference.attrs.items():
-        found = _FLAT_TOOL.fullmatch(key)
+        # The prefix first: a string test is much cheaper than the pattern, on every span.
+        found = _FLAT_TOOL.fullmatch(key) if key.startswith("llm.") else None
         if found is not None:
             flat.setdefault(int(found.group(1)), {})[found.group(2)] = val
     for _, tool in sorted(flat.items()):
@@ -657,6 +666,17 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
                 except orjson.JSONDecodeError:
                     parameters = None
             b.add_tool(tool["name"], parameters, inference.pointer, inference.line)
+
+
+@functools.lru_cache(maxsize=64)
+def _definitions(text: str) -> tuple[Tool, ...]:
+    """The function tools of a `gen_ai.tool.definitions` JSON string, each pointed at from
+    the attribute's value (none when it does not parse)."""
+    try:
+        raw = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return ()
+    return tuple(tools_from_list(raw, source="transcript"))
 
 
 def _pydantic_tools(b: Builder, inference: Inference) -> None:
