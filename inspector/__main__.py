@@ -14,6 +14,7 @@ import io
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from types import FrameType
 
@@ -60,6 +61,12 @@ _OUT_OF_MEMORY = "out of memory; the input is too large for this machine"
 _OUT_OF_MEMORY_LINE = f"inspector: {_OUT_OF_MEMORY}\n".encode()
 
 
+def _thread_failed(args: threading.ExceptHookArgs) -> None:
+    if issubclass(args.exc_type, MemoryError):
+        _end(_EXIT_UNREADABLE, _OUT_OF_MEMORY)
+    threading.__excepthook__(args)
+
+
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc) or type(exc).__name__
 
@@ -73,6 +80,8 @@ def run_command(args: list[str]) -> None:
         _end(_EXIT_UNREADABLE, _OUT_OF_MEMORY)
 
     signal.signal(signal.SIGTERM, _terminate)
+    # A worker thread (a process pool's manager) can be the one to run out: the same line.
+    threading.excepthook = _thread_failed
     if sys.stdout is None:
         sys.stdout = _ClosedOutput()
     # A command is a short-lived process over acyclic parsed JSON: reference counting
