@@ -7,15 +7,18 @@ memory (2). Output files are written atomically, so none is left half-written.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import io
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from types import FrameType
 
+from inspector import headroom
 from inspector.cli import SUBCOMMANDS
 
 _EXIT_UNREADABLE = 2
@@ -40,12 +43,28 @@ class _ClosedOutput(io.TextIOBase):
 
 def _end(status: int, line: str) -> None:
     """Say one line on stderr and leave at once (nothing is torn down)."""
+    headroom.stop()
     try:
         sys.stderr.write(f"inspector: {line}\n")
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass
+    except MemoryError:
+        # Even the line could not be made: write the words that already exist.
+        with contextlib.suppress(OSError):
+            os.write(2, _OUT_OF_MEMORY_LINE)
     os._exit(status)
+
+
+_OUT_OF_MEMORY = "out of memory; the input is too large for this machine"
+#: The line made before it is needed: with no memory left, not even it could be formatted.
+_OUT_OF_MEMORY_LINE = f"inspector: {_OUT_OF_MEMORY}\n".encode()
+
+
+def _thread_failed(args: threading.ExceptHookArgs) -> None:
+    if issubclass(args.exc_type, MemoryError):
+        _end(_EXIT_UNREADABLE, _OUT_OF_MEMORY)
+    threading.__excepthook__(args)
 
 
 def _reason(exc: OSError) -> str:
@@ -54,9 +73,15 @@ def _reason(exc: OSError) -> str:
 
 def run_command(args: list[str]) -> None:
     """Run one CLI command and end the process with its exit status."""
-    from inspector.cli import run
+    headroom.guard()
+    try:
+        from inspector.cli import run
+    except MemoryError:
+        _end(_EXIT_UNREADABLE, _OUT_OF_MEMORY)
 
     signal.signal(signal.SIGTERM, _terminate)
+    # A worker thread (a process pool's manager) can be the one to run out: the same line.
+    threading.excepthook = _thread_failed
     if sys.stdout is None:
         sys.stdout = _ClosedOutput()
     # A command is a short-lived process over acyclic parsed JSON: reference counting
@@ -74,7 +99,7 @@ def run_command(args: list[str]) -> None:
         sys.stderr.close()
         os._exit(0)
     except MemoryError:
-        _end(_EXIT_UNREADABLE, "out of memory; the input is too large for this machine")
+        _end(_EXIT_UNREADABLE, _OUT_OF_MEMORY)
     except OSError as exc:
         _end(_EXIT_UNREADABLE, f"cannot write to standard output: {_reason(exc)}")
     sys.stderr.flush()

@@ -89,12 +89,18 @@ def json_document(path: str, result: StreamResult) -> dict[str, Any]:
     return document
 
 
-def _more(rest: Sequence[Any], noun: str, word: Any) -> Iterator[str]:
-    """One line for what is not listed: '… and 999,000 more violations (code 999,000)'."""
-    if rest:
-        counts = Counter(safe_text(word(x)) for x in rest)
+def _more(
+    rest: Sequence[Any], noun: str, word: Any, counted: Mapping[str, int] | None = None
+) -> Iterator[str]:
+    """One line for what is not listed: '… and 999,000 more violations (code 999,000)'.
+
+    `counted`: more of them, by word, that the reduction counted without keeping.
+    """
+    counts = Counter(safe_text(word(x)) for x in rest)
+    counts.update(counted or {})
+    if counts:
         listed = ", ".join(f"{k} {n:,}" for k, n in counts.most_common(10))
-        yield f"  … and {len(rest):,} more {noun} ({listed})"
+        yield f"  … and {counts.total():,} more {noun} ({listed})"
 
 
 def render_text(path: str, result: StreamResult, style: Style) -> list[str]:
@@ -118,7 +124,9 @@ def render_text(path: str, result: StreamResult, style: Style) -> list[str]:
         )
         severity = style(v.severity.ljust(7), SEVERITY_SGR[v.severity])
         lines.append(f"  {where}  {severity}  {v.code}: {safe_text(v.message)}")
-    lines.extend(_more(result.violations[LINES_SHOWN:], "violations", _code))
+    lines.extend(
+        _more(result.violations[LINES_SHOWN:], "violations", _code, result.left_out_by_code())
+    )
     verdict = "FAIL" if result.blocking else "ok"
     lines.append(
         f"status: {style(result.status, STATUS_SGR.get(result.status, '0'))}"
@@ -140,7 +148,7 @@ def _violation_header(result: StreamResult) -> str:
         f"{result.count(s)} {s}{'s' if result.count(s) != 1 and s != 'info' else ''}"
         for s in Severity
     )
-    return f"violations: {counts}" if result.violations else "violations: none"
+    return f"violations: {counts}" if result.total_violations else "violations: none"
 
 
 def _response_lines(resp: ResponseResult, style: Style) -> list[str]:

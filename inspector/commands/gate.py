@@ -220,7 +220,7 @@ def render_text(
     stream = transcript.stream
     if stream is not None:
         lines.append(
-            f"stream: {stream.status}, {stream.events} events, {len(stream.violations)} violations"
+            f"stream: {stream.status}, {stream.events} events, {stream.total_violations} violations"
         )
     return lines + decision_lines(decision, style)
 

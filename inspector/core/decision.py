@@ -272,15 +272,24 @@ def _base(path: str) -> str:
 
 
 def _grouped(
-    side: str, things: Iterable[FindingLike], label: str, out: dict[Severity, list[Reason]]
+    side: str,
+    things: Iterable[FindingLike],
+    label: str,
+    out: dict[Severity, list[Reason]],
+    counted: Mapping[tuple[str, Severity], int] | None = None,
 ) -> None:
-    """One reason per code and severity: the first message, and how many more there are."""
+    """One reason per code and severity: the first message, and how many more there are.
+
+    `counted`: more of a code and severity, counted but not kept (a stream's violations past
+    the ones it holds; the first of each code and severity is always held).
+    """
     by_code: dict[tuple[str, Severity], list[FindingLike]] = {}
     for thing in things:
         severity = Severity(str(thing.severity))
         by_code.setdefault((thing.code, severity), []).append(thing)
     for (code, severity), found in by_code.items():
-        more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+        extra = len(found) - 1 + (counted or {}).get((code, severity), 0)
+        more = f" (+{extra} more)" if extra else ""
         text = f"{code}: {found[0].message}{more}"
         if label:
             text = f"{label} {text}"
@@ -322,7 +331,11 @@ def side_decision(
     _grouped(side, result.findings, "", by_level)
     stream = result.transcript.stream
     violations = tuple(stream.violations) if stream is not None else ()
-    _grouped(side, violations, "stream", by_level)
+    counted = {(c, Severity(str(s))): n for c, s, n in stream.more} if stream is not None else {}
+    by_severity = Counter(str(v.severity) for v in violations)
+    for (_, severity), n in counted.items():
+        by_severity[str(severity)] += n
+    _grouped(side, violations, "stream", by_level, counted)
     _grouped(side, extra_findings, "", by_level)
     errors = by_level.get(Severity.ERROR, [])
     warnings = by_level.get(Severity.WARNING, [])
@@ -337,7 +350,7 @@ def side_decision(
         items=len(result.verdicts),
         blocked_items=len(blocked),
         findings=MappingProxyType(dict(findings)),
-        stream_violations=MappingProxyType(dict(Counter(str(v.severity) for v in violations))),
+        stream_violations=MappingProxyType(dict(by_severity)),
         blocking=tuple(errors),
         warnings=tuple(warnings),
     )

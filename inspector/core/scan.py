@@ -231,7 +231,9 @@ def conversation_row(
         "verdicts": result.summary(),
         "findings": dict(Counter(f.code for f in result.findings)),
         "stream_violations": (
-            dict(Counter(v.code for v in stream.violations)) if stream is not None else {}
+            dict(Counter(v.code for v in stream.violations) + Counter(stream.left_out_by_code()))
+            if stream is not None
+            else {}
         ),
         "decision": decision_word(result),
         "tools": digests,

@@ -157,9 +157,16 @@ class StreamPanel(QWidget):
             for s in ("error", "warning", "info")
         )
         responses = len(result.responses)
+        left_out = ""
+        if result.left_out:
+            codes = ", ".join(f"{c} {n:,}" for c, n in list(result.left_out_by_code().items())[:5])
+            left_out = (
+                f"; {len(result.violations):,} listed, … and {result.left_out:,} more "
+                f"counted ({codes})"
+            )
         self.summary.setText(
             f"{result.events} events, {responses} response{'s' if responses != 1 else ''}, "
-            f"status {result.status}; {counts}"
+            f"status {result.status}; {counts}{left_out}"
         )
         by_event: dict[int, list[Violation]] = defaultdict(list)
         for violation in result.violations:

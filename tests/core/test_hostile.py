@@ -43,6 +43,27 @@ MEMORY_CAP = 4 << 30
 CPU_CAP = 60
 
 
+def _address_space() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _four_gb_for_every_case():
+    """Every case here, in this process too, allocates within the issue's 4 GB.
+
+    The cap counts from what the test process already holds (other modules' imports), and is
+    lifted again after the module; the subprocesses set their own.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = _address_space() + MEMORY_CAP
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def gate(*args):
     out, err = io.StringIO(), io.StringIO()
     status = run(["gate", *args], out, err)
@@ -1196,6 +1217,62 @@ def test_events_on_a_stream_bigger_than_the_memory_left_holds_no_event(tmp_path)
     assert out.rstrip().endswith("FAIL")
 
 
+def test_a_stream_of_violations_keeps_the_first_and_counts_the_rest(tmp_path, monkeypatch):
+    from inspector.core.stream import reducer
+
+    monkeypatch.setattr(reducer, "VIOLATIONS_KEPT", 5)
+    path = delta_stream(tmp_path / "stray.sse", 40, item_id="zz")
+    stream = formats_reduce(path)
+    # The first five, and the first of each code and severity after them (missing_terminal).
+    assert [v.code for v in stream.violations] == [
+        "missing_sequence_number",
+        *["unknown_item"] * 5,
+        "missing_terminal",
+    ]
+    assert stream.more == (("unknown_item", "error", 35),)
+    assert stream.left_out == 35 and stream.total_violations == 42
+    assert (stream.count("error"), stream.count("warning")) == (41, 1) and stream.blocking
+    # Every output says how many more there are.
+    status, out, _ = run_cli("events", str(path))
+    assert status == 1 and "  … and 35 more violations (unknown_item 35)\n" in out
+    assert "violations: 41 errors, 1 warning, 0 info\n" in out
+    status, out, _ = run_cli("events", str(path), "--format", "json")
+    document = json.loads(out)
+    assert document["more_violations"] == {"count": 35, "codes": {"unknown_item": 35}}
+    assert document["counts"] == {"error": 41, "warning": 1, "info": 0}
+    assert len(document["violations"]) == 7
+    status, out, _ = gate(str(path))
+    assert "stream: none, 43 events, 42 violations\n" in out
+    assert "never added (+39 more)\n" in out  # the decision counts them all
+    status, out, _ = gate(str(path), "--format", "json")
+    (document,) = json.loads(out)["files"]
+    assert document["verdict_summary"]["sides"][0]["stream_violations"] == {
+        "warning": 1,
+        "error": 41,
+    }
+    assert document["stream"]["more_violations"]["count"] == 35
+
+
+def formats_reduce(path: Path):
+    from inspector.core.formats import reduce_stream_path
+
+    stream = reduce_stream_path(path).stream
+    assert stream is not None
+    return stream
+
+
+def test_a_stream_where_every_event_is_a_violation_under_a_memory_cap(tmp_path):
+    # 300,000 deltas to an item never added (46 MB): holding every violation needs about
+    # 180 MB of address space, keeping the first 10,000 about 90 MB; the cap sits between.
+    path = delta_stream(tmp_path / "stray.sse", 300_000, item_id="zz")
+    done = limited("events", str(path), memory=140 << 20)
+    assert done.returncode == 1, done.stderr[-300:]
+    assert done.stderr == b""
+    out = done.stdout.decode()
+    assert "violations: 300001 errors, 1 warning, 0 info\n" in out
+    assert "  … and 299,002 more violations (unknown_item 299,001, missing_terminal 1)\n" in out
+
+
 @pytest.mark.slow
 def test_events_on_a_1_5_gb_stream(tmp_path):
     path = delta_stream(tmp_path / "huge.sse", 10_000_000)
@@ -1272,9 +1349,8 @@ def test_a_500_mb_invalid_file_under_a_1_3_gb_cap(tmp_path, shape):
     assert "invalid JSON: invalid character" in line and f"{path}:" in line
 
 
-@pytest.mark.parametrize("command", ["gate", "diff", "report", "tools", "events"])
-def test_running_out_of_memory_is_one_line_and_exit_2(tmp_path_factory, command):
-    # A real MemoryError, under a low address-space cap, in each command's own work.
+def memory_arguments(tmp_path_factory, command: str) -> list[str]:
+    """Arguments that make `command` work on 100,000 calls or stream events (made once)."""
     folder = tmp_path_factory.getbasetemp() / "memory"
     folder.mkdir(exist_ok=True)
     calls = folder / "calls.json"
@@ -1283,16 +1359,93 @@ def test_running_out_of_memory_is_one_line_and_exit_2(tmp_path_factory, command)
     stream = folder / "stream.jsonl"
     if not stream.exists():
         delta_stream(stream, 100_000, jsonl=True)  # JSON Lines events are loaded whole
-    args = {
+    return {
         "gate": [str(calls)],
         "diff": [str(calls), str(calls)],
         "report": [str(calls), "--format", "junit"],
         "tools": [str(calls)],
         "events": [str(stream)],
     }[command]
-    done = limited(command, *args, memory=100 << 20)
+
+
+OUT_OF_MEMORY = "inspector: out of memory; the input is too large for this machine\n"
+
+
+@pytest.mark.parametrize("command", ["gate", "diff", "report", "tools", "events"])
+def test_running_out_of_memory_is_one_line_and_exit_2(tmp_path_factory, command):
+    # A real MemoryError, under a low address-space cap, in each command's own work.
+    done = limited(command, *memory_arguments(tmp_path_factory, command), memory=100 << 20)
     assert done.returncode == 2, done.stderr
-    assert assert_one_line(done.stderr) == (
-        "inspector: out of memory; the input is too large for this machine\n"
-    )
+    assert assert_one_line(done.stderr) == OUT_OF_MEMORY
     assert done.stdout == b""
+
+
+#: Caps from where the interpreter barely starts to where the work fits: somewhere in each
+#: step the address space runs out in another place (reading, parsing, reducing, writing).
+MEMORY_CAPS = {"events": range(44, 172, 8), "gate": range(60, 300, 60), "report": (120, 200)}
+
+
+@pytest.mark.parametrize(
+    ("command", "cap"), [(c, cap) for c, caps in MEMORY_CAPS.items() for cap in caps]
+)
+def test_at_every_memory_cap_a_command_ends_with_its_output_or_one_line(
+    tmp_path_factory, command, cap
+):
+    # CPython 3.11 and 3.12 could spin for ever (deaf to SIGTERM, until the CPU cap killed it)
+    # unwinding a MemoryError raised with the address space full (inspector.headroom); here
+    # every cap ends: the whole output, or exit 2 and one line saying memory ran out.
+    done = limited(command, *memory_arguments(tmp_path_factory, command), memory=cap << 20, cpu=30)
+    assert done.returncode in (0, 1, 2), (cap, done.returncode, done.stderr[-300:])
+    if done.returncode == 2:
+        line = assert_one_line(done.stderr)
+        assert line == OUT_OF_MEMORY or line.endswith(": not enough memory to read the file\n")
+        assert done.stdout == b""
+    else:
+        assert done.stderr == b"" and done.stdout
+
+
+def test_the_headroom_guard_raises_once_when_the_size_crosses_the_line():
+    from inspector import headroom
+
+    statm = os.open("/proc/self/statm", os.O_RDONLY)
+    try:
+        watch = headroom._Guard(statm, below=1 << 62)
+        size = watch.size()
+        assert size > 0
+        watch.tick(0, None)  # far under the line: nothing
+        watch.below = size - 1
+        with pytest.raises(headroom.OutOfHeadroom):
+            watch.tick(0, None)
+        watch.tick(0, None)  # still over it while the exception unwinds: not again
+        watch.below = size + headroom.HEADROOM
+        watch.tick(0, None)  # fell back under: armed again
+        watch.below = size - 1
+        with pytest.raises(MemoryError):
+            watch.tick(0, None)
+    finally:
+        os.close(statm)
+
+
+def test_the_headroom_guard_watches_only_a_capped_address_space():
+    from inspector import headroom
+
+    assert headroom._guard is None  # never started in the test process
+    # Uncapped, nothing starts; capped, a loop building small objects is stopped by the guard
+    # before the kernel refuses an allocation (the MemoryError that could spin unwinding).
+    script = (
+        "import resource\n"
+        "from inspector import headroom\n"
+        "unlimited = resource.RLIM_INFINITY\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (unlimited, unlimited))\n"
+        "print(headroom.guard())\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))\n"
+        "print(headroom.guard())\n"
+        "held = []\n"
+        "try:\n"
+        "    while True:\n"
+        "        held.append({'n': len(held)})\n"
+        "except MemoryError as exc:\n"
+        "    del held\n"
+        "    print(type(exc).__name__)\n"
+    )
+    assert python_script(script).split() == ["False", "True", "OutOfHeadroom"]

@@ -101,3 +101,16 @@ def test_schema_bomb_is_refused_on_a_worker_while_the_event_loop_runs(
     assert seen["handled_meanwhile"] is True
     verdict = window.results["left"].verdicts[0]
     assert verdict.errors[0].keyword == "schema_too_complex"
+
+
+def test_a_stream_of_violations_says_how_many_more_in_the_stream_tab(window, tmp_path, monkeypatch):
+    from inspector.core.stream import reducer
+    from tests.core.test_hostile import delta_stream
+
+    monkeypatch.setattr(reducer, "VIOLATIONS_KEPT", 5)
+    window.open_file("right", str(delta_stream(tmp_path / "stray.sse", 40, item_id="zz")))
+    panel = window.stream_panel
+    assert panel.violations.rowCount() == 7  # the first five, the first missing_terminal
+    summary = panel.summary.text()
+    assert "41 errors, 1 warning" in summary
+    assert summary.endswith("; 7 listed, … and 35 more counted (unknown_item 35)")

@@ -12,6 +12,7 @@ from inspector.core.display import shorten_digits
 from inspector.core.model import PORTABLE_CORE, effective_type
 from inspector.core.stream.events import SPEC_EVENT_TYPES, TERMINAL_EVENTS, StreamEvent
 from inspector.core.stream.results import (
+    VIOLATIONS_KEPT,
     ExtensionRecord,
     OutputItem,
     ResponseResult,
@@ -284,6 +285,8 @@ class _Reducer:
     def __init__(self, strict: bool) -> None:
         self.strict = strict
         self.violations: list[Violation] = []
+        self.kept_kinds: set[tuple[str, Severity]] = set()  # (code, severity) of a kept one
+        self.more: dict[tuple[str, Severity], int] = {}  # counted past VIOLATIONS_KEPT
         self.responses: list[_Response] = []
         self.current: _Response | None = None
         self.pending_error: StreamEvent | None = None
@@ -341,6 +344,11 @@ class _Reducer:
     ) -> None:
         """Record one violation at an event, with its code's registered severity unless given."""
         severity = severity_of(code) if severity is None else Severity(severity)
+        kind = (code, severity)
+        if len(self.violations) >= VIOLATIONS_KEPT and kind in self.kept_kinds:
+            self.more[kind] = self.more.get(kind, 0) + 1
+            return
+        self.kept_kinds.add(kind)
         # Indexes and sequence numbers come from the file: a 5,000-digit one is shown by length.
         message = shorten_digits(message)
         self.violations.append(
@@ -439,6 +447,7 @@ class _Reducer:
             violations=tuple(self.violations),
             strict=self.strict,
             framing=self.framing,
+            more=tuple((code, severity, n) for (code, severity), n in self.more.items()),
         )
 
     def _outside_catalogue(

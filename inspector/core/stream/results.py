@@ -46,6 +46,12 @@ VIOLATION_CODES: frozenset[str] = frozenset(
 )
 
 
+#: Violations a reduced stream holds one by one: the first this many, and the first of each code
+#: and severity after them; the rest are counted (a stream where every event breaks a rule
+#: would otherwise hold one per event).
+VIOLATIONS_KEPT = 10_000
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One broken rule: what, how bad, and where in the stream."""
@@ -172,6 +178,25 @@ class StreamResult:
     dialect: str = "open_responses"
     #: A foreign stream's final record, assembled from its events (None for Open Responses).
     assembled: Any = None
+    #: Violations past VIOLATIONS_KEPT, counted: (code, severity, how many), in first-seen order.
+    more: tuple[tuple[str, Severity, int], ...] = ()
+
+    @property
+    def left_out(self) -> int:
+        """How many violations were counted but not kept (past VIOLATIONS_KEPT)."""
+        return sum(n for _, _, n in self.more)
+
+    @property
+    def total_violations(self) -> int:
+        """Every violation found, kept or counted."""
+        return len(self.violations) + self.left_out
+
+    def left_out_by_code(self) -> dict[str, int]:
+        """The violations not kept, counted by code (most first)."""
+        counts: dict[str, int] = {}
+        for code, _, n in self.more:
+            counts[code] = counts.get(code, 0) + n
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
     @property
     def items(self) -> list[OutputItem]:
@@ -179,18 +204,24 @@ class StreamResult:
         return [it for r in self.responses for it in r.items]
 
     def count(self, severity: Severity) -> int:
-        """Return how many violations have the severity."""
-        return sum(1 for v in self.violations if v.severity == severity)
+        """Return how many violations have the severity (those counted past the kept ones too)."""
+        kept = sum(1 for v in self.violations if v.severity == severity)
+        return kept + sum(n for _, s, n in self.more if s == severity)
 
     @property
     def blocking(self) -> bool:
         """Whether a violation fails the check: any error, or any warning under strict."""
         bad = ("error", "warning") if self.strict else ("error",)
-        return any(v.severity in bad for v in self.violations)
+        return any(v.severity in bad for v in self.violations) or any(
+            s in bad for _, s, _ in self.more
+        )
 
     def to_json(self) -> dict[str, Any]:
-        """Return the result as the `events` command's JSON document."""
-        return {
+        """Return the result as the `events` command's JSON document.
+
+        `more_violations` (only when some were not kept): how many, and how many of each code.
+        """
+        document = {
             "status": self.status,
             "strict": self.strict,
             "framing": self.framing,
@@ -199,6 +230,12 @@ class StreamResult:
             "violations": [v.to_json() for v in self.violations],
             "responses": [r.to_json() for r in self.responses],
         }
+        if self.more:
+            document["more_violations"] = {
+                "count": self.left_out,
+                "codes": self.left_out_by_code(),
+            }
+        return document
 
 
 def stream_transcript(result: StreamResult, path: str | None, format: str) -> Transcript:
