@@ -1251,6 +1251,16 @@ def test_a_stream_of_violations_keeps_the_first_and_counts_the_rest(tmp_path, mo
         "error": 41,
     }
     assert document["stream"]["more_violations"]["count"] == 35
+    # The reports count them too: HTML and Markdown say so, JUnit fails on a left-out case.
+    page = tmp_path / "r.html"
+    assert run_cli("report", str(path), "-o", str(page))[0] == 1
+    assert "35 more not listed." in page.read_text()
+    _, out, _ = run_cli("report", str(path), "--format", "markdown")
+    assert "### Stream violations (42)" in out
+    assert "*Not every row is listed (Stream violations: 7 of 42 shown)" in out
+    _, out, _ = run_cli("report", str(path), "--format", "junit")
+    case = ElementTree.fromstring(out).find(".//testcase[@name='… and 35 more violations']")
+    assert case is not None and case.find("failure") is not None
 
 
 def formats_reduce(path: Path):

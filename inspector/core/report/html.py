@@ -552,7 +552,8 @@ class _Page:
     def violations_table(self, side: ReportSide) -> str:
         """A stream's lifecycle violations: severity, code, event, line, sequence, message."""
         violations = side.violations()
-        if not violations:
+        counted = side.violations_counted()
+        if not violations and not counted:
             return '<p class="none">No stream violations.</p>'
         rows = "".join(
             f"<tr><td>{severity_badge(str(v.severity))}</td><td>{self.text(v.code, CELL)}</td>"
@@ -560,7 +561,7 @@ class _Page:
             f"<td>{_number(v.sequence_number)}</td><td>{self.text(v.message, DETAIL)}</td></tr>"
             for v in violations[:FINDING_LIMIT]
         )
-        more = len(violations) - FINDING_LIMIT
+        more = max(len(violations) - FINDING_LIMIT, 0) + sum(n for _, _, n in counted)
         note = f'<p class="muted">{more:,} more not listed.</p>' if more > 0 else ""
         return (
             '<table class="findings"><colgroup><col style="width:7em"><col style="width:14em">'

@@ -51,10 +51,10 @@ class _LeftOut:
         self.words: Counter[str] = Counter()
         self.failing = 0
 
-    def add(self, word: str, fails: bool) -> None:
-        """Count one case that is not listed."""
-        self.words[word] += 1
-        self.failing += fails
+    def add(self, word: str, fails: bool, count: int = 1) -> None:
+        """Count cases that are not listed (one unless told)."""
+        self.words[word] += count
+        self.failing += count if fails else 0
 
 
 class _Suites:
@@ -163,6 +163,9 @@ class _Suites:
                 continue
             failure = (v.code, v.message, v.message) if failing else None
             self.case(suite, classname, f"{v.code} {where_text(v)} ({v.severity})", failure)
+        # Past what a stream keeps, violations are only counted: they join the left-out case.
+        for code, severity, count in side.violations_counted():
+            rest.add(code, self.failing(severity, deciding), count)
         self.left_out(suite, classname, "violations", rest)
 
     def pairs(self, diff: DiffResult, suite: ET.Element) -> None:

@@ -196,8 +196,10 @@ class _Summary:
         head = ["left", "right", "blocks replay", "changes"]
         return _Section("Changed pairs", head, len(pairs), rows())
 
-    def findings(self, title: str, groups: Sequence[tuple[str, Sequence[FindingLike]]]) -> _Section:
-        """Findings of every side, errors first: side, severity, code, items, message."""
+    def findings(
+        self, title: str, groups: Sequence[tuple[str, Sequence[FindingLike]]], counted: int = 0
+    ) -> _Section:
+        """Findings of every side, errors first (and `counted` more that were only counted)."""
         ranked = [
             (name, f)
             for name, findings in groups
@@ -215,7 +217,7 @@ class _Summary:
                 ]
 
         head = ["side", "severity", "code", "items", "message"]
-        return _Section(title, head, len(ranked), rows())
+        return _Section(title, head, len(ranked) + counted, rows())
 
     def sections(self) -> list[_Section]:
         """Every section in the order a reader wants them."""
@@ -226,7 +228,9 @@ class _Summary:
         if changed is not None:
             sections.append(changed)
         sections.append(self.findings("Findings", [(n, s.result.findings) for n, s in names]))
-        sections.append(self.findings("Stream violations", [(n, s.violations()) for n, s in names]))
+        counted = sum(n for _, s in names for _, _, n in s.violations_counted())
+        violations = [(n, s.violations()) for n, s in names]
+        sections.append(self.findings("Stream violations", violations, counted))
         extra = [(n, s.extra_findings) for n, s in names]
         sections.append(self.findings(extra_title(self.report), extra))
         return [s for s in sections if s.total]
@@ -262,17 +266,20 @@ class _Summary:
                 section.shown += 1
             if full:
                 break
+        left_out = "; ".join(
+            f"{escape(s.title)}: {s.shown:,} of {s.total:,} shown"
+            for s in sections
+            if s.shown < s.total
+        )
         if full:
-            left_out = "; ".join(
-                f"{escape(s.title)}: {s.shown:,} of {s.total:,} shown"
-                for s in sections
-                if s.shown < s.total
-            )
             lines += [
                 "",
                 f"*Truncated to stay under {LIMIT:,} characters ({left_out}). The HTML "
-                "report (`--format html`) lists everything.*",
+                "report (`--format html`) lists the rest of what was kept.*",
             ]
+        elif left_out:
+            # Rows were all written, yet a stream counted violations past what it keeps.
+            lines += ["", f"*Not every row is listed ({left_out}): the rest were only counted.*"]
         # The rows are made; the redaction counts are complete.
         report = self.report
         lines += [

@@ -64,6 +64,11 @@ class ReportSide:
         stream = self.result.transcript.stream
         return tuple(stream.violations) if stream is not None else ()
 
+    def violations_counted(self) -> tuple[tuple[str, Any, int], ...]:
+        """Violations the stream only counted (code, severity, how many): past what it keeps."""
+        stream = self.result.transcript.stream
+        return tuple(stream.more) if stream is not None else ()
+
 
 #: The report's decision is the core's one decision value.
 ReportDecision = Decision
