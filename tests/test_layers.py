@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("inspector.core.model",),
     ("inspector.core.errors",),
     ("inspector.core.codes",),
-    ("inspector.core.display",),
+    ("inspector.core.display", "inspector.core.lazy"),
     ("inspector.core", "inspector.resources", "inspector"),
 )
 

@@ -1,4 +1,8 @@
-"""Pieces shared by the CLI subcommands: exit codes, safe text, JSON output, output files."""
+"""Pieces shared by the CLI subcommands: exit codes, safe text, JSON output, output files.
+
+Every command imports this module, so it imports nothing heavy itself: the reports, the target
+profiles and `tempfile` are imported where they are used.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,17 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
 from inspector.core.errors import UsageError
-from inspector.core.report import Streamed
+
+if TYPE_CHECKING:
+    from inspector.core.targets import Profile
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -142,6 +147,8 @@ def _encode_whole(value: dict[Any, Any], level: int) -> bytes | None:
 
 
 def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
+    from inspector.core.report import Streamed
+
     inner = b"  " * (level + 1)
     if isinstance(value, Streamed) and not value.nested:
         opened = False
@@ -275,6 +282,8 @@ def write_atomic(path: str, text: str) -> None:
     The temporary file is removed on every way out: an error, Ctrl+C, SIGTERM (which the entry
     point turns into an exception).
     """
+    import tempfile
+
     target = Path(path)
     folder = target.parent
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
@@ -291,3 +300,18 @@ def write_atomic(path: str, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def target_profile(text: str) -> Profile:
+    """argparse type for --target: a profile by name, or a usage error listing them all.
+
+    The profiles are imported only when a command is given a target.
+    """
+    import argparse
+
+    from inspector.core.targets import UnknownTarget, get_profile
+
+    try:
+        return get_profile(text.strip())
+    except UnknownTarget as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

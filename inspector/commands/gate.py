@@ -15,9 +15,9 @@ from inspector.commands.common import (
     Style,
     safe_text,
     stdin_twice,
+    target_profile,
     write_json,
 )
-from inspector.commands.tools import target_profile
 from inspector.core.decision import Decision, decide_file
 from inspector.core.display import show_number
 from inspector.core.formats import load_conversations, load_tools
@@ -27,7 +27,6 @@ from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.parallel import POOL_MIN_BYTES, default_jobs_for, gate_on_cores
 from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
-from inspector.core.targets import with_target_findings
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
 VERDICT_SGR = {
@@ -279,6 +278,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     def gated(path: str, transcript: Transcript, jobs: int | None) -> tuple[GateResult, Decision]:
         result = gate_on_cores(transcript, tools, jobs=jobs, budget=args.item_budget)
         if args.target is not None:
+            from inspector.core.targets import with_target_findings
+
             result = with_target_findings(result, args.target)
         decision = decide_file(result, name=path, strict=args.strict, fail_on=args.fail_on)
         if decision.blocks:

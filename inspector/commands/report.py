@@ -23,10 +23,10 @@ from inspector.commands.common import (
     check_output,
     safe_text,
     stdin_twice,
+    target_profile,
     write_atomic,
 )
 from inspector.commands.gate import load_tool_option
-from inspector.commands.tools import target_profile
 from inspector.core.diff import diff_transcripts
 from inspector.core.errors import UsageError
 from inspector.core.formats import load_path

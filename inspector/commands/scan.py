@@ -18,13 +18,18 @@ import os
 import shutil
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.commands.common import EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, safe_text
+from inspector.commands.common import (
+    EXIT_CLEAN,
+    EXIT_FINDINGS,
+    EXIT_UNREADABLE,
+    safe_text,
+    target_profile,
+)
 from inspector.commands.gate import load_tool_option
-from inspector.commands.tools import target_profile
 from inspector.core import scan
 from inspector.core.errors import UsageError
 from inspector.core.jsonio import STDIN
@@ -139,6 +144,8 @@ class Progress:
             self.enabled = False
         self.total, self.err, self.clock = total, err, clock
         self.files = self.items = self.skipped = 0
+        #: Whether the walk is still finding files (`total` is then a count so far).
+        self.counting = False
         self.start = clock()
         self.shown = -1.0
 
@@ -165,7 +172,8 @@ class Progress:
         width = 24
         filled = width * self.files // max(self.total, 1)
         bar = "#" * filled + "." * (width - filled)
-        return f"scan [{bar}] {self.files:,}/{self.total:,} files  {rate:,.0f} items/s  ETA {eta}"
+        total = f"{self.total:,}{'+' if self.counting else ''}"
+        return f"scan [{bar}] {self.files:,}/{total} files  {rate:,.0f} items/s  ETA {eta}"
 
     def finish(self) -> None:
         """End the status line."""
@@ -180,6 +188,37 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
+class Walk:
+    """The files to scan, found as the scan reads them: the pool starts on the first ones
+    while the walk goes on (a bucket's listing can take longer than scanning its first files).
+    """
+
+    def __init__(self, arguments: list[str], progress: Progress) -> None:
+        self.arguments = arguments
+        self.progress = progress
+        #: The files found so far, in walk order.
+        self.found: list[str] = []
+        self.ended = False
+
+    def __iter__(self) -> Iterator[str]:
+        if self.ended:
+            yield from self.found
+            return
+        self.progress.counting = True
+        for path in scan.walk(self.arguments):
+            self.found.append(path)
+            self.progress.total = len(self.found)
+            yield path
+        self.ended = True
+        self.progress.counting = False
+
+    def finish(self) -> list[str]:
+        """Walk to the end now; every file found."""
+        for _ in self:
+            pass
+        return self.found
+
+
 def _sink(path: str) -> Any:
     if OUTPUTS[Path(path).suffix.lower()] == "parquet":
         return scan.ParquetSink(path)
@@ -188,16 +227,15 @@ def _sink(path: str) -> Any:
 
 def _scan_pool(
     args: argparse.Namespace,
-    paths: list[str],
+    walk: Walk,
     options: scan.ScanOptions,
     fleet: scan.Fleet,
     progress: Progress,
     out: TextIO,
 ) -> None:
     jobs = args.jobs or scan.default_jobs()
-    chunk = scan.chunk_size(len(paths), jobs)
     if not args.output:
-        for done in scan.run_pool(paths, options, jobs, chunk=chunk):
+        for done in scan.run_pool(walk, options, jobs):
             out.write(done.data.decode("utf-8"))
             _count(done, fleet, progress)
         out.flush()
@@ -207,7 +245,7 @@ def _scan_pool(
     try:
         resumed = (lambda path: log.resumed(path, options.targets)) if args.resume else None
         in_order = log.fresh
-        for done in scan.run_pool(paths, options, jobs, chunk=chunk, resumed=resumed):
+        for done in scan.run_pool(walk, options, jobs, resumed=resumed):
             if done.resumed:
                 in_order = False
             else:
@@ -220,7 +258,7 @@ def _scan_pool(
             return
         sink = _sink(args.output)
         try:
-            for path in paths:
+            for path in walk.found:
                 if isinstance(sink, scan.JsonlSink):
                     sink.add_lines(log.raw(path))  # bytes as logged: nothing parsed again
                 else:
@@ -329,14 +367,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_UNREADABLE
     targets = tuple(dict.fromkeys(p.name for p in args.targets))
     options = scan.ScanOptions(targets=targets, tools=tools)
-    paths = list(scan.walk(args.paths))
-    inputs = [*paths, *([args.tools] if args.tools else [])]
-    for name in (args.output, args.report):
-        if name and _is_input(name, inputs):
-            err.write(f"inspector scan: error: {safe_text(name)} is an input file\n")
-            return EXIT_UNREADABLE
+    progress = Progress(0, err)
+    walk = Walk(args.paths, progress)
+    written = [name for name in (args.output, args.report) if name and os.path.exists(name)]
+    if written or args.engine == "dask":
+        # An output that exists may be one of the inputs: every input is known before
+        # anything is written. (One that does not exist yet is none of them.)
+        inputs = [*walk.finish(), *([args.tools] if args.tools else [])]
+        for name in written:
+            if _is_input(name, inputs):
+                err.write(f"inspector scan: error: {safe_text(name)} is an input file\n")
+                return EXIT_UNREADABLE
     fleet = scan.Fleet(targets=targets)
-    progress = Progress(len(paths), err)
     previous = {s: signal.getsignal(s) for s in EXIT_INTERRUPTED}
     in_main = _main_thread()
     try:
@@ -344,9 +386,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             for signum in EXIT_INTERRUPTED:
                 signal.signal(signum, _raise_interrupt)
         if args.engine == "dask":
-            _scan_dask(args, paths, options, fleet, progress)
+            _scan_dask(args, walk.finish(), options, fleet, progress)
         else:
-            _scan_pool(args, paths, options, fleet, progress, out)
+            _scan_pool(args, walk, options, fleet, progress, out)
         progress.finish()
         if args.report:
             _write_report(args, fleet)

@@ -11,6 +11,7 @@ from inspector.commands.common import (
     EXIT_UNREADABLE,
     Style,
     safe_text,
+    target_profile,
     write_json,
 )
 from inspector.core.formats import load_bytes, tools_from_document
@@ -19,9 +20,7 @@ from inspector.core.model import LoadError, Severity, Tool
 from inspector.core.targets import (
     Profile,
     ToolVerdict,
-    UnknownTarget,
     check_tool,
-    get_profile,
     load_profiles,
     profile_names,
 )
@@ -30,14 +29,6 @@ MARK_SGR = {"✓": "32", "~": "33", "✗": "31;1"}
 SEVERITY_SGR = {Severity.ERROR: "31;1", Severity.WARNING: "33", Severity.INFO: "2"}
 #: Longest tool name shown in the matrix (the problem list gives it in full).
 NAME_WIDTH = 48
-
-
-def target_profile(text: str) -> Profile:
-    """argparse type for --target: a profile by name, or a usage error listing them all."""
-    try:
-        return get_profile(text.strip())
-    except UnknownTarget as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parser(sub: Any) -> None:

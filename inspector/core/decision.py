@@ -409,7 +409,8 @@ def decide_file(
 
 
 def _differences(diff: DiffResult) -> int:
-    return sum(1 for p in diff.pairs if p.changed) + sum(
+    pairs = diff.pairs
+    return sum(1 for n in pairs.with_changes() if pairs[n].changed) + sum(
         1 for d in diff.document_changes if d.severity != Severity.INFO
     )
 
@@ -418,7 +419,8 @@ def _change_reasons(diff: DiffResult, level: Severity) -> list[Reason]:
     """One reason per pair holding a change of this level (its codes, both items)."""
     out: list[Reason] = []
     litems, ritems = diff.left.transcript.items, diff.right.transcript.items
-    for number, pair in enumerate(diff.pairs):
+    for number in diff.pairs.with_changes():  # a pair without changes has no reason
+        pair = diff.pairs[number]
         codes = list(dict.fromkeys(c.code for c in pair.changes if c.severity == level))
         if not codes or (level is Severity.WARNING and pair.blocking):
             continue
@@ -458,14 +460,17 @@ def _renamed_consistently(diff: DiffResult) -> bool:
     """Whether every paired call's call_id changed, one-to-one (two providers' ids)."""
     mapping: dict[Any, Any] = {}
     calls = 0
-    for pair in diff.pairs:
-        if pair.left is None or pair.right is None:
+    pairs = diff.pairs
+    lefts, rights = pairs.sides("left"), pairs.sides("right")
+    for number, (i, j) in enumerate(zip(lefts, rights, strict=True)):
+        if i is None or j is None:
             continue
-        left = diff.left.transcript.items[pair.left]
+        left = diff.left.transcript.items[i]
         if left.type != "function_call":
             continue
         calls += 1
-        change = next((c for c in pair.changes if c.code == "call_id_changed"), None)
+        changes = pairs.changes_at(number)
+        change = next((c for c in changes if c.code == "call_id_changed"), None)
         if change is None:
             return False
         if not isinstance(change.left, str) or mapping.setdefault(change.left, change.right) != (
@@ -518,7 +523,7 @@ def decide_pair(
     if outcome is Outcome.UNSAFE:
         headline = _headline(outcome, reasons, "")
     else:
-        informational = any(p.changes for p in diff.pairs) or bool(diff.document_changes)
+        informational = bool(diff.pairs.with_changes() or diff.document_changes)
         if differences:
             agree = f"{_plural(differences, 'difference')}, none blocking"
         elif informational:
@@ -561,7 +566,7 @@ def _compare(
     else:
         outcome = Outcome.EQUIVALENT
     if outcome is Outcome.EQUIVALENT:
-        informational = any(p.changes for p in diff.pairs) or bool(diff.document_changes)
+        informational = bool(diff.pairs.with_changes() or diff.document_changes)
         what = "informational changes only" if informational else "no differences"
         headline = f"{outcome.words}: {what}"
     elif outcome is Outcome.DIFFERENT:

@@ -11,10 +11,9 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-import regex
-
 from inspector.core.display import cut, shorten_digits, show_int
 from inspector.core.jsonio import parse_arguments, parse_arguments_checked
+from inspector.core.lazy import LazyPattern
 from inspector.core.model import (
     PORTABLE_CORE,
     ArgumentsError,
@@ -337,9 +336,10 @@ HISTORY_DETAIL = "status is missing; status not recorded (answered in this reque
 #: Characters a reader cannot see, or that reorder what follows them: Unicode control and format
 #: characters (bidi embeddings, overrides and isolates, U+200E/F, zero-width ones) and the line
 #: and paragraph separators. A tool name holding one can pass for another when it is shown.
-INVISIBLE = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
+#: (Compiled when first used: importing `regex` is a tenth of a command's start-up.)
+INVISIBLE = LazyPattern(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]", engine="regex")
 #: A right-to-left override up to its pop (or the end): drawn reversed in a left-to-right line.
-_OVERRIDE = regex.compile("\u202e([^\u202c]*)\u202c?")
+_OVERRIDE = LazyPattern("\u202e([^\u202c]*)\u202c?", engine="regex")
 #: Non-Latin letters drawn like ASCII ones: the Cyrillic and Greek entries of Unicode's
 #: confusables.txt (UTS #39, https://www.unicode.org/Public/security/latest/confusables.txt)
 #: whose prototype is one ASCII letter. NFKC folds fullwidth and compatibility forms first.

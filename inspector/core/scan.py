@@ -644,9 +644,10 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def chunk_size(files: int, jobs: int) -> int:
-    """Files per pool task: few enough to balance the cores, enough to amortise the hand-off."""
-    return max(1, min(32, files // (jobs * 16)))
+#: Most files one pool task scans, and the bytes past which a task takes no further file: a
+#: task of many small files pays the hand-off once, a large file is a task of its own.
+CHUNK_FILES = 32
+CHUNK_BYTES = 1 << 20
 
 
 _WORKER_OPTIONS = ScanOptions()
@@ -666,28 +667,97 @@ def _worker_chunk(paths: Sequence[str]) -> Chunk:
     return scan_chunk(paths, _WORKER_OPTIONS)
 
 
-def _tasks(
-    paths: Iterable[str], chunk: int, resumed: Callable[[str], Chunk | None] | None
-) -> Iterator[Chunk | list[str]]:
-    """Walk order as work: batches of paths to scan, and the chunks of files already logged.
+@dataclass(slots=True, eq=False)
+class Task:
+    """Consecutive files of the walk scanned as one pool task, with their sizes in bytes.
 
-    A logged file ends the batch before it, so chunks merge in walk order whatever is resumed.
+    `chunk` is set once the files are scanned (or were taken from a previous scan's log).
     """
-    batch: list[str] = []
+
+    paths: list[str]
+    sizes: list[int]
+    chunk: Chunk | None = None
+    started: bool = False
+
+    @property
+    def cost(self) -> int:
+        """The bytes the task reads: what its scan takes, roughly."""
+        return sum(self.sizes)
+
+
+def _size(path: str) -> int:
+    """A file's size for planning; a URL or a missing file counts as a small file."""
+    if is_url(path):
+        return 0
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _tasks(
+    paths: Iterable[str],
+    chunk: int,
+    resumed: Callable[[str], Chunk | None] | None,
+    budget: int | None = None,
+) -> Iterator[Task]:
+    """Walk order as work: tasks of up to `chunk` files (and `budget` bytes, when given).
+
+    With a budget (the pool), the first tasks are small (1 file, then 2, 4 … up to `chunk`):
+    the processes start on the first files the walk finds, not once it has found `chunk`.
+    A file already logged (`resumed`) is a finished task of its own that ends the task before
+    it, so chunks merge in walk order whatever is resumed.
+    """
+    task = Task([], [])
+    cap = 1 if budget is not None else chunk
     for path in paths:
         done = resumed(path) if resumed is not None else None
-        if done is None:
-            batch.append(path)
-            if len(batch) >= chunk:
-                yield batch
-                batch = []
+        if done is not None:
+            if task.paths:
+                yield task
+                task = Task([], [])
+            yield Task([path], [0], done)
             continue
-        if batch:
-            yield batch
-            batch = []
-        yield done
-    if batch:
-        yield batch
+        size = _size(path) if budget is not None else 0
+        if task.paths and budget is not None and task.cost + size > budget:
+            yield task
+            task = Task([], [])
+        task.paths.append(path)
+        task.sizes.append(size)
+        if len(task.paths) >= cap:
+            yield task
+            task = Task([], [])
+            cap = min(chunk, 2 * cap)
+    if task.paths:
+        yield task
+
+
+def split_tail(tasks: Sequence[Task], jobs: int) -> list[Task]:
+    """The last tasks of a walk cut finer, so that no process waits idle at the end.
+
+    Once the walk has ended, the tasks not yet started are halved, the largest first, until
+    there are `4 × jobs` of them or each holds one file; order and contents are kept.
+    """
+    result = list(tasks)
+    while True:
+        waiting = [t for t in result if not t.started and t.chunk is None]
+        parts = [t for t in waiting if len(t.paths) > 1]
+        if len(waiting) >= 4 * jobs or not parts:
+            return result
+        big = max(parts, key=lambda t: t.cost)
+        half = len(big.paths) // 2
+        at = result.index(big)
+        result[at : at + 1] = [
+            Task(big.paths[:half], big.sizes[:half]),
+            Task(big.paths[half:], big.sizes[half:]),
+        ]
+
+
+def next_tasks(tasks: Iterable[Task], free: int) -> list[Task]:
+    """The `free` waiting tasks to start now: the largest first (a large file started last
+    would leave every other process idle while it runs)."""
+    waiting = [t for t in tasks if not t.started and t.chunk is None]
+    return sorted(waiting, key=lambda t: -t.cost)[:free]
 
 
 def run_pool(
@@ -695,24 +765,26 @@ def run_pool(
     options: ScanOptions,
     jobs: int,
     *,
-    chunk: int = 8,
+    chunk: int = CHUNK_FILES,
     resumed: Callable[[str], Chunk | None] | None = None,
 ) -> Iterator[Chunk]:
     """Chunks of scanned files, in the order of `paths`, scanned by `jobs` processes.
 
     `resumed(path)` gives the chunk of a file a previous scan logged (None: scan the file); it
-    comes back in its place. At most a few chunks per process are in flight, so neither the
-    paths still to scan nor the rows already made pile up. One job scans in this process.
+    comes back in its place. `paths` is read as the work goes, so the processes scan the first
+    files while the walk goes on; at most `4 × jobs` tasks are read ahead of the oldest
+    unfinished one, so neither the paths still to scan nor the rows already made pile up.
+    Within that window the largest waiting task starts first, and the last tasks of the walk
+    are cut finer (`split_tail`). One job scans in this process, in walk order.
     """
-    tasks = _tasks(paths, chunk, resumed)
     if jobs <= 1:
-        for task in tasks:
-            yield task if isinstance(task, Chunk) else scan_chunk(task, options)
+        for task in _tasks(paths, chunk, resumed):
+            yield task.chunk if task.chunk is not None else scan_chunk(task.paths, options)
         return
     import multiprocessing
     import threading
     from collections import deque
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     # A plain fork when this process has no other thread (the CLI): the workers start with its
     # imports, at no cost, all at once. Otherwise (a test runner, a GUI) forking is unsafe;
@@ -726,23 +798,39 @@ def run_pool(
     pool = ProcessPoolExecutor(
         jobs, mp_context=context, initializer=_init_worker, initargs=(options,)
     )
+    source = _tasks(paths, chunk, resumed, CHUNK_BYTES)
+    window: deque[Task] = deque()  # walk order, from the oldest task not yet handed back
+    running: dict[Future[Chunk], Task] = {}
+    walking = True
 
-    def start(task: Chunk | list[str]) -> Chunk | Future[Chunk]:
-        return task if isinstance(task, Chunk) else pool.submit(_worker_chunk, task)
+    def start() -> None:
+        # Each process busy and one task queued for it: a process never waits for the parent
+        # (even one slow to be scheduled), and the next task is chosen late.
+        for task in next_tasks(window, 2 * jobs - len(running)):
+            task.started = True
+            running[pool.submit(_worker_chunk, task.paths)] = task
 
     try:
-        pending: deque[Chunk | Future[Chunk]] = deque()
-        for task in tasks:
-            pending.append(start(task))
-            if len(pending) >= jobs * 4:
-                break
-        while pending:
-            head = pending.popleft()
-            done = head if isinstance(head, Chunk) else head.result()
-            following = next(tasks, None)
-            if following is not None:
-                pending.append(start(following))
-            yield done
+        while True:
+            while walking and len(window) < jobs * 4:
+                read = next(source, None)
+                if read is None:
+                    walking = False
+                    window = deque(split_tail(window, jobs))
+                else:
+                    window.append(read)
+                start()  # work is handed out as the walk finds it
+            start()
+            if not window:
+                return
+            head = window[0].chunk
+            if head is not None:
+                window.popleft()
+                yield head
+                continue
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                running.pop(future).chunk = future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -5,13 +5,15 @@ Qt-free: which pair comes next is plain bookkeeping over the core's pairs.
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspector.core.decision import Decision, decide_pair
 from inspector.core.diff import DiffResult, Pair
+
+if TYPE_CHECKING:
+    from inspector.core.decision import Decision
 
 
 def field_keys(value: Any) -> list[Any]:
@@ -47,33 +49,23 @@ class Alignment:
     names: tuple[str, str] = ("", "")
     #: The core's one decision for the pair (computed once, with the alignment).
     decision: Decision = field(init=False)
-    left_rows: list[int | None] = field(init=False)
-    right_rows: list[int | None] = field(init=False)
+    left_rows: Sequence[int | None] = field(init=False)
+    right_rows: Sequence[int | None] = field(init=False)
     changed: list[int] = field(init=False)
-    _positions: dict[str, array[int]] = field(init=False)
 
     def __post_init__(self) -> None:
+        from inspector.core.decision import decide_pair  # made with the first diff, not before
+
         object.__setattr__(self, "decision", decide_pair(self.diff, names=self.names))
         pairs = self.diff.pairs
-        left_rows = [p.left for p in pairs]
-        right_rows = [p.right for p in pairs]
+        left_rows = pairs.rows("left")
+        right_rows = pairs.rows("right")
         object.__setattr__(self, "left_rows", left_rows)
         object.__setattr__(self, "right_rows", right_rows)
-        object.__setattr__(self, "changed", [n for n, p in enumerate(pairs) if p.changed])
-        positions = {}
-        for side, rows, count in (
-            ("left", left_rows, len(self.diff.left.transcript.items)),
-            ("right", right_rows, len(self.diff.right.transcript.items)),
-        ):
-            # One machine integer per item: the display position of the pair holding it.
-            where = array("q", [-1]) * count
-            for n, i in enumerate(rows):
-                if i is not None:
-                    where[i] = n
-            positions[side] = where
-        object.__setattr__(self, "_positions", positions)
+        changed = [n for n in pairs.with_changes() if pairs[n].changed]
+        object.__setattr__(self, "changed", changed)
 
-    def rows(self, side: str) -> list[int | None]:
+    def rows(self, side: str) -> Sequence[int | None]:
         """The aligned display order of one side (None where it has no item)."""
         return self.left_rows if side == "left" else self.right_rows
 
@@ -85,10 +77,8 @@ class Alignment:
 
     def position(self, side: str, item: int) -> int | None:
         """The display position of the pair holding an item."""
-        where = self._positions[side]
-        if not 0 <= item < len(where) or where[item] < 0:
-            return None
-        return where[item]
+        # The diff's own index of pairs by item: the display order is the order of the pairs.
+        return self.diff.pair_number(side, item)
 
     def counterpart(self, side: str, item: int) -> int | None:
         """The aligned item on the other side, if any."""

@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.display import show_int
 from inspector.core.gate import INVISIBLE
 from inspector.core.model import join_pointer
+
+if TYPE_CHECKING:
+    import regex  # the window paints before the regex engine is imported
 
 #: Longest text a single cell preview shows.
 PREVIEW_LIMIT = 160

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
 from PySide6.QtCore import (
     QEvent,
-    QIODevice,
     QMessageLogContext,
     QObject,
-    QSaveFile,
     Qt,
     QTimer,
     QtMsgType,
@@ -229,6 +227,9 @@ def _interesting_item(window: MainWindow, select: str | None) -> int | None:
 
 def save_png(pixmap: QPixmap, path: str) -> bool:
     """Write a PNG atomically: a failed write leaves any earlier file at `path` as it was."""
+    # Imported here: naming a Qt class makes PySide6 build its enums; a start-up needs none.
+    from PySide6.QtCore import QIODevice, QSaveFile
+
     target = QSaveFile(path)
     if not target.open(QIODevice.OpenModeFlag.WriteOnly):
         return False
@@ -336,11 +337,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     app = _application()
     _apply_theme(app, args)
-    with tempfile.TemporaryDirectory(prefix="replay-inspector-") as scratch:
+    with contextlib.ExitStack() as stack:
         if args.settings:
             settings = Settings.open(args.settings)
         elif args.screenshot:
+            import tempfile
+
             # A screenshot must neither read nor change the user's window layout.
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="replay-inspector-"))
             settings = Settings.open(os.path.join(scratch, "settings.ini"))
         else:
             settings = Settings.open()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextDocument
 
 from inspector.gui import qt_palette
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
     from pygments.token import _TokenType
+    from PySide6.QtGui import QTextCharFormat
 
 #: Only the first this many characters of a document are highlighted; later blocks are plain.
 #: Re-lexing every block of a multi-megabyte text on each change would stall the GUI thread.
@@ -56,6 +57,8 @@ class JsonHighlighter(QSyntaxHighlighter):
         style = self._style.style_for_token(token)
         fmt: QTextCharFormat | None = None
         if style["color"] or style["bold"] or style["italic"]:
+            from PySide6.QtGui import QTextCharFormat  # its enums are made when first named
+
             fmt = QTextCharFormat()
             if style["color"]:
                 fmt.setForeground(QColor("#" + style["color"]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtGui import QBrush, QColor, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QBrush, QColor, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from inspector.gui.json_text import locate, visible
@@ -55,6 +55,8 @@ class JsonView(QPlainTextEdit):
     ) -> None:
         """Give character spans a background, and a text colour and a wavy underline in
         `underline` if given (replacing the group's earlier marks)."""
+        from PySide6.QtGui import QTextCharFormat  # its enums are made when first named
+
         marks = []
         for start, end in spans:
             selection = QTextEdit.ExtraSelection()
@@ -76,6 +78,8 @@ class JsonView(QPlainTextEdit):
 
     def mark_lines(self, group: str, lines: Iterable[int], brush: QBrush) -> None:
         """Give whole lines (0-based block numbers) a full-width background."""
+        from PySide6.QtGui import QTextCharFormat
+
         marks = []
         document = self.document()
         for line in lines:

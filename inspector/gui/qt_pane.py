@@ -39,7 +39,6 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QStackedWidget,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
@@ -483,6 +482,7 @@ class TranscriptPane(QFrame):
         tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         tree.setItemDelegate(CellDelegate(tree))
         tree.setModel(self.model)
+        self.model.wants_rows = self._near_last_rows
         header = tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -637,6 +637,15 @@ class TranscriptPane(QFrame):
         combo.setCurrentIndex(picked if 0 <= picked < len(labels) else 0)
         combo.blockSignals(False)
         combo.setVisible(len(labels) > 1)
+
+    def _near_last_rows(self, exposed: int) -> bool:
+        """Whether the tree shows rows within two pages of the last of `exposed` rows."""
+        bar = self.tree.verticalScrollBar()
+        if self.tree.verticalScrollMode() != QAbstractItemView.ScrollMode.ScrollPerItem:
+            return True
+        # Per item, the bar's value is the first row in view (expanded fields count as rows,
+        # so it errs towards fetching).
+        return bar.value() + 2 * max(bar.pageStep(), 1) >= exposed
 
     def fit_columns(self) -> None:
         """Size the columns to the content again (after a diff arrives or a column is shown)."""
@@ -912,6 +921,10 @@ class CellDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _fits(option: QStyleOptionViewItem, text: str) -> bool:
+        # Imported here: naming QStyle makes PySide6 build its enums, which the first paint
+        # does not need.
+        from PySide6.QtWidgets import QStyle
+
         widget = option.widget
         style = widget.style() if widget is not None else None
         margin = (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) if style else 2) + 1

@@ -74,7 +74,7 @@ class PaneLink(QObject):
         # In aligned mode both panes must expose the same rows for their lines to match.
         if parent.isValid() or not self.active():
             return
-        self.panes[other(side)].model.ensure_row(self.panes[side].model.fetched_rows - 1)
+        self.panes[other(side)].model.expose_rows(self.panes[side].model.fetched_rows)
 
     def _expanded(self, side: str, index: Any, expanded: bool) -> None:
         if self._busy or not self.active():

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from inspector.core.decision import Decision, decide_file
 from inspector.core.diff.values import DiffMode
 from inspector.core.gate import GateResult, gate_transcript
 from inspector.core.jsonio import display_name, read_bytes
@@ -23,6 +22,7 @@ from inspector.gui.qt_workers import Progress, TaskRunner
 # The formats, the diff, the targets and the reports are imported when first used (after the
 # window's first paint): the window starts without them.
 if TYPE_CHECKING:
+    from inspector.core.decision import Decision
     from inspector.core.formats import conversations_from_bytes
     from inspector.core.formats._follow import Follower, Update, head_conversations
     from inspector.core.targets import Profile
@@ -75,12 +75,15 @@ class Loaded:
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
         """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
+        from inspector.core.decision import decide_file
+
         return cls(path, result, stream, result.summary(), decide_file(result, name=path), size)
 
 
 def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
     """The loaded file judged for a target: the gate's findings plus the target's (none: only
     the gate's); runs in a worker thread."""
+    from inspector.core.decision import decide_file
     from inspector.core.targets import TargetFinding, with_target_findings
 
     name = target.name if target is not None else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -198,6 +198,10 @@ class TranscriptModel(QAbstractItemModel):
         self._targets: dict[int, list[TargetFinding]] = {}
         #: Columns titled with an icon rather than a word (too narrow for it).
         self._icon_headers: frozenset[int] = frozenset()
+        #: Asked by `fetchMore` with the rows exposed: whether the view shows rows near the
+        #: last of them (None: always grow). Qt's tree asks for more on every full layout,
+        #: wherever it is scrolled; two linked panes would then double each other's rows.
+        self.wants_rows: Callable[[int], bool] | None = None
 
     # ---- content --------------------------------------------------------------------------
 
@@ -388,14 +392,23 @@ class TranscriptModel(QAbstractItemModel):
         return not parent.isValid() and self._shown < self._total
 
     def fetchMore(self, parent: ModelIndex) -> None:
-        """Expose the next chunk of top-level rows (as many again as are shown)."""
-        if not parent.isValid():
-            self._grow(max(self._shown * 2, self.initial_rows))
+        """Expose the next chunk of top-level rows (as many again as are shown), when the view
+        wants them (`wants_rows`)."""
+        if parent.isValid():
+            return
+        if self.wants_rows is not None and not self.wants_rows(self._shown):
+            return
+        self._grow(max(self._shown * 2, self.initial_rows))
 
     def ensure_row(self, row: int) -> None:
         """Expose top-level rows up to and including `row`."""
         if row >= self._shown:
             self._grow(max(row + 1 + self.initial_rows, self._shown * 2))
+
+    def expose_rows(self, count: int) -> None:
+        """Expose exactly the first `count` top-level rows (no chunk beyond), as many as a
+        twin pane shows: each growing by a chunk more would make the other grow in turn."""
+        self._grow(count)
 
     @property
     def fetched_rows(self) -> int:
@@ -430,8 +443,8 @@ class TranscriptModel(QAbstractItemModel):
             self._node_ids[key] = node
         return node
 
-    def _raw_at(self, side: str, row: int) -> Any:
-        """The raw item one side shows on a top-level row (_MISSING on its gap row)."""
+    def _item_on(self, side: str, row: int) -> Item | None:
+        """The item one side shows on a top-level row (None on its gap row)."""
         if side == self._side or self._alignment is None:
             item = self.item_at_row(row)
             result = self._result
@@ -442,8 +455,13 @@ class TranscriptModel(QAbstractItemModel):
             diff = self._alignment.diff
             result = diff.left if side == "left" else diff.right
         if item is None or result is None:
-            return _MISSING
-        return result.transcript.items[item].raw
+            return None
+        return result.transcript.items[item]
+
+    def _raw_at(self, side: str, row: int) -> Any:
+        """The raw item one side shows on a top-level row (_MISSING on its gap row)."""
+        item = self._item_on(side, row)
+        return _MISSING if item is None else item.raw
 
     def _values(self, path: tuple[Any, ...]) -> tuple[Any, Any]:
         """The left's and right's values at a path (_MISSING where a side has none); without
@@ -509,7 +527,12 @@ class TranscriptModel(QAbstractItemModel):
             if parent.column() or self._result is None:
                 return False
             if self.padded:
-                return _has_fields(*self._values((parent.row(),)))
+                # Either side's item may give the row its fields; lean items answer unparsed.
+                row = parent.row()
+                return any(
+                    item is not None and item.has_fields()
+                    for item in (self._item_on("left", row), self._item_on("right", row))
+                )
             row = parent.row()
             if self._filter is not None:
                 row = self._filter[row]

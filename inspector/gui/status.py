@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from inspector.core.decision import Decision
+if TYPE_CHECKING:
+    from inspector.core.decision import Decision
 
 #: What the status line says before any file is open.
 NOTHING_OPEN = "Open two transcripts to see what may be replayed to another model."

@@ -17,6 +17,14 @@ Unlike files per second it does not depend on what else the machine runs, and a 
 uses a few percent of the CPU leaves the second core to the second worker, which is what makes
 `--jobs 2` near twice as fast on an idle machine. For Dask the parent also runs the scheduler.
 
+The speed-up is also predicted from CPU accounting, which load changes far less than wall
+time (Amdahl's law over the parts that are measured): `--jobs 1` takes its whole CPU time
+(RUSAGE_SELF from the interpreter's start); `--jobs 2` takes the parent's CPU until it hands
+out its first task (start-up, imports), the busiest worker's CPU up to its last task's end
+(each worker logs it, getrusage, in a debug log beside the output), half the parent's CPU
+while the workers run (it shares the two cores with them) and the parent's CPU after the
+last result. The prediction is the first over the sum of the others.
+
     python tests/benchmarks/bench_scan.py [--quick] [--runs N]
 """
 
@@ -49,33 +57,69 @@ LARGE_ITEMS = 20_000
 #: Runs the scan as `python -m inspector` does (the collector off), then writes the CPU seconds
 #: of this process since the scan's modules were imported and its target profile loaded (fixed
 #: costs, the same for every engine), and of its reaped children.
+#: Each pool worker (forked from it, so with these wrappers in place) appends its CPU seconds
+#: at each task's end to argv[1].workers; the parent writes its own at its first hand-out of
+#: work and at the pool's end (the Amdahl accounting).
 DRIVER = """\
 import gc, os, resource, sys
+import concurrent.futures
 import inspector.commands.scan
 from inspector.cli import run
+from inspector.core import scan
 from inspector.core.targets import get_profile
+
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
 get_profile("openai")
-start = resource.getrusage(resource.RUSAGE_SELF)
+start = cpu()
+marks = {}
+worker_chunk = scan._worker_chunk
+
+def traced_chunk(paths):
+    chunk = worker_chunk(paths)
+    with open(sys.argv[1] + ".workers", "a") as log:
+        log.write(f"{os.getpid()} {cpu()}\\n")
+    return chunk
+
+scan._worker_chunk = traced_chunk
+submit = concurrent.futures.ProcessPoolExecutor.submit
+
+def traced_submit(self, *args, **kwargs):
+    marks.setdefault("first_task", cpu())
+    return submit(self, *args, **kwargs)
+
+concurrent.futures.ProcessPoolExecutor.submit = traced_submit
+run_pool = scan.run_pool
+
+def traced_pool(*args, **kwargs):
+    yield from run_pool(*args, **kwargs)
+    marks["pool_end"] = cpu()
+
+scan.run_pool = traced_pool
 gc.disable()
 status = run(sys.argv[2:])
 sys.stdout.flush()
-me = resource.getrusage(resource.RUSAGE_SELF)
+end = cpu()
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-parent = me.ru_utime + me.ru_stime - start.ru_utime - start.ru_stime
 with open(sys.argv[1], "w") as report:
-    report.write(f"{parent} {kids.ru_utime + kids.ru_stime}")
+    report.write(f"{end - start} {kids.ru_utime + kids.ru_stime} {end} ")
+    report.write(f"{marks.get('first_task', end)} {marks.get('pool_end', end)}")
 os._exit(status)
 """
 
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """One scan: wall seconds, peak RSS of its main process, CPU seconds of parent and children."""
+    """One scan: wall seconds, peak RSS of its main process, CPU seconds of parent and children,
+    and its CPU critical path (the Amdahl accounting; for one job, all its CPU)."""
 
     seconds: float
     peak_rss: int
     parent_cpu: float
     children_cpu: float
+    critical_cpu: float
 
 
 def _command(folder: Path, out: Path, engine: str) -> list[str]:
@@ -86,8 +130,20 @@ def _command(folder: Path, out: Path, engine: str) -> list[str]:
 
 def _run(folder: Path, out: Path, engine: str) -> Run:
     measured = run_measured(_command(folder, out, engine), ok=(0, 1, 2))
-    parent, children = (float(v) for v in (out / "cpu").read_text().split())
-    return Run(measured.seconds, measured.peak_rss, parent, children)
+    parent, children, total, first_task, pool_end = (
+        float(v) for v in (out / "cpu").read_text().split()
+    )
+    busiest: dict[str, float] = {}
+    log = out / "cpu.workers"
+    for line in log.read_text().splitlines() if log.exists() else []:
+        pid, seconds = line.split()
+        busiest[pid] = max(busiest.get(pid, 0.0), float(seconds))
+    if busiest:
+        during = pool_end - first_task
+        critical = first_task + max(busiest.values()) + during / 2 + (total - pool_end)
+    else:
+        critical = total
+    return Run(measured.seconds, measured.peak_rss, parent, children, critical)
 
 
 def _fleets(scratch: Path, quick: bool) -> dict[str, tuple[Path, int]]:
@@ -150,6 +206,13 @@ def main() -> int:
             said = (
                 f"--jobs 2: the parent used {1e3 * parent / files:.3f} ms of CPU per file, "
                 f"{100 * parent / max(total, 1e-9):.1f}% of the scan's {total:.2f} CPU s"
+            )
+            rows.append((label, said, 0, 0, 0, 0, 0))
+            cpu_one = statistics.median(m.critical_cpu for m in measured["--jobs 1"])
+            cpu_two = statistics.median(m.critical_cpu for m in pooled)
+            said = (
+                f"CPU accounting: --jobs 1 {cpu_one:.2f} s, --jobs 2 critical path "
+                f"{cpu_two:.2f} s, predicted speed-up {cpu_one / max(cpu_two, 1e-9):.2f}×"
             )
             rows.append((label, said, 0, 0, 0, 0, 0))
     print(

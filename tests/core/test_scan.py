@@ -514,12 +514,14 @@ def test_the_pool_keeps_only_a_window_of_files_in_flight() -> None:
             yield str(SAMPLES / "article" / "items.json")
             number += 1
 
-    inline = scan.scan_chunk([str(SAMPLES / "article" / "items.json")] * 4, scan.ScanOptions())
+    one = str(SAMPLES / "article" / "items.json")
     chunks = scan.run_pool(endless(), scan.ScanOptions(), 2, chunk=4)
     first = [next(chunks) for _ in range(3)]
     chunks.close()
-    assert [c.data for c in first] == [inline.data] * 3
-    assert [c.files for c in first] == [inline.files] * 3
+    # The first tasks ramp up (1 file, 2, then 4), so the workers start on the first files.
+    inline = [scan.scan_chunk([one] * size, scan.ScanOptions()) for size in (1, 2, 4)]
+    assert [c.data for c in first] == [c.data for c in inline]
+    assert [c.files for c in first] == [c.files for c in inline]
     # 2 jobs × 4 chunks of 4 in flight, and one more chunk per chunk consumed.
     assert len(taken) <= 2 * 4 * 4 + 3 * 4
 
@@ -716,3 +718,84 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
     status, _, err = _cli("scan", str(SAMPLES / "article"), "--jobs", "1", "-o", str(target))
     assert status == 2 and err.startswith("inspector scan: cannot write ")
     assert "missing-folder" in err and len(err.strip().splitlines()) == 1
+
+
+def _opened_by_a_reader(fifo: Path) -> int:
+    """Wait until a process opens `fifo` to read; the write end, then.
+
+    A FIFO's write end opens without blocking only once a reader holds it open: the sign
+    that a worker has started on the file. Bounded by a count of looks.
+    """
+    for _ in range(3000):
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            time.sleep(0.02)
+    raise AssertionError("no worker started on the first file while the walk went on")
+
+
+def test_workers_start_on_the_first_files_before_the_walk_ends(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The scan command hands the first file to a worker while its walk is still going."""
+    first = tmp_path / "first.json"
+    os.mkfifo(first)
+    sample = SAMPLES / "article" / "items.json"
+    walk = scan.walk
+
+    def slow_walk(arguments: list[str]):
+        yield str(first)
+        # The walk goes on only once a worker reads the first file.
+        with os.fdopen(_opened_by_a_reader(first), "wb") as writer:
+            writer.write(sample.read_bytes())
+        yield from walk(arguments)
+
+    monkeypatch.setattr(scan, "walk", slow_walk)
+    out = tmp_path / "rows.jsonl"
+    status, _, err = _cli("scan", str(sample), "--jobs", "2", "-o", str(out))
+    assert status == 1, err
+    rows = list(scan.read_rows(str(out)))
+    assert [r["path"] for r in rows] == [str(first), str(sample)]  # walk order
+    assert rows[0]["verdicts"] == rows[1]["verdicts"]
+
+
+def _task(*sizes: int) -> scan.Task:
+    return scan.Task([f"f{n}-{size}" for n, size in enumerate(sizes)], list(sizes))
+
+
+def test_tasks_are_cut_by_files_and_bytes_and_ramp_up(tmp_path: Path) -> None:
+    """The first tasks are small, later ones up to the file cap, a large file alone."""
+    paths = []
+    for number in range(40):
+        path = tmp_path / f"{number:02d}.json"
+        path.write_bytes(b" " * (3 * scan.CHUNK_BYTES // 2 if number == 20 else 100))
+        paths.append(str(path))
+    tasks = list(scan._tasks(paths, 8, None, scan.CHUNK_BYTES))
+    assert [len(t.paths) for t in tasks] == [1, 2, 4, 8, 5, 1, 8, 8, 3]
+    assert [p for t in tasks for p in t.paths] == paths  # walk order, every file once
+    assert tasks[5].paths == [paths[20]] and tasks[5].cost == 3 * scan.CHUNK_BYTES // 2
+    # One job scans in walk order, a task per `chunk` files, and nothing is looked up.
+    inline = list(scan._tasks(paths, 8, None))
+    assert [len(t.paths) for t in inline] == [8] * 5 and {s for t in inline for s in t.sizes} == {0}
+
+
+def test_the_largest_waiting_task_starts_first() -> None:
+    window = [_task(10, 10), _task(5_000), _task(300), _task(1, 1)]
+    window[0].started = True  # already running
+    assert scan.next_tasks(window, 2) == [window[1], window[2]]
+    window[3].chunk = scan.make_chunk([], ())  # a file taken from the log: nothing to start
+    assert scan.next_tasks(window, 5) == [window[1], window[2]]
+
+
+def test_the_last_tasks_of_a_walk_are_cut_finer_in_walk_order() -> None:
+    running = _task(1, 1, 1)
+    running.started = True
+    window = [running, _task(*range(1, 17)), _task(5, 5)]
+    tail = scan.split_tail(window, 2)
+    assert tail[0] is running and len(tail[0].paths) == 3  # a started task is left whole
+    waiting = tail[1:]
+    assert len(waiting) >= 4 * 2
+    assert [p for t in tail for p in t.paths] == [p for t in window for p in t.paths]
+    assert [s for t in tail for s in t.sizes] == [s for t in window for s in t.sizes]
+    alone = scan.split_tail([_task(7)], 2)  # nothing left to cut
+    assert [t.paths for t in alone] == [["f0-7"]]

@@ -16,7 +16,9 @@ from tests.conftest import SAMPLES
 ROOT = SAMPLES.parent
 
 #: Modules the first paint must not need: the panels other than Item's, the engines behind
-#: them (formats, diff, stream, targets, reports) and the libraries they use.
+#: them (formats, diff, stream, targets, reports, the decisions made of a load) and the
+#: libraries they use (the regex engine is the tool-name look-alike check's and the escaping of
+#: non-ASCII text, both first needed by a loaded file).
 HEAVY = (
     "inspector.gui.qt_schema_panel",
     "inspector.gui.qt_scratch",
@@ -34,9 +36,16 @@ HEAVY = (
     "inspector.core.stream",
     "inspector.core.targets",
     "inspector.core.report",
+    "inspector.core.decision",
     "pygments",
     "jsonschema",
+    "regex",
 )
+
+#: Qt classes the first paint does not need: PySide6 builds the Python enums of a class when it
+#: is first named (QStyle's eleven cost more than a whole pane's widgets), so they are named
+#: where they are used (a cell's compact text, text marks and highlighting, a screenshot).
+QT_LATER = ("QStyle", "QTextCharFormat", "QSaveFile")
 
 # The window is started as `replay-inspector --tools T LEFT RIGHT` starts it (qt_app's
 # open_window); at its first paint the modules are listed, then the pair it opens after that
@@ -64,6 +73,8 @@ class Painted(QObject):
         if event.type() == QEvent.Type.Paint and "painted" not in seen:
             seen["painted"] = loaded(sys.argv[1:])
             seen["files_then"] = [p for p in window.session.paths.values() if p]
+            qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
+            seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
         return False
 
 window.installEventFilter(Painted(window))
@@ -94,6 +105,8 @@ def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
     # Painted with nothing behind the panes; the files named were not even being opened yet.
     assert seen["painted"] == []
     assert seen["files_then"] == []
+    assert sorted(set(QT_LATER) & set(seen["qt_named"])) == []
+    assert "TranscriptPane" not in seen["qt_named"] and "QTreeView" in seen["qt_named"]
     # Then the pair was opened, read and diffed: the engines came with it.
     assert {"inspector.core.formats", "inspector.core.diff.compute"} <= set(seen["diffed"])
 

@@ -71,8 +71,10 @@ from inspector.core.diff.values import (
     DiffMode,
     DocumentChange,
     Pair,
+    Pairs,
     Reason,
 )
+from inspector.core.lazy import names_on_first_use
 
 if TYPE_CHECKING:
     from inspector.core.diff.align import align_items, display_order
@@ -110,15 +112,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _LAZY, globals())
 
 
 __all__ = [
@@ -130,6 +124,7 @@ __all__ = [
     "DiffResult",
     "DocumentChange",
     "Pair",
+    "Pairs",
     "Reason",
     "align_items",
     "arguments_changes",

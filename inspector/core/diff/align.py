@@ -22,7 +22,7 @@ from inspector.core.diff.match import (
     _patience,
     _patience_leaf,
 )
-from inspector.core.diff.values import DiffMode
+from inspector.core.diff.values import CALL_TYPES, DiffMode
 from inspector.core.model import Item
 
 
@@ -32,22 +32,37 @@ def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
     A call_id that occurs more often on one side (providers that number calls per response,
     call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
     """
-    slots: dict[tuple[str, str], list[int]] = {}
+    # By type, then call_id: no tuple a call; a call_id met once keeps its index, not a list.
+    slots: dict[str, dict[str, int | list[int]]] = {kind: {} for kind in CALL_TYPES}
     for index in right.calls:
-        slots.setdefault(right.call(index), []).append(index)
-    counts: dict[tuple[str, str], int] = {}
+        kind, call_id = right.call(index)
+        held = slots[kind]
+        found = held.get(call_id)
+        if found is None:
+            held[call_id] = index
+        elif isinstance(found, list):
+            found.append(index)
+        else:
+            held[call_id] = [found, index]
+    counts: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
     for index in left.calls:
-        key = left.call(index)
-        counts[key] = counts.get(key, 0) + 1
-    used: dict[tuple[str, str], int] = {}
+        kind, call_id = left.call(index)
+        counted = counts[kind]
+        counted[call_id] = counted.get(call_id, 0) + 1
+    used: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
     pairs: list[tuple[int, int]] = []
     for index in left.calls:
-        key = left.call(index)
-        candidates = slots.get(key)
-        if candidates is not None and len(candidates) == counts[key]:
-            taken = used.get(key, 0)
-            pairs.append((index, candidates[taken]))
-            used[key] = taken + 1
+        kind, call_id = left.call(index)
+        found = slots[kind].get(call_id)
+        if found is None:
+            continue
+        if not isinstance(found, list):
+            if counts[kind][call_id] == 1:
+                pairs.append((index, found))
+        elif len(found) == counts[kind][call_id]:
+            taken = used[kind].get(call_id, 0)
+            pairs.append((index, found[taken]))
+            used[kind][call_id] = taken + 1
     return pairs
 
 
@@ -204,7 +219,7 @@ def align_items(
     left: Sequence[Item], right: Sequence[Item], *, mode: DiffMode | str = DiffMode.REPLAY
 ) -> list[IndexPair]:
     """Pair the items of two transcripts (see the package docstring); display order, each once."""
-    shared: dict[bytes, bytes] = {}
+    shared: dict[bytes, int] = {}
     return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode))
 
 
@@ -214,16 +229,18 @@ def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[
     else:
         call_pairs = _call_pairs(left, right)
     out: list[IndexPair] = list(call_pairs)
-    paired_left = {i for i, _ in call_pairs}
-    paired_right = {j for _, j in call_pairs}
-    leaf = _by_signature(left, right)
     n_left, n_right = len(left.items), len(right.items)
+    # A byte an item, not a set of integers.
+    paired_left, paired_right = bytearray(n_left), bytearray(n_right)
+    for i, j in call_pairs:
+        paired_left[i] = paired_right[j] = 1
+    leaf = _by_signature(left, right)
     # The in-order call_id anchors cut both sides into segments aligned independently.
     last_left = last_right = 0
     for stop_left, stop_right in [*_longest_chain(call_pairs), (n_left, n_right)]:
         if stop_left > last_left or stop_right > last_right:
-            a = [i for i in range(last_left, stop_left) if i not in paired_left]
-            b = [j for j in range(last_right, stop_right) if j not in paired_right]
+            a = [i for i in range(last_left, stop_left) if not paired_left[i]]
+            b = [j for j in range(last_right, stop_right) if not paired_right[j]]
             _patience(a, b, left.keys, right.keys, leaf, out)
         last_left, last_right = stop_left + 1, stop_right + 1
     return display_order(out, n_left, n_right)
@@ -250,11 +267,14 @@ def display_order(pairs: Sequence[IndexPair], n_left: int, n_right: int) -> list
         else:
             place_right[j] = next_paired[anchor + 1]
 
-    def key(pair: IndexPair) -> tuple[int, int, int]:
+    # (place, right-only first, j) as one integer: no tuple a pair while sorting.
+    width = n_right + 1
+
+    def key(pair: IndexPair) -> int:
         i, j = pair
         if i is not None:
-            return (i, 1, 0)
+            return i * width + n_right
         assert j is not None
-        return (place_right[j], 0, j)
+        return place_right[j] * width + j
 
     return sorted(pairs, key=key)

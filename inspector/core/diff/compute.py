@@ -26,6 +26,7 @@ from inspector.core.diff.values import (
     DiffMode,
     DocumentChange,
     Pair,
+    Pairs,
     Reason,
     _plural,
 )
@@ -119,7 +120,7 @@ def _diff_results(
         return lambda done: progress("Reading the items", _READ * (offset + done) / total)
 
     progress("Reading the items", 0.0)
-    shared: dict[bytes, bytes] = {}
+    shared: dict[bytes, int] = {}
     lside = _Side.of(litems, shared, done=read(0))
     rside = _Side.of(ritems, shared, done=read(len(litems)))
     del shared
@@ -141,7 +142,7 @@ def _diff_results(
     if compare:
         index_pairs = _split_unlike(index_pairs, litems, ritems)
     call_ids = _CallIds(index_pairs, lside, rside, litems, ritems) if compare else None
-    pairs: list[Pair] = []
+    pairs = Pairs()
     notes: dict[int, str] = {}
     step = max(len(index_pairs) // _PAIR_REPORTS, 1)
     for number, (i, j) in enumerate(index_pairs):
@@ -150,10 +151,10 @@ def _diff_results(
             progress("Comparing the pairs", done)
         if j is None:
             assert i is not None
-            pairs.append(Pair(i, None, (one_side_change(litems[i], "left", mode),)))
+            pairs.append(i, None, (one_side_change(litems[i], "left", mode),))
             continue
         if i is None:
-            pairs.append(Pair(None, j, (one_side_change(ritems[j], "right", mode),)))
+            pairs.append(None, j, (one_side_change(ritems[j], "right", mode),))
             continue
         lcall, rcall = lside.call_ids[i], rside.call_ids[j]
         if (
@@ -174,14 +175,14 @@ def _diff_results(
             changes = (*changes[:at], change, *changes[at:])
             if note is not None:
                 notes[len(pairs)] = note
-        pairs.append(Pair(i, j, changes))
+        pairs.append(i, j, changes)
     if compare:
-        pairs = _mark_reordered(pairs, litems)
+        pairs = Pairs(_mark_reordered(list(pairs), litems))
     documents = document_changes(left, right, mode)
     details = [Reason(d.code, d.message, None) for d in documents if d.severity == ERROR] + [
         Reason(code, text, number)
-        for number, pair in enumerate(pairs)
-        if pair.changes and pair.blocking
+        for number in pairs.with_changes()
+        if (pair := pairs[number]).blocking
         for code, text in _reasons(pair, litems, ritems, notes.get(number))
     ]
     reasons = tuple(r.text for r in details)
@@ -189,7 +190,7 @@ def _diff_results(
     return DiffResult(
         left,
         right,
-        tuple(pairs),
+        pairs,
         not reasons,
         reasons,
         mode=mode,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from inspector.core.diff.values import (
     DiffMode,
     DocumentChange,
     Pair,
+    Pairs,
     Reason,
     Severity,
 )
@@ -32,28 +34,32 @@ class DiffResult:
 
     left: GateResult
     right: GateResult
-    pairs: tuple[Pair, ...]
+    #: The pairs (any sequence of Pair is taken and held as `Pairs`).
+    pairs: Pairs
     replay_safe: bool
     reasons: tuple[str, ...]
     mode: DiffMode = DiffMode.REPLAY
     document_changes: tuple[DocumentChange, ...] = ()
     #: The reasons with their codes and pairs (same order as `reasons`).
     reason_details: tuple[Reason, ...] = ()
-    _left_slot: tuple[int, ...] = field(init=False, repr=False, compare=False)
-    _right_slot: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    #: Each item's position in `pairs` (-1: in none), a machine integer an item.
+    _left_slot: array[int] = field(init=False, repr=False, compare=False)
+    _right_slot: array[int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        left = [-1] * len(self.left.transcript.items)
-        right = [-1] * len(self.right.transcript.items)
-        for number, pair in enumerate(self.pairs):
-            if pair.left is not None:
-                left[pair.left] = number
-            if pair.right is not None:
-                right[pair.right] = number
-        object.__setattr__(self, "_left_slot", tuple(left))
-        object.__setattr__(self, "_right_slot", tuple(right))
+        if not isinstance(self.pairs, Pairs):
+            object.__setattr__(self, "pairs", Pairs(self.pairs))
+        for name, side, count in (
+            ("_left_slot", "left", len(self.left.transcript.items)),
+            ("_right_slot", "right", len(self.right.transcript.items)),
+        ):
+            slots = array("i", [-1]) * count
+            for number, index in enumerate(self.pairs.sides(side)):
+                if index is not None:
+                    slots[index] = number
+            object.__setattr__(self, name, slots)
 
-    def _pair_at(self, slots: tuple[int, ...], index: int) -> Pair | None:
+    def _pair_at(self, slots: array[int], index: int) -> Pair | None:
         if not 0 <= index < len(slots) or slots[index] < 0:
             return None
         return self.pairs[slots[index]]
@@ -76,15 +82,15 @@ class DiffResult:
     def summary(self) -> dict[str, int]:
         """Count pairs: same, info (informational changes only), changed, only_left, only_right."""
         counts = {"same": 0, "info": 0, "changed": 0, "only_left": 0, "only_right": 0}
-        for pair in self.pairs:
-            if pair.right is None:
-                counts["only_left"] += 1
-            elif pair.left is None:
-                counts["only_right"] += 1
-            elif pair.changed:
-                counts["changed"] += 1
-            else:
-                counts["info" if pair.changes else "same"] += 1
+        pairs = self.pairs
+        lefts, rights = pairs.sides("left"), pairs.sides("right")
+        counts["only_left"] = rights.count(None)
+        counts["only_right"] = lefts.count(None)
+        both = len(pairs) - counts["only_left"] - counts["only_right"]
+        for number in pairs.with_changes():  # one-sided pairs always have a change
+            if lefts[number] is not None and rights[number] is not None:
+                counts["changed" if pairs[number].changed else "info"] += 1
+        counts["same"] = both - counts["changed"] - counts["info"]
         return counts
 
     def changes_by_code(self) -> tuple[CodeGroup, ...]:
@@ -103,8 +109,8 @@ class DiffResult:
             for number in where:
                 found.setdefault(number, None)
 
-        for number, pair in enumerate(self.pairs):
-            for change in pair.changes:
+        for number in self.pairs.with_changes():
+            for change in self.pairs.changes_at(number):
                 note(change.code, change.severity, (number,))
         for whole in self.document_changes:
             document.add(whole.code)

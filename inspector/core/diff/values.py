@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, overload
 
 from inspector.core.model import Severity
 
@@ -64,6 +66,114 @@ class Pair:
     def type_changed(self) -> bool:
         """Whether the item type differs (whatever the more specific code)."""
         return any(c.pointer == "/type" for c in self.changes)
+
+
+class SideRows(Sequence[int | None]):
+    """One side's item in each pair, in order (None: no item there), read from `Pairs`."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, held: array[int]) -> None:
+        self._held = held
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    @overload
+    def __getitem__(self, at: int) -> int | None: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> list[int | None]: ...
+
+    def __getitem__(self, at: int | slice) -> int | list[int | None] | None:
+        if isinstance(at, slice):
+            return [None if i < 0 else i for i in self._held[at]]
+        index = self._held[at]
+        return None if index < 0 else index
+
+
+class Pairs(Sequence[Pair]):
+    """A diff's pairs in display order, held compactly: two machine integers a pair (-1: no
+    item on that side), and the `Pair` itself only of the pairs with changes (few); a pair
+    without changes is made when it is asked for. (A Pair object and its two integers took
+    about 100 bytes a pair.)"""
+
+    __slots__ = ("_changes", "_lefts", "_rights")
+
+    def __init__(self, pairs: Iterable[Pair] = ()) -> None:
+        self._lefts = array("i")
+        self._rights = array("i")
+        self._changes: dict[int, Pair] = {}
+        for pair in pairs:
+            self.append(pair.left, pair.right, pair.changes)
+
+    def append(self, left: int | None, right: int | None, changes: tuple[Change, ...]) -> None:
+        """Add a pair at the end (while the diff is made)."""
+        if changes:
+            self._changes[len(self._lefts)] = Pair(left, right, changes)
+        self._lefts.append(-1 if left is None else left)
+        self._rights.append(-1 if right is None else right)
+
+    def __len__(self) -> int:
+        return len(self._lefts)
+
+    @overload
+    def __getitem__(self, at: int) -> Pair: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> tuple[Pair, ...]: ...
+
+    def __getitem__(self, at: int | slice) -> Pair | tuple[Pair, ...]:
+        if isinstance(at, slice):
+            return tuple(self[n] for n in range(*at.indices(len(self))))
+        left, right = self._lefts[at], self._rights[at]  # IndexError as a tuple's
+        made = self._changes.get(at if at >= 0 else at + len(self))
+        if made is not None:
+            return made
+        return Pair(None if left < 0 else left, None if right < 0 else right, ())
+
+    def __iter__(self) -> Iterator[Pair]:
+        made = self._changes
+        for number, (left, right) in enumerate(zip(self._lefts, self._rights, strict=True)):
+            pair = made.get(number)
+            if pair is None:
+                pair = Pair(None if left < 0 else left, None if right < 0 else right, ())
+            yield pair
+
+    def sides(self, side: str) -> list[int | None]:
+        """The item of one side ("left" or "right") in each pair, in order (None: no item)."""
+        held = self._lefts if side == "left" else self._rights
+        return [None if i < 0 else i for i in held]
+
+    def rows(self, side: str) -> SideRows:
+        """`sides` without a list: each item read when asked for."""
+        return SideRows(self._lefts if side == "left" else self._rights)
+
+    def with_changes(self) -> list[int]:
+        """The positions of the pairs that have changes, in order."""
+        return sorted(self._changes)
+
+    def changes_at(self, number: int) -> tuple[Change, ...]:
+        """The changes of the pair at a position (none for most)."""
+        made = self._changes.get(number)
+        return made.changes if made is not None else ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Pairs):
+            return (self._lefts, self._rights, self._changes) == (
+                other._lefts,
+                other._rights,
+                other._changes,
+            )
+        if isinstance(other, tuple | list):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Pairs({list(self)!r})"
 
 
 class DiffMode(StrEnum):

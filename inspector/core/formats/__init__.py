@@ -36,6 +36,7 @@ and loading dispatches on it. Streams are decoded once and kept on the transcrip
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import itertools
 import json
@@ -46,7 +47,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -58,7 +59,6 @@ from inspector.core.formats._records import (
     describe,
     tools_from_list,
 )
-from inspector.core.formats._sessions import first_record
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import (
     decode_text,
@@ -84,17 +84,12 @@ from inspector.core.model import (
     join_pointer,
     paused_gc,
 )
-from inspector.core.stream import (
-    SSEDecoder,
-    StreamEvent,
-    StreamResult,
-    Violation,
-    decode_sse,
-    events_from_json_lines,
-    events_from_sse,
-    reduce_stream,
-    stream_transcript,
-)
+
+if TYPE_CHECKING:
+    from inspector.core.stream import StreamEvent
+
+# The stream modules (the reducer, the SSE decoder) are imported where a stream is read: a
+# transcript's load does not need them.
 
 
 def register(*specs: FormatSpec) -> tuple[FormatSpec, ...]:
@@ -113,34 +108,146 @@ def register(*specs: FormatSpec) -> tuple[FormatSpec, ...]:
     return specs
 
 
-class Registry:
-    """The registered formats and what is derived from them (labels, kinds, streams, texts)."""
+#: The kind `classify` gives a record no format detects.
+UNKNOWN = "unknown"
+#: Stands for "any record" where detection is asked for formats without a record in hand.
+_ANY: Any = object()
 
-    def __init__(self, specs: Iterable[FormatSpec]) -> None:
-        #: The formats, in the order that breaks a tie in detection scores.
-        self.formats = register(*specs)
-        #: Format name → its one display name.
-        self.labels: Mapping[str, str] = MappingProxyType({f.name: f.label for f in self.formats})
-        #: Envelope finding code → how its text names the record ("a Chat Completions").
-        self.envelope_findings: Mapping[str, str] = MappingProxyType(
+
+def _may_be(obj: Any, sniff: frozenset[str]) -> bool:
+    """Whether a record shows one of a format's sniff tokens (see `SNIFFS`)."""
+    if isinstance(obj, dict):
+        return not sniff.isdisjoint(obj) or ("{1}" in sniff and len(obj) == 1)
+    return isinstance(obj, list) and "[" in sniff
+
+
+class Registry:
+    """The registered formats and what is derived from them (labels, kinds, streams, texts).
+
+    Made from specs, or from the names of format modules (`Registry.of_modules`): then a module
+    is imported only when detection offers it a record (formats are tried in order, a certain
+    match ends the search, and a format's sniff, when it has one, offers it only the records
+    that show one of its members) or when something derived from every format is asked for.
+    Loading an Open Responses file imports no other format's module.
+    """
+
+    def __init__(
+        self,
+        specs: Iterable[FormatSpec],
+        modules: Sequence[str] = (),
+        sniffs: Sequence[frozenset[str] | None] = (),
+    ) -> None:
+        given = register(*specs)
+        #: Per format in detection order: its spec once imported, its module, its sniff.
+        self._specs: list[FormatSpec | None] = [*given, *(None for _ in modules)]
+        self._modules: list[str | None] = [*(None for _ in given), *modules]
+        self._sniffs: list[frozenset[str] | None] = [
+            *(None for _ in given),
+            *(sniffs or [None] * len(modules)),
+        ]
+        self._of_kind = {k: f for f in given for k in f.kinds}
+        # Reentrant: a format module imported under it may ask the registry (it should not).
+        self._lock = threading.RLock()
+
+    @classmethod
+    def of_modules(
+        cls, package: str, names: Sequence[str], sniffs: Mapping[str, Iterable[str]] | None = None
+    ) -> Registry:
+        """A registry of the format modules `names` of `package`, each imported when needed;
+        `sniffs`: a format's sniff tokens by its name (see `SNIFFS`)."""
+        found = sniffs or {}
+        return cls(
+            (),
+            [f"{package}.{name}" for name in names],
+            [frozenset(found[name]) if name in found else None for name in names],
+        )
+
+    def _spec(self, index: int) -> FormatSpec:
+        """The format at `index`, its module imported if this is its first use."""
+        spec = self._specs[index]
+        if spec is None:
+            with self._lock:
+                spec = self._specs[index]
+                if spec is None:
+                    module = self._modules[index]
+                    assert module is not None
+                    spec = importlib.import_module(module).FORMAT
+                    self._of_kind.update((k, spec) for k in spec.kinds)
+                    self._specs[index] = spec
+        return spec
+
+    def detecting(self, obj: Any = _ANY) -> Iterator[FormatSpec]:
+        """The formats, in detection order, that may detect `obj` (every one when no record is
+        given), each module imported when the search reaches it."""
+        for index, sniff in enumerate(self._sniffs):
+            # Whether imported or not: detection gives the same answer either way.
+            if sniff is None or obj is _ANY or _may_be(obj, sniff):
+                yield self._spec(index)
+
+    def spec_of(self, kind: str) -> FormatSpec | None:
+        """The format that declares a record kind (a kind detection gave is already imported)."""
+        spec = self._of_kind.get(kind)
+        if spec is None and kind != UNKNOWN and None in self._specs:
+            spec = self.spec_of_kind.get(kind)
+        return spec
+
+    def format_of(self, kind: str) -> str:
+        """The transcript format of a record kind (a KeyError for a kind no format declares)."""
+        spec = self.spec_of(kind)
+        if spec is None:
+            raise KeyError(kind)
+        return spec.kinds[kind]
+
+    def array_stream(self, kind: str) -> FormatSpec | None:
+        """The format whose whole stream, recorded as one JSON array, is of this kind."""
+        spec = self.spec_of(kind)
+        return spec if spec is not None and spec.array_stream_kind == kind else None
+
+    @functools.cached_property
+    def formats(self) -> tuple[FormatSpec, ...]:
+        """The formats, in the order that breaks a tie in detection scores (all imported)."""
+        return register(*(self._spec(index) for index in range(len(self._specs))))
+
+    @functools.cached_property
+    def labels(self) -> Mapping[str, str]:
+        """Format name → its one display name."""
+        return MappingProxyType({f.name: f.label for f in self.formats})
+
+    @functools.cached_property
+    def envelope_findings(self) -> Mapping[str, str]:
+        """Envelope finding code → how its text names the record ("a Chat Completions")."""
+        return MappingProxyType(
             {
                 f.envelope.finding: f.envelope.wording
                 for f in self.formats
                 if f.envelope is not None and f.envelope.finding and f.envelope.wording
             }
         )
-        #: Formats with streams of their own (others' events are reduced as Open Responses').
-        self.stream_formats = tuple(f for f in self.formats if f.has_stream)
-        #: Record kinds that are a whole stream recorded as one JSON array of events or chunks.
-        self.array_streams: dict[str, FormatSpec] = {
-            f.array_stream_kind: f for f in self.stream_formats if f.array_stream_kind
-        }
-        self.format_of_kind: dict[str, str] = {
-            k: v for f in self.formats for k, v in f.kinds.items()
-        }
-        self.spec_of_kind: dict[str, FormatSpec] = {k: f for f in self.formats for k in f.kinds}
-        #: What the loader accepts, for the "unrecognised record" error.
-        self.expected = _expected(self.formats)
+
+    @functools.cached_property
+    def stream_formats(self) -> tuple[FormatSpec, ...]:
+        """Formats with streams of their own (others' events are reduced as Open Responses')."""
+        return tuple(f for f in self.formats if f.has_stream)
+
+    @functools.cached_property
+    def array_streams(self) -> dict[str, FormatSpec]:
+        """Record kinds that are a whole stream recorded as one JSON array of events or chunks."""
+        return {f.array_stream_kind: f for f in self.stream_formats if f.array_stream_kind}
+
+    @functools.cached_property
+    def format_of_kind(self) -> dict[str, str]:
+        """Record kind → the transcript format of its records."""
+        return {k: v for f in self.formats for k, v in f.kinds.items()}
+
+    @functools.cached_property
+    def spec_of_kind(self) -> dict[str, FormatSpec]:
+        """Record kind → the format that declares it."""
+        return {k: f for f in self.formats for k in f.kinds}
+
+    @functools.cached_property
+    def expected(self) -> str:
+        """What the loader accepts, for the "unrecognised record" error."""
+        return _expected(self.formats)
 
 
 def _expected(specs: Sequence[FormatSpec]) -> str:
@@ -180,20 +287,101 @@ FORMAT_MODULES = (
     "otel",
     "har",
 )
-REGISTRY = Registry(importlib.import_module(f"{__name__}.{m}").FORMAT for m in FORMAT_MODULES)
-#: Formats whose files are whole sessions, read by their module's own loader (`MARKERS`,
-#: `matches(data, first)`, `load_file(data, path, source, check) -> list[Transcript]`): a file
-#: may hold several conversations (see `load_conversations`).
-SESSION_FORMATS: tuple[ModuleType, ...] = tuple(
-    importlib.import_module(f"{__name__}.{m}")
-    for m in ("codex", "claude_code", "inspect_log", "otel", "har")
+#: For a format, the tokens one of which every record it detects shows: a top-level member's
+#: name, `[` (a JSON array) or `{1}` (an object of one member, a Bedrock stream event as SDKs
+#: record it). A record that shows none is not offered to the format, so a file of other formats'
+#: records does not import its module. A format without a line here is offered every record;
+#: tests/core/test_startup.py checks that every record of the samples and the corpus a format
+#: detects shows one of its tokens.
+SNIFFS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "chat_completions": ("object", "choices", "messages", "role"),
+        "anthropic": ("type", "messages", "role"),
+        "gemini": (
+            "[",
+            "contents",
+            "candidates",
+            "promptFeedback",
+            "prompt_feedback",
+            "usageMetadata",
+            "parts",
+        ),
+        "bedrock": ("[", "{1}", "output", "messages", "role"),
+        "cohere": ("type", "message", "messages"),
+        "errors": ("error",),
+        "codex": ("payload",),
+        "claude_code": ("uuid", "parentUuid", "sessionId", "isSidechain", "leafUuid", "userType"),
+        "inspect_log": ("messages",),
+        "otel": ("result", "trace", "resourceSpans", "batches", "resourceLogs", "data", "traceID"),
+        "har": ("log",),
+    }
 )
-#: The registered formats (see `REGISTRY` for what is derived from them).
-FORMATS = REGISTRY.formats
-STREAM_FORMATS = REGISTRY.stream_formats
-#: Format name → display label, and what the loader accepts (derived from `FORMATS`).
-FORMAT_LABELS = REGISTRY.labels
-EXPECTED = REGISTRY.expected
+REGISTRY = Registry.of_modules(__name__, FORMAT_MODULES, SNIFFS)
+#: Formats whose files are whole sessions, each with the byte markers its files show early: a
+#: file whose head shows one is asked of its module (`matches(data, first)`), which reads it
+#: with its own loader (`load_file(data, path, source, check) -> list[Transcript]`); a file may
+#: hold several conversations (see `load_conversations`). Only such a file imports the module.
+SESSION_MARKERS: Mapping[str, tuple[bytes, ...]] = MappingProxyType(
+    {
+        # Every rollout's first line is a typed, payload-carrying line.
+        "codex": (b'"payload"',),
+        # A Claude Code session file or web export, near its start.
+        "claude_code": (
+            b'"sessionId"',
+            b'"parentUuid"',
+            b'"leafUuid"',
+            b'"messageId"',
+            b'"loglines"',
+        ),
+        # An Inspect log: a zip archive, or a document opening with its version.
+        "inspect_log": (b"PK\x03\x04", b'"version"'),
+        # An OTLP JSON export (or a Jaeger trace), near its start.
+        "otel": (b'"resourceSpans"', b'"resourceLogs"', b'"batches"', b'"traceID"'),
+        # A HAR file, at its start.
+        "har": (b'"log"',),
+    }
+)
+
+
+def session_candidates(head: bytes) -> list[ModuleType]:
+    """The session formats whose markers the first 4 KiB of a file show, their modules imported."""
+    head = head[:4096]
+    return [
+        importlib.import_module(f"{__name__}.{name}")
+        for name, markers in SESSION_MARKERS.items()
+        if any(mark in head for mark in markers)
+    ]
+
+
+def session_formats() -> tuple[ModuleType, ...]:
+    """Every session format's module (each imported)."""
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in SESSION_MARKERS)
+
+
+if TYPE_CHECKING:
+    #: The registered formats (see `REGISTRY` for what is derived from them).
+    FORMATS: tuple[FormatSpec, ...]
+    STREAM_FORMATS: tuple[FormatSpec, ...]
+    #: Format name → display label, and what the loader accepts (derived from `FORMATS`).
+    FORMAT_LABELS: Mapping[str, str]
+    EXPECTED: str
+
+#: Module attributes derived from every format: each imports them all, so is made when asked.
+_DERIVED = {
+    "FORMATS": "formats",
+    "STREAM_FORMATS": "stream_formats",
+    "FORMAT_LABELS": "labels",
+    "EXPECTED": "expected",
+}
+
+
+def __getattr__(name: str) -> Any:
+    derived = _DERIVED.get(name)
+    if derived is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(REGISTRY, derived)
+
+
 #: Below this size a JSON document's item lines are located exactly; above it, lazily skipped.
 LOCATE_LIMIT = 64 * 1024**2
 
@@ -230,8 +418,8 @@ __all__ = [
 
 def classify(obj: Any) -> str:
     """Name the kind of one JSON record (the best-scoring format's), or 'unknown'."""
-    best_score, best_kind = 0, "unknown"
-    for spec in REGISTRY.formats:
+    best_score, best_kind = 0, UNKNOWN
+    for spec in REGISTRY.detecting(obj):
         found = spec.detect(obj)
         if found is None:
             continue
@@ -246,16 +434,16 @@ def classify(obj: Any) -> str:
 def _add_record(b: Builder, record: Record, kind: str | None = None) -> str:
     kind = kind or classify(record.obj)
     registry = REGISTRY
-    if kind in registry.array_streams:
+    spec = registry.spec_of(kind)
+    if spec is not None and spec.array_stream_kind == kind:
         # A whole stream recorded as one JSON array is a file of its own, never a record
         # among others (a line of a JSONL log, a Batch body).
         raise LoadError(
-            f"{registry.array_streams[kind].envelope_wording} stream recorded as a JSON array "
+            f"{spec.envelope_wording} stream recorded as a JSON array "
             "must be a file of its own, not one record among others",
             path=b.path,
             line=record.line,
         )
-    spec = registry.spec_of_kind.get(kind)
     if spec is None:
         raise LoadError(
             f"unrecognised record: found {describe(record.obj)}; expected {registry.expected}",
@@ -276,7 +464,7 @@ def transcript_from_record(
     """Build a transcript from one parsed record (request, response, chat or Anthropic message)."""
     b = _builder(path)
     kind = _add_record(b, Record(obj, line, ""))
-    return b.transcript(fmt or REGISTRY.format_of_kind[kind])
+    return b.transcript(fmt or REGISTRY.format_of(kind))
 
 
 # --------------------------------------------------------------------------------------------
@@ -370,7 +558,7 @@ def _sniff(body: bytes) -> Framing:
             return Framing.EVENT_JSONL if classify(value) == "stream_event" else Framing.JSONL
         if not json_start and _SSE_LINE.search(body, start, start + _HEAD):
             return Framing.SSE  # a first line the decoder ignores (a status line, a header)
-    if head[:1] == b"[" and classify([_first_element(body, start)]) in REGISTRY.array_streams:
+    if head[:1] == b"[" and REGISTRY.array_stream(classify([_first_element(body, start)])):
         return Framing.EVENT_ARRAY
     return Framing.DOCUMENT
 
@@ -434,6 +622,14 @@ def load_stream(data: bytes, path: str | None = None, *, strict: bool = False) -
 
 
 def _load_stream(body: bytes, path: str | None, strict: bool, framing: Framing) -> Transcript:
+    from inspector.core.stream import (
+        decode_sse,
+        events_from_json_lines,
+        events_from_sse,
+        reduce_stream,
+        stream_transcript,
+    )
+
     at = _first_non_blank(body) or 0
     # An array of chunks too big for sniff to look into is found by its kind once parsed.
     if framing is Framing.EVENT_ARRAY or (
@@ -497,6 +693,8 @@ def _array_stream(
     spec: FormatSpec, document: list[Any], path: str | None, text: str, strict: bool
 ) -> Transcript:
     """A stream recorded as one JSON array of events (or chunks): one event per element."""
+    from inspector.core.stream import events_from_json_lines
+
     lines = element_lines(text, ()) if len(text) <= LOCATE_LIMIT else []
     if len(lines) != len(document):
         start = first_non_space(text) or 0
@@ -512,7 +710,7 @@ def _load_array_stream(data: bytes, path: str | None, strict: bool) -> Transcrip
         document = load_json(text, path)
     except LoadError:
         return None
-    spec = REGISTRY.array_streams.get(classify(document))
+    spec = REGISTRY.array_stream(classify(document))
     return None if spec is None else _array_stream(spec, document, path, text, strict)
 
 
@@ -536,6 +734,8 @@ def _foreign_stream(
     framing: str,
     strict: bool,
 ) -> Transcript:
+    from inspector.core.stream import StreamResult, Violation
+
     assert spec.assemble_stream is not None
     record = spec.assemble_stream(events, path)
     transcript = transcript_from_record(record, path, events[0].line, spec.name)
@@ -610,11 +810,12 @@ def _load_text(
     if kind == "stream_event":
         # One event alone is a stream of one (read as a file that must be a stream is).
         return load_stream(_utf8(text, data), path, strict=strict)
-    if kind in REGISTRY.array_streams:
-        return _array_stream(REGISTRY.array_streams[kind], document, path, text, strict)
+    array = REGISTRY.array_stream(kind)
+    if array is not None:
+        return _array_stream(array, document, path, text, strict)
     b = _builder(path)
     kind = _add_record(b, Record(document, first_number, "", lines_of), kind)
-    return b.transcript(REGISTRY.format_of_kind[kind])
+    return b.transcript(REGISTRY.format_of(kind))
 
 
 def load_jsonl_lines(
@@ -802,7 +1003,7 @@ def _lean_document(data: bytes, path: str | None) -> Transcript | None:
         return None
     b = _builder(path)
     kind = _add_record(b, Record(shell, first_number, ""), kind)
-    return b.transcript(REGISTRY.format_of_kind[kind])
+    return b.transcript(REGISTRY.format_of(kind))
 
 
 def load_bytes(
@@ -881,15 +1082,16 @@ def load_path(
 def _session_format(body: bytes) -> ModuleType | None:
     """The format of a file of whole sessions (Codex, Claude Code, Inspect), or None.
 
-    Each format names byte markers its files show early (`MARKERS`); only a file that shows
+    Each format names byte markers its files show early (`SESSION_MARKERS`); only a file that shows
     one has its first line parsed, so a large document of another format is not parsed twice.
     """
     if body.lstrip()[:1] != b"{" and not body.startswith(b"PK"):
         return None
-    head = body[:4096]
-    candidates = [m for m in SESSION_FORMATS if any(mark in head for mark in m.MARKERS)]
+    candidates = session_candidates(body)
     if not candidates:
         return None
+    from inspector.core.formats._sessions import first_record
+
     first = first_record(body)
     return next((m for m in candidates if m.matches(body, first)), None)
 
@@ -958,6 +1160,8 @@ def reduce_stream_path(path: str | os.PathLike[str], *, strict: bool = False) ->
     needs little more memory than its bytes (the transcript has no `events`). Any other stream
     is loaded as `load_stream_path` loads it; the reduction is the same either way.
     """
+    from inspector.core.stream import SSEDecoder, events_from_sse, reduce_stream, stream_transcript
+
     data = read_bytes(path)
     name = display_name(path)
     body = _utf8_body(data, name)
@@ -1003,7 +1207,7 @@ def load_tools(path: str | os.PathLike[str]) -> dict[str, Tool]:
 
 def tools_from_document(document: Any, source: str) -> dict[str, Tool]:
     """Read tool schemas from a parsed tools document (see load_tools)."""
-    spec = REGISTRY.spec_of_kind.get(classify(document)) if isinstance(document, dict) else None
+    spec = REGISTRY.spec_of(classify(document)) if isinstance(document, dict) else None
     if spec is not None and spec.declares_tools:
         # Their requests nest declarations (`functionDeclarations`, `toolConfig.tools`).
         declared = transcript_from_record(document, source).tools.values()

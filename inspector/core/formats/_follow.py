@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from inspector.core.formats import SESSION_FORMATS, otel
+from inspector.core.formats import session_candidates, session_formats
 from inspector.core.formats._sessions import Corrupt, Line, first_record, parse_lines
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Transcript
 
 #: Session formats a followed file may be in: those written as JSON Lines, read line by line.
-FOLLOWED: tuple[ModuleType, ...] = tuple(m for m in SESSION_FORMATS if hasattr(m, "Reader"))
+#: Traces written as lines show their first rows too, though they are not followed.
+_OTEL = "inspector.core.formats.otel"
+FOLLOWED: tuple[ModuleType, ...] = tuple(m for m in session_formats() if hasattr(m, "Reader"))
 #: How much of a large session file is read first, so its first rows can be shown at once
 #: (some hundreds of records: more than a window shows, few enough to measure and paint fast).
 HEAD_BYTES = 1 << 18
@@ -48,20 +50,20 @@ def head_conversations(
     module = next(
         (
             m
-            for m in (*FOLLOWED, otel)
-            if any(mark in head[:4096] for mark in m.MARKERS) and m.matches(head, first)
+            for m in session_candidates(head)
+            if (m in FOLLOWED or m.__name__ == _OTEL) and m.matches(head, first)
         ),
         None,
     )
     if module is None or not head:
         return None
     try:
-        if module is otel:
+        if module.__name__ == _OTEL:
             # Only the collector's file exporter writes a trace as lines (one request each);
             # the first traces are read as a file of their own.
-            if otel.detect(first) is None:
+            if module.detect(first) is None:
                 return None
-            found: list[Transcript] = otel.load_file(head, name)
+            found: list[Transcript] = module.load_file(head, name)
         else:
             reader = module.Reader(name)
             reader.add(*parse_lines(head, name, skip=reader.skip))

@@ -49,8 +49,6 @@ from inspector.core.model import (
 
 KINDS = {"claude_code_record": "claude_code"}
 LABEL = "Claude Code session"
-#: Bytes a session file or web export shows near its start.
-MARKERS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"messageId"', b'"loglines"')
 #: Its records hold Anthropic content blocks: they convert, and are reported, as Anthropic's.
 API = Api(anthropic.ENVELOPE, "anthropic", anthropic.STOP_REASONS, "stop_reason")
 

@@ -46,8 +46,6 @@ from inspector.core.model import (
 
 KINDS = {"codex_line": "codex"}
 LABEL = "Codex CLI rollout"
-#: Bytes every rollout shows near its start (its first line is a typed, payload-carrying line).
-MARKERS = (b'"payload"',)
 #: Line types of a rollout file (codex-rs protocol `RolloutItem`).
 LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 

@@ -31,8 +31,6 @@ from inspector.core.model import Item, LoadError, Note, Origin, Severity, Transc
 
 KINDS = {"har_capture": "har"}
 LABEL = "HAR capture"
-#: Bytes a HAR file shows at its start.
-MARKERS = (b'"log"',)
 _HEAD = re.compile(rb'\A\s*\{\s*"log"\s*:')
 #: URL paths of the provider APIs whose bodies the formats read, each with where it is
 #: documented. A path matches at its end, so proxies and gateways that prefix it match too.

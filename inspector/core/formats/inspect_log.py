@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -39,8 +38,6 @@ from inspector.core.model import (
 
 KINDS = {"inspect_sample": "inspect"}
 LABEL = "Inspect eval log"
-#: Bytes an Inspect log starts with: a zip archive, or a document opening with its version.
-MARKERS = (b"PK\x03\x04", b'"version"')
 SLUG = "inspect"
 #: Inspect's messages are no provider's envelope: converted items are Open Responses items.
 API = Api(Envelope.OPEN_RESPONSES, SLUG, {}, "stop_reason")
@@ -152,6 +149,8 @@ def _samples(data: bytes, path: str | None) -> Iterator[tuple[str, dict[str, Any
     """Each sample with its pointer base: from the archive's entries one at a time, or from the
     document's `samples` array."""
     if data.startswith(_ZIP):
+        import zipfile  # only an .eval archive needs it (with shutil, bz2 and lzma)
+
         try:
             archive = zipfile.ZipFile(io.BytesIO(data))
         except zipfile.BadZipFile as exc:

@@ -61,8 +61,6 @@ from inspector.core.model import (
 KINDS = {"otel_export": "otel"}
 LABEL = "OpenTelemetry GenAI trace"
 SLUG = "otel"
-#: Bytes an OTLP JSON export (or a Jaeger trace) shows near its start.
-MARKERS = (b'"resourceSpans"', b'"resourceLogs"', b'"batches"', b'"traceID"')
 _HEAD = re.compile(
     rb'\A\s*\{\s*(?:"(?:result|trace)"\s*:\s*\{\s*)?"(resourceSpans|resourceLogs|batches)"\s*:'
 )

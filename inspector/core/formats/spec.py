@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.model import Envelope
-from inspector.core.stream.events import StreamEvent
+
+if TYPE_CHECKING:
+    from inspector.core.stream.events import StreamEvent
 
 __all__ = ["Envelope", "FormatSpec"]
 

@@ -55,6 +55,9 @@ and ``incomplete_item_in_completed_response`` (an ``incomplete`` item must end a
 ``incomplete`` response). ``VIOLATION_CODES`` lists them all.
 """
 
+from typing import TYPE_CHECKING
+
+from inspector.core.lazy import names_on_first_use
 from inspector.core.stream.events import (
     SPEC_EVENT_TYPES,
     TERMINAL_EVENTS,
@@ -63,17 +66,37 @@ from inspector.core.stream.events import (
     events_from_json_lines,
     events_from_sse,
 )
-from inspector.core.stream.reducer import item_differences, reduce_stream
-from inspector.core.stream.results import (
-    VIOLATION_CODES,
-    ExtensionRecord,
-    OutputItem,
-    ResponseResult,
-    StreamResult,
-    Violation,
-    stream_transcript,
-)
 from inspector.core.stream.sse import DONE_SENTINEL, SSEDecoder, SSEEvent, decode_sse
+
+if TYPE_CHECKING:
+    from inspector.core.stream.reducer import item_differences, reduce_stream
+    from inspector.core.stream.results import (
+        VIOLATION_CODES,
+        ExtensionRecord,
+        OutputItem,
+        ResponseResult,
+        StreamResult,
+        Violation,
+        stream_transcript,
+    )
+
+#: Where the reducer's names live: imported on first use, so that the formats, which decode
+#: other APIs' events with `events`, load a transcript without the reducer and its results.
+_LAZY = {
+    "item_differences": "reducer",
+    "reduce_stream": "reducer",
+    "VIOLATION_CODES": "results",
+    "ExtensionRecord": "results",
+    "OutputItem": "results",
+    "ResponseResult": "results",
+    "StreamResult": "results",
+    "Violation": "results",
+    "stream_transcript": "results",
+}
+
+
+__getattr__ = names_on_first_use(__name__, _LAZY, globals())
+
 
 __all__ = [
     "DONE_SENTINEL",
