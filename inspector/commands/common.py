@@ -111,6 +111,8 @@ def _encode_batch(batch: list[Any], level: int) -> bytes:
 def _materialised(value: dict[Any, Any]) -> tuple[dict[Any, Any] | None, dict[Any, Any]]:
     """`value` with its flat `Streamed` arrays made lists, when each holds at most _SHORT
     elements (else None); and `value` to write part by part, the elements read put back."""
+    from inspector.core.report import Streamed
+
     whole: dict[Any, Any] | None = {}
     parts: dict[Any, Any] = {}
     for key, item in value.items():
