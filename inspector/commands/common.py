@@ -12,7 +12,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterable
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -87,6 +87,9 @@ def _encode(value: Any, level: int) -> bytes:
 
 #: Elements of a flat `Streamed` array encoded by one orjson call (bounded, so still lazy).
 _BATCH = 512
+#: Elements of each flat `Streamed` array of a document written whole (fewer than _BATCH, so
+#: the first batch of a longer one is still read only as it is written).
+_SHORT = 128
 
 
 def _encode_batch(batch: list[Any], level: int) -> bytes:
@@ -103,6 +106,46 @@ def _encode_batch(batch: list[Any], level: int) -> bytes:
     if level:
         data = data.replace(b"\n", b"\n" + b"  " * level)
     return data[1 : -(len(b"  " * level) + 2)]  # the list's own brackets (and the last indent)
+
+
+def _materialised(value: dict[Any, Any]) -> tuple[dict[Any, Any] | None, dict[Any, Any]]:
+    """`value` with its flat `Streamed` arrays made lists, when each holds at most _SHORT
+    elements (else None); and `value` to write part by part, the elements read put back."""
+    from inspector.core.report import Streamed
+
+    whole: dict[Any, Any] | None = {}
+    parts: dict[Any, Any] = {}
+    for key, item in value.items():
+        listed = item
+        if isinstance(item, Streamed):
+            if item.nested:
+                whole = None
+            else:
+                elements = iter(item.elements)
+                listed = list(islice(elements, _SHORT + 1))
+                if len(listed) <= _SHORT:
+                    item = Streamed(listed)
+                else:
+                    whole = None
+                    item = Streamed(chain(listed, elements))
+        if whole is not None:
+            whole[key] = listed
+        parts[key] = item
+    return whole, parts
+
+
+def _encode_whole(value: dict[Any, Any], level: int) -> bytes | None:
+    """`value` as `_encode` writes it, from orjson alone; None where orjson refuses it (the
+    standard library's fallback is then taken element by element, as `_write` does)."""
+    if not all(type(key) is str for key in value):
+        return None
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_INDENT_2, default=str)
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+    if b"\xc2" in data or b"\xe2\x80" in data:
+        data = _JSON_UNSAFE.sub(_json_escape, data)
+    return data.replace(b"\n", b"\n" + b"  " * level) if level else data
 
 
 def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
@@ -124,6 +167,13 @@ def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
             _write(element, level + 1, write)
         write(b"\n" + b"  " * level + b"]" if opened else b"[]")
     elif type(value) is dict and any(isinstance(v, Streamed) for v in value.values()):
+        whole, value = _materialised(value)
+        encoded = _encode_whole(whole, level) if whole is not None else None
+        if encoded is not None:
+            # A document whose arrays are all short (one conversation of a trace): one orjson
+            # call writes what its parts written one by one would.
+            write(encoded)
+            return
         for number, (key, item) in enumerate(value.items()):
             write((b",\n" if number else b"{\n") + inner + _encode(str(key), 0) + b": ")
             _write(item, level + 1, write)

@@ -285,7 +285,9 @@ def _grouped(
     """
     by_code: dict[tuple[str, Severity], list[FindingLike]] = {}
     for thing in things:
-        severity = Severity(str(thing.severity))
+        severity = thing.severity
+        if type(severity) is not Severity:
+            severity = Severity(str(severity))
         by_code.setdefault((thing.code, severity), []).append(thing)
     for (code, severity), found in by_code.items():
         extra = len(found) - 1 + (counted or {}).get((code, severity), 0)
@@ -294,6 +296,19 @@ def _grouped(
         if label:
             text = f"{label} {text}"
         out.setdefault(severity, []).append(Reason(side, code, severity, text))
+
+
+#: The verdicts that block a replay unless `fail_on` says otherwise.
+_BLOCKING: frozenset[Verdict] = frozenset(Verdict) - PASSING
+
+
+def _severities(things: Iterable[FindingLike]) -> dict[str, int]:
+    """How many of `things` there are of each severity, in the order they first come."""
+    counts: dict[str, int] = {}
+    for thing in things:
+        word = str(thing.severity)
+        counts[word] = counts.get(word, 0) + 1
+    return counts
 
 
 def side_decision(
@@ -312,7 +327,7 @@ def side_decision(
     ran, `status_not_recorded`) unless `strict`. A finding or stream violation blocks when it
     is an error, or a warning under `strict`; other warnings are listed.
     """
-    failing = set(fail_on) if fail_on is not None else set(Verdict) - PASSING
+    failing = set(fail_on) if fail_on is not None else _BLOCKING
     history = frozenset() if strict else answered_history(result)
     blocked = [
         (i, v.verdict)
@@ -332,9 +347,9 @@ def side_decision(
     stream = result.transcript.stream
     violations = tuple(stream.violations) if stream is not None else ()
     counted = {(c, Severity(str(s))): n for c, s, n in stream.more} if stream is not None else {}
-    by_severity = Counter(str(v.severity) for v in violations)
+    by_severity = _severities(violations)
     for (_, severity), n in counted.items():
-        by_severity[str(severity)] += n
+        by_severity[str(severity)] = by_severity.get(str(severity), 0) + n
     _grouped(side, violations, "stream", by_level, counted)
     _grouped(side, extra_findings, "", by_level)
     errors = by_level.get(Severity.ERROR, [])
@@ -342,15 +357,14 @@ def side_decision(
     if strict:
         errors, warnings = errors + warnings, []
     outcome = Outcome.UNSAFE if errors else Outcome.SAFE_WITH_WARNINGS if warnings else Outcome.SAFE
-    findings = Counter(str(f.severity) for f in result.findings)
     return SideDecision(
         side=side,
         name=_base(name),
         outcome=outcome,
         items=len(result.verdicts),
         blocked_items=len(blocked),
-        findings=MappingProxyType(dict(findings)),
-        stream_violations=MappingProxyType(dict(by_severity)),
+        findings=MappingProxyType(_severities(result.findings)),
+        stream_violations=MappingProxyType(by_severity),
         blocking=tuple(errors),
         warnings=tuple(warnings),
     )

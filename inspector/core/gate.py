@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -54,6 +53,8 @@ class Verdict(StrEnum):
 
 #: Verdicts that do not block a replay by themselves.
 PASSING: frozenset[Verdict] = frozenset({Verdict.OK, Verdict.NOT_FUNCTION_CALL})
+#: Every verdict, in check order (iterating the enum builds this each time).
+VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +123,11 @@ class GateResult:
 
     def summary(self) -> dict[str, int]:
         """Count items per verdict, in verdict order (zero counts left out)."""
-        counts = Counter(v.verdict for v in self.verdicts)
-        return {str(v): counts[v] for v in Verdict if counts[v]}
+        counts: dict[Verdict, int] = {}
+        for verdict in self.verdicts:
+            word = verdict.verdict
+            counts[word] = counts.get(word, 0) + 1
+        return {v.value: counts[v] for v in VERDICT_ORDER if v in counts}
 
     def problems(self) -> list[int]:
         """Items a person should look at: a blocking verdict, or named by an error or warning."""
@@ -509,19 +513,33 @@ def _error_text(error: Any) -> str:
 
 #: Response statuses the specification defines; anything else is reported, conservatively.
 RESPONSE_STATUSES = frozenset({"completed", "incomplete", "in_progress", "queued", "failed"})
+#: Group statuses that give no finding of their own.
+_QUIET_STATUSES = frozenset({"completed", "in_progress", "queued"})
 
 
 def _group_findings(transcript: Transcript, by_group: Mapping[int, list[int]]) -> list[Finding]:
     out: list[Finding] = []
-    portable_groups = [
-        g for g in transcript.groups if g.envelope == Envelope.OPEN_RESPONSES and g.kind != "error"
-    ]
+    portable_groups = None
     for group in transcript.groups:
         members = tuple(by_group.get(group.index, ()))
-        where = group.origin.describe()
         # Each format declares its envelope's finding (formats.spec.FormatSpec); the gate
         # reads it from the record, so a format cannot be added without one.
         code, api = group.envelope.finding, group.envelope.wording
+        status = group.status
+        if (
+            code is None
+            and group.kind != "error"
+            and (status is None or (type(status) is str and status in _QUIET_STATUSES))
+        ):
+            # Nothing to say of the group but its notes (most groups: one per span or record).
+            out.extend(Finding(n.code, n.severity, members, n.message) for n in group.notes)
+            continue
+        where = group.origin.describe()
+        if code is not None and portable_groups is None:
+            portable_groups = any(
+                g.envelope == Envelope.OPEN_RESPONSES and g.kind != "error"
+                for g in transcript.groups
+            )
         if code is not None:
             if portable_groups:
                 text = f"{where}: {api} record inside an Open Responses log"

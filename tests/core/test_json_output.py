@@ -85,3 +85,39 @@ def test_batches_write_what_one_row_at_a_time_writes():
                 batched = {"k": Streamed([batched], nested=True)}
                 alone = {"k": Streamed([alone], nested=True)}
             assert _written(batched) == _written(alone)
+
+
+def test_short_documents_are_written_whole_as_their_parts_would_be(monkeypatch):
+    # A document whose Streamed arrays are short (one conversation of a trace) is encoded by
+    # one orjson call; written part by part (the oracle) it reads byte for byte the same,
+    # around the batch size, with rows orjson refuses and keys that are not strings.
+    odd = [{"n": 10**30}, {"s": "\ud800"}, {"c": "\x9b", "ls": "\u2028", "e": "…"}, {1: 2}]
+    documents = []
+    for count in (0, 1, common._SHORT, common._SHORT + 1, common._BATCH + 1):
+        rows = [{"i": i, "nested": {"a": [i, {"b": None}], "e": {}}} for i in range(count)]
+        documents.append({"path": "x", "items": rows, "findings": [], "summary": {"ok": count}})
+        for spoiler in odd:
+            documents.append({"items": [*rows, spoiler], "after": {"k": [1.5, "é"]}})
+    documents.append({7: "a key that is not a string", "items": [{"i": 0}]})
+
+    def lazy() -> dict:
+        made = [
+            {k: Streamed(iter(v)) if k == "items" else v for k, v in d.items()} for d in documents
+        ]
+        return {"files": Streamed(iter(made), nested=True)}
+
+    whole_calls = []
+    encode_whole = common._encode_whole
+
+    def spy(value, level):
+        encoded = encode_whole(value, level)
+        whole_calls.append(encoded is not None)
+        return encoded
+
+    monkeypatch.setattr(common, "_encode_whole", spy)
+    written = _written(lazy())
+    assert any(whole_calls)  # the short, plain documents took the one-call path
+    assert whole_calls.count(True) < len(whole_calls)  # the odd ones were written in parts
+    monkeypatch.setattr(common, "_encode_whole", lambda value, level: None)
+    assert written == _written(lazy())
+    assert json.loads(written.replace("\ud800", "")) is not None
