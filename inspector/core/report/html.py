@@ -552,7 +552,7 @@ class _Page:
     def violations_table(self, side: ReportSide) -> str:
         """A stream's lifecycle violations: severity, code, event, line, sequence, message."""
         violations = side.violations()
-        counted = side.violations_counted()
+        counted = side.violations_left_out()
         if not violations and not counted:
             return '<p class="none">No stream violations.</p>'
         rows = "".join(
@@ -561,7 +561,7 @@ class _Page:
             f"<td>{_number(v.sequence_number)}</td><td>{self.text(v.message, DETAIL)}</td></tr>"
             for v in violations[:FINDING_LIMIT]
         )
-        more = max(len(violations) - FINDING_LIMIT, 0) + sum(n for _, _, n in counted)
+        more = max(len(violations) - FINDING_LIMIT, 0) + counted
         note = f'<p class="muted">{more:,} more not listed.</p>' if more > 0 else ""
         return (
             '<table class="findings"><colgroup><col style="width:7em"><col style="width:14em">'

@@ -228,7 +228,7 @@ class _Summary:
         if changed is not None:
             sections.append(changed)
         sections.append(self.findings("Findings", [(n, s.result.findings) for n, s in names]))
-        counted = sum(n for _, s in names for _, _, n in s.violations_counted())
+        counted = sum(s.violations_left_out() for _, s in names)
         violations = [(n, s.violations()) for n, s in names]
         sections.append(self.findings("Stream violations", violations, counted))
         extra = [(n, s.extra_findings) for n, s in names]

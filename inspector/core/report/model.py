@@ -69,6 +69,11 @@ class ReportSide:
         stream = self.result.transcript.stream
         return tuple(stream.more) if stream is not None else ()
 
+    def violations_left_out(self) -> int:
+        """How many violations the stream only counted."""
+        stream = self.result.transcript.stream
+        return stream.left_out if stream is not None else 0
+
 
 #: The report's decision is the core's one decision value.
 ReportDecision = Decision
