@@ -12,7 +12,10 @@ with one job, a small transcript, or a toolset with a schema only python-jsonsch
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
+import pickle
 import signal
 import stat
 from array import array
@@ -23,7 +26,6 @@ from typing import Any
 from inspector.core.formats import JsonlRuns, jsonl_runs, load_jsonl_run
 from inspector.core.gate import (
     GateResult,
-    ItemFacts,
     ItemVerdict,
     ToolSet,
     Verdict,
@@ -298,7 +300,9 @@ class _Run:
     #: Each distinct (verdict, detail), and each item's place among them.
     table: list[tuple[Verdict, str]]
     codes: array[int]
-    facts: list[ItemFacts]
+    #: The run's `item_facts`, pickled: unpickled together once every run is made, rather
+    #: than held as objects scattered among the freed ones of each run's load.
+    facts: bytes
     #: The run's group (None: the run has no items).
     group: Group | None
     pid: int
@@ -400,7 +404,9 @@ def gate_jsonl_on_cores(
     del data
     if runs is None or len(runs.runs) < 2:
         return None
-    return _RunGate(runs, toolset, budget, jobs, encode).gate()
+    gate = _RunGate(runs, toolset, budget, jobs, encode)
+    del runs  # held by the gate until its runs are made
+    return gate.gate()
 
 
 class _RunGate:
@@ -470,7 +476,7 @@ class _RunGate:
             if not self._here(number):
                 return None
         verdicts: list[ItemVerdict] = []
-        facts: list[ItemFacts] = []
+        facts: list[bytes] = []
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
         makers = {os.getpid()}
         for number in range(count):
@@ -499,13 +505,20 @@ class _RunGate:
             makers.add(done.pid)
             told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
             verdicts.extend([told[code] for code in done.codes])
-            facts.extend(done.facts)
+            facts.append(done.facts)
+            self.done[number] = dataclasses.replace(done, table=[], codes=array("I"), facts=b"")
+        # Every run is made: the file's bytes are not needed here any more (nor held twice
+        # while the findings are made).
+        path = self.runs.path
+        del self.runs
+        _SHARED.pop("runs", None)
         # The file's group is the one its first item began (in the first run with items).
         group = next((run.group for run in self.done if run and run.group), None)
         if group is None:
             return None  # no items: the usual way says so
-        head = Transcript(path=self.runs.path, format="jsonl", items=(), groups=(group,))
-        findings = facts_findings(head, verdicts, self.toolset, facts, range(len(verdicts)))
+        head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
+        every = itertools.chain.from_iterable(map(pickle.loads, facts))
+        findings = facts_findings(head, verdicts, self.toolset, every, range(len(verdicts)))
         result = GateResult(head, tuple(verdicts), tuple(findings), self.toolset)
         sizes = [run.size for run in self.done if run is not None]
         return FileGate(result, RowParts(self.files, sizes), frozenset(makers))
@@ -583,7 +596,7 @@ def _gate_run(number: int) -> _Run | None:
                 place = places[key] = len(table)
                 table.append(key)
             codes.append(place)
-        facts = item_facts(transcript.items)
+        facts = pickle.dumps(item_facts(transcript.items), pickle.HIGHEST_PROTOCOL)
     group = transcript.groups[0] if transcript.groups else None
     return _Run(len(made), size, table, codes, facts, group, os.getpid())
 
