@@ -404,7 +404,10 @@ def gate_jsonl_on_cores(
     del data
     if runs is None or len(runs.runs) < 2:
         return None
-    gate = _RunGate(runs, toolset, budget, jobs, encode)
+    try:
+        gate = _RunGate(runs, toolset, budget, jobs, encode)
+    except OSError:
+        return None  # no temporary files (or no processes) to be had: the usual way
     del runs  # held by the gate until its runs are made
     return gate.gate()
 
@@ -444,6 +447,7 @@ class _RunGate:
                 [(number,) for number in range(self.mine, count)],
             )
         except BaseException:
+            _SHARED.clear()
             self._close_files()
             raise
 

@@ -447,3 +447,19 @@ def test_a_run_whose_worker_dies_sends_the_file_the_usual_way(
     monkeypatch.setattr(parallel, "_gate_run", dying)
     _by_runs_and_alone(log, tools_file, by_runs)
     assert by_runs == [None, None]
+
+
+def test_without_temporary_files_the_file_goes_the_usual_way(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    import tempfile
+
+    log = tmp_path / "log.jsonl"
+    _write(log, 200, seed=16, long_numbers=False)
+
+    def refused(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert by_runs == [None, None]
