@@ -4,13 +4,15 @@ The loader reads a trace's GenAI content attributes; each count here is made wit
 `json` (or `ast` for a Python repr) from another record of the same exchange that the loader
 never reads: Google ADK's own `gcp.vertex.agent.*` attributes beside OpenLLMetry's (kagent),
 the raw provider response LiteLLM logs on its `raw_gen_ai_request` span, and the response
-OpenLLMetry's workflow span keeps as `traceloop.entity.output`.
+OpenLLMetry's workflow span keeps as `traceloop.entity.output`. (Codex rollouts are checked in
+tests/core/test_real_sources_codex.py; their goldens here, with the others.)
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -178,9 +180,28 @@ GOLDEN = [
     ("sessions-otel-kagent-tempo", TEMPO),
     ("sessions-otel-litellm", LITELLM),
     ("sessions-otel-openllmetry", OPENLLMETRY),
+    ("sessions-codex-0.77", SAMPLES / "sessions" / "codex" / "rollout-0.77-exec.jsonl"),
+    ("sessions-codex-0.125", SAMPLES / "sessions" / "codex" / "rollout-0.125-tools.jsonl"),
+    ("sessions-codex-0.128", SAMPLES / "sessions" / "codex" / "rollout-0.128-js.jsonl"),
 ]
 
 
 @pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
 def test_golden_outputs(name, path, golden):
     check_gate_golden(name, path, golden)
+
+
+def test_the_inspect_versions_read_are_several():
+    # The logs say which inspect_ai wrote them (the header of an .eval archive, the top of a
+    # .json log); each is read with the standard library here.
+    inspect = SAMPLES / "sessions" / "inspect"
+    written = set()
+    for path in sorted(inspect.iterdir()):
+        if path.suffix == ".eval":
+            with zipfile.ZipFile(path) as archive:
+                header = json.loads(archive.read("header.json"))
+        else:
+            header = json.loads(path.read_text(encoding="utf-8"))
+        written.add((header["version"], header["eval"]["packages"]["inspect_ai"].split(".dev")[0]))
+        assert load_conversations(path)
+    assert written == {(2, "0.3.41"), (2, "0.3.58"), (3, "0.3.135")}
