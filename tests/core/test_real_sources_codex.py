@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from inspector.core.formats import load_conversations
+from inspector.core.formats._follow import Follower
 from inspector.core.gate import gate_transcript
 from inspector.core.model import Transcript
 from tests.conftest import SAMPLES
@@ -177,3 +178,25 @@ def test_a_call_to_a_metadata_tool_is_checked_against_its_schema(tmp_path, argum
         if item.raw.get("call_id") == "call_appended" and item.type == "function_call"
     ]
     assert judged.verdict == verdict
+
+
+@pytest.mark.parametrize("path", [TOOLS_0125, DESKTOP_0128], ids=lambda p: p.name)
+def test_following_a_rollout_as_it_grows_gives_what_loading_it_gives(tmp_path, path):
+    # The file written in pieces cut at arbitrary bytes, read after each: the metadata's tools
+    # arrive with its first line, and the items are those of the whole file.
+    data = path.read_bytes()
+    step = len(data) // 7 + 1
+    pieces = [data[i : i + step] for i in range(0, len(data), step)]
+    grown = tmp_path / path.name
+    grown.write_bytes(pieces[0])
+    follower = Follower(grown)
+    last = follower.poll()
+    for piece in pieces[1:]:
+        with open(grown, "ab") as handle:
+            handle.write(piece)
+        last = follower.poll() or last
+    assert last is not None and follower.bytes_read == len(data)
+    (followed,) = last.transcripts
+    whole = loaded(path)
+    assert list(followed.tools) == list(whole.tools)
+    assert [(i.type, i.raw) for i in followed.items] == [(i.type, i.raw) for i in whole.items]
