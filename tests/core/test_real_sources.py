@@ -4,8 +4,10 @@ The loader reads a trace's GenAI content attributes; each count here is made wit
 `json` (or `ast` for a Python repr) from another record of the same exchange that the loader
 never reads: Google ADK's own `gcp.vertex.agent.*` attributes beside OpenLLMetry's (kagent),
 the raw provider response LiteLLM logs on its `raw_gen_ai_request` span, and the response
-OpenLLMetry's workflow span keeps as `traceloop.entity.output`. (Codex rollouts are checked in
-tests/core/test_real_sources_codex.py; their goldens here, with the others.)
+OpenLLMetry's workflow span keeps as `traceloop.entity.output`.
+
+Codex rollouts and two Claude Code sessions are checked in test_real_sources_codex.py and
+test_real_sources_claude.py; their goldens are checked here with the others.
 """
 
 from __future__ import annotations
@@ -183,6 +185,11 @@ GOLDEN = [
     ("sessions-codex-0.77", SAMPLES / "sessions" / "codex" / "rollout-0.77-exec.jsonl"),
     ("sessions-codex-0.125", SAMPLES / "sessions" / "codex" / "rollout-0.125-tools.jsonl"),
     ("sessions-codex-0.128", SAMPLES / "sessions" / "codex" / "rollout-0.128-js.jsonl"),
+    ("sessions-claude-code-2.1.4", SAMPLES / "sessions" / "claude_code" / "v2.1.4-rejected.jsonl"),
+    (
+        "sessions-claude-code-2.0.64-project",
+        SAMPLES / "sessions" / "claude_code" / "project-2.0.64",
+    ),
 ]
 
 
