@@ -177,6 +177,8 @@ def test_the_instrumentation_versions_read_are_several():
     } <= versions
 
 
+CLAUDE_2064 = SAMPLES / "sessions" / "claude_code" / "project-2.0.64"
+CLAUDE_2064 /= "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
 GOLDEN = [
     ("sessions-otel-kagent-jaeger", JAEGER),
     ("sessions-otel-kagent-tempo", TEMPO),
@@ -186,10 +188,8 @@ GOLDEN = [
     ("sessions-codex-0.125", SAMPLES / "sessions" / "codex" / "rollout-0.125-tools.jsonl"),
     ("sessions-codex-0.128", SAMPLES / "sessions" / "codex" / "rollout-0.128-js.jsonl"),
     ("sessions-claude-code-2.1.4", SAMPLES / "sessions" / "claude_code" / "v2.1.4-rejected.jsonl"),
-    (
-        "sessions-claude-code-2.0.64-project",
-        SAMPLES / "sessions" / "claude_code" / "project-2.0.64",
-    ),
+    # The session file alone (its agents beside it are read with the folder: _claude.py).
+    ("sessions-claude-code-2.0.64", CLAUDE_2064),
 ]
 
 
