@@ -463,3 +463,35 @@ def test_without_temporary_files_the_file_goes_the_usual_way(
     monkeypatch.setattr(tempfile, "TemporaryFile", refused)
     _by_runs_and_alone(log, tools_file, by_runs)
     assert by_runs == [None, None]
+
+
+def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=17, long_numbers=False)
+    here = os.getpid()
+    seen: list[list[multiprocessing.Process]] = []
+
+    def asleep_or_interrupted(number):
+        if os.getpid() != here:
+            time.sleep(600)  # a worker in its run
+        seen.append(multiprocessing.active_children())
+        raise KeyboardInterrupt  # Ctrl-C while the workers make their runs
+
+    monkeypatch.setattr(parallel, "_gate_run", asleep_or_interrupted)
+
+    def as_the_cli(signum, frame):
+        raise SystemExit(143)  # the entry point turns SIGTERM into an exception
+
+    previous = signal.signal(signal.SIGTERM, as_the_cli)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _gate(str(log), "--tools", str(tools_file), "--jobs", "2")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    (workers,) = seen
+    assert workers
+    for worker in workers:
+        worker.join(timeout=30)  # a bound for a broken build, not a measured time
+        assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM
