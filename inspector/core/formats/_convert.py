@@ -20,9 +20,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from inspector.core.formats._records import Builder, Record, item_lines
 from inspector.core.model import (
@@ -52,10 +55,35 @@ def outcome(reasons: Mapping[str, str], value: Any) -> str:
 
 #: Made once: `json.dumps` with options builds an encoder on every call.
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+#: orjson refuses, rather than writes its own way, what the standard library may write
+#: otherwise: subclasses of str, int, dict and list, dataclasses and dates.
+_ORJSON_PLAIN = (
+    orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+#: A digit then an exponent: orjson and the standard library write exponents differently
+#: (`1e16` and `1e+16`); without one they write every float alike (shortest round trip).
+_EXPONENT = re.compile(rb"[0-9][eE]")
 
 
 def serialise(value: Any) -> str | None:
-    """Compact JSON text of a native value, or None when it cannot be written."""
+    """Compact JSON text of a native value (keys in their order, non-ASCII kept), or None when
+    it cannot be written.
+
+    The text is the standard library's (`separators=(",", ":")`, `ensure_ascii=False`).
+    orjson writes it about 20 times faster and byte for byte the same, except where it
+    refuses a value (an integer beyond 64 bits, a lone surrogate, a key that is not a string,
+    nesting past 255 levels), writes `null` for NaN and the infinities, or writes an exponent
+    its own way: then the standard library writes it.
+    """
+    try:
+        text = orjson.dumps(value, option=_ORJSON_PLAIN)
+    except TypeError:
+        pass
+    else:
+        if b"null" not in text and _EXPONENT.search(text) is None:
+            return text.decode()
     try:
         return _COMPACT.encode(value)
     except (TypeError, ValueError, RecursionError):
@@ -69,7 +97,7 @@ def prefixed(native: Mapping[str, Any], known: Iterable[str], slug: str) -> dict
 
 
 #: The status mark of a call sent back in a request's history (one value, shared by all).
-_HISTORY_STATUS = Derivation(
+HISTORY_STATUS = Derivation(
     "status", "derived", "a call in the history sent back to the model had finished"
 )
 #: The mark of a message whose native content blocks were rewritten as Open Responses parts.
@@ -78,7 +106,7 @@ PARTS_CONVERTED = Derivation(
 )
 
 
-def _empty_text(part: Any) -> bool:
+def empty_text(part: Any) -> bool:
     """A converted text part with no text and nothing else."""
     return (
         isinstance(part, dict)
@@ -216,6 +244,8 @@ class Converter:
         #: The format name and label its items' conversions name (the envelope's, unless a
         #: source reads these records from a file of its own: a session, a trace).
         self.source = (api.envelope.name, api.envelope.label)
+        #: The run of items a source made straight from its records (`_sessions.held`).
+        self.held: Any = None
 
     def turns(self, key: str, convert: Callable[[dict[str, Any], str, int | None], None]) -> None:
         """Convert each turn of the record's `key` array, on its own line; a turn that is not
@@ -287,7 +317,7 @@ class Converter:
         if message is None or not message.parts:
             return
         # Empty text parts (a trailing `{"text": ""}`) hold nothing: no message of them alone.
-        parts = [p for p in message.parts if not _empty_text(p)]
+        parts = [p for p in message.parts if not empty_text(p)]
         if parts:
             self._message_item(message, parts, message.part_marks)
         message.parts.clear()
@@ -476,7 +506,7 @@ class Converter:
                 continue
             if self.reason is ABSENT:
                 raw["status"] = COMPLETED
-                pending.derived.append(_HISTORY_STATUS)
+                pending.derived.append(HISTORY_STATUS)
                 continue
             result = outcome(self.api.reasons, self.reason)
             field_name = self.api.reason_field

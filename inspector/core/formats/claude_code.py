@@ -22,7 +22,18 @@ from typing import Any
 import orjson
 
 from inspector.core.formats import anthropic
-from inspector.core.formats._convert import ABSENT, Api, Converter
+from inspector.core.formats._convert import (
+    ABSENT,
+    COMPLETED,
+    HISTORY_STATUS,
+    PARTS_CONVERTED,
+    Api,
+    Converter,
+    empty_text,
+    prefixed,
+    serialise,
+    text_part,
+)
 from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.formats._sessions import (
     Corrupt,
@@ -32,6 +43,7 @@ from inspector.core.formats._sessions import (
     corrupt_notes,
     finish_lossy,
     first_record,
+    held,
     iter_lines,
     parse_lines,
     several_note,
@@ -40,6 +52,7 @@ from inspector.core.formats._sessions import (
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import read_bytes
 from inspector.core.model import (
+    Conversion,
     Derivation,
     LoadError,
     Note,
@@ -125,6 +138,8 @@ SOURCE = ("claude_code", LABEL)
 
 def _turn(conv: Converter, run: Sequence[Line]) -> None:
     """Convert one turn: a user record, or the records of one assistant response."""
+    if _plain_turn(conv, run):
+        return
     first = run[0]
     role = first.obj["message"].get("role") or first.obj.get("type")
     conv.begin(role, first.base + "/message", first.obj, first.number)
@@ -132,6 +147,142 @@ def _turn(conv: Converter, run: Sequence[Line]) -> None:
         content = line.obj["message"].get("content")
         anthropic.convert_content(conv, role, content, line.base + "/message/content", line.number)
     conv.end()
+
+
+#: What a call of a Claude Code turn is marked with: its arguments serialised, and finished (a
+#: session's calls are history, sent back to the model), as `finish_lossy` and
+#: `Converter.finish` mark them.
+_CALL_MARKS = (LOSSY, HISTORY_STATUS)
+_TEXT_MARKS = (PARTS_CONVERTED,)
+_OUTPUT_MARKS = (anthropic.OUTPUT_PARTS,)
+
+
+def _plain(content: Any) -> bool:
+    """Whether a record's content holds only what `_plain_turn` converts: text, or text,
+    tool_use and tool_result blocks whose ids are there (nothing to synthesise or pair)."""
+    if type(content) is str:
+        return True
+    if type(content) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict:
+            return False
+        kind = block.get("type")
+        if kind == "text":
+            continue
+        if kind == "tool_use":
+            if "input" not in block:
+                return False
+            call_id = block.get("id")
+        elif kind == "tool_result":
+            call_id = block.get("tool_use_id")
+        else:
+            return False
+        if type(call_id) is not str or not call_id:
+            return False
+    return True
+
+
+def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
+    """Convert a turn of the blocks nearly every record holds straight into items, as
+    `anthropic.convert_content` and `finish_lossy` convert them (text parts gather into a
+    message until a call or result splits them; every call is history); False, and nothing
+    done, for any other turn.
+
+    The bulk of a large session: the converter's general rules (ids to synthesise or pair,
+    stop reasons, blocks of other kinds) cost more than the items themselves.
+    """
+    for line in run:
+        if not _plain(line.obj["message"].get("content")):
+            return False
+    if conv.pending:
+        finish_lossy(conv, LOSSY, SOURCE)  # earlier turns first: the items keep file order
+    b = conv.b
+    items, group = b.items, conv.group
+    envelope = API.envelope
+    name_, label = SOURCE
+    first = run[0]
+    native = first.obj
+    role = native["message"].get("role") or native.get("type")
+    at = first.base + "/message"
+    at_line = first.number if first.number is not None else conv.record.line
+    turn = (group, at)
+    # (raw, line, pointer, native, marks) of each item, in order; text parts gather in `parts`.
+    made: list[tuple[dict[str, Any], int | None, str, Any, tuple[Derivation, ...]]] = []
+    parts: list[Any] = []
+    for line in run:
+        content = line.obj["message"]["content"]
+        if type(content) is str:
+            if parts:
+                _gathered(made, parts, role, at_line, at, native)
+            made.append(
+                ({"type": "message", "role": role, "content": content}, at_line, at, native, ())
+            )
+            continue
+        where = line.number if line.number is not None else at_line
+        blocks = line.base + "/message/content/"
+        for j, block in enumerate(content):
+            kind = block["type"]
+            if kind == "text":
+                part = text_part(role, block.get("text"))
+                if len(block) != 2 or "text" not in block:
+                    part.update(prefixed(block, anthropic.TEXT_KEYS, anthropic.SLUG))
+                parts.append(part)
+                continue
+            if parts:
+                _gathered(made, parts, role, at_line, at, native)
+            if kind == "tool_use":
+                call_id, name, given = block["id"], block.get("name"), block["input"]
+                if type(name) is str:
+                    b.unanswered.setdefault(name, []).append((call_id, turn))
+                arguments = given if type(given) is str else (serialise(given) or given)
+                raw = {
+                    "type": "function_call",
+                    "status": COMPLETED,
+                    "call_id": call_id,
+                    "name": name,
+                    "arguments": arguments,
+                }
+                if len(block) != 4 or "name" not in block:
+                    raw.update(prefixed(block, anthropic.CALL_KEYS, anthropic.SLUG))
+                made.append((raw, where, blocks + str(j), block, _CALL_MARKS))
+            else:
+                call_id, output = block["tool_use_id"], block.get("content")
+                b.answered.add(call_id)
+                marks: tuple[Derivation, ...] = ()
+                if type(output) is list:
+                    output = [anthropic.as_part("user", p) for p in output]
+                    marks = _OUTPUT_MARKS
+                raw = {"type": "function_call_output", "call_id": call_id, "output": output}
+                if len(block) != 3 or "content" not in block:
+                    raw.update(prefixed(block, anthropic.RESULT_KEYS, anthropic.SLUG))
+                made.append((raw, where, blocks + str(j), block, marks))
+    if parts:
+        _gathered(made, parts, role, at_line, at, native)
+    into = held(conv)
+    for raw, line_number, pointer, block, marks in made:
+        into.add(
+            items,
+            raw,
+            line_number,
+            pointer,
+            group,
+            envelope,
+            Conversion(name_, block, marks, label),
+        )
+    return True
+
+
+def _gathered(
+    made: list[Any], parts: list[Any], role: Any, line: int | None, at: str, native: Any
+) -> None:
+    """The message of the text parts gathered so far (none when they are all empty)."""
+    kept = [p for p in parts if not empty_text(p)]
+    if kept:
+        made.append(
+            ({"type": "message", "role": role, "content": kept}, line, at, native, _TEXT_MARKS)
+        )
+    parts.clear()
 
 
 def _message_id(obj: dict[str, Any]) -> Any:
@@ -302,14 +453,6 @@ _SHARED = ("sessionId", "cwd", "version", "gitBranch", "userType", "type", "slug
 _SHARED_MESSAGE = ("role", "type", "model", "stop_reason")
 
 
-def _share(obj: dict[str, Any], keys: tuple[str, ...], share: Callable[[str, str], str]) -> None:
-    """Replace the text of `keys` in `obj` with the one copy of it already met."""
-    for key in keys:
-        value = obj.get(key)
-        if type(value) is str:
-            obj[key] = share(value, value)
-
-
 class Reader:
     """A session's conversations, built record by record as they are read.
 
@@ -348,35 +491,48 @@ class Reader:
         records were)."""
         found, of_uuid, main = self._found, self._of_uuid, self._main
         share = self._shared.setdefault
+        links = self._own_links
         for line in lines:
             obj = line.obj
-            _share(obj, _SHARED, share)
-            message = obj.get("message")
-            if type(message) is dict:
-                _share(message, _SHARED_MESSAGE, share)
-            if self._session is None and isinstance(obj.get("sessionId"), str):
+            get = obj.get
+            for key in _SHARED:
+                value = get(key)
+                if value.__class__ is str:
+                    obj[key] = share(value, value)
+            message = get("message")
+            if message.__class__ is dict:
+                for key in _SHARED_MESSAGE:
+                    value = message.get(key)
+                    if value.__class__ is str:
+                        message[key] = share(value, value)
+            if self._session is None and isinstance(get("sessionId"), str):
                 self._session = obj["sessionId"]
-            agent = obj.get("agentId") if isinstance(obj.get("agentId"), str) else None
-            uuid = obj.get("uuid")
-            if obj.get("isSidechain") is True:
-                parent = obj.get("parentUuid")
-                key = of_uuid.get(parent) if isinstance(parent, str) else None
-                if key is None or key == MAIN:  # a sidechain starts here, whoever its parent is
-                    key = f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}"
+            agent = get("agentId")
+            if agent is not None and not isinstance(agent, str):
+                agent = None
+            uuid = get("uuid")
+            if get("isSidechain") is True:
+                parent = get("parentUuid")
+                known = of_uuid.get(parent) if isinstance(parent, str) else None
+                # Unknown, or the main thread's: a sidechain starts here.
+                key = known or (f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}")
+                if isinstance(uuid, str):
+                    of_uuid[uuid] = key
             else:
                 key = MAIN
-                if self._own_links and _may_link(obj):
+                if links and _may_link(obj):
                     main.append(line)
-            if isinstance(uuid, str):
-                of_uuid[uuid] = key
-            if not _is_turn(obj):
+                if of_uuid and isinstance(uuid, str):
+                    # Only sidechain records are looked up: a main one is as good as absent.
+                    of_uuid.pop(uuid, None)
+            if message.__class__ is not dict or get("type") not in TURN_TYPES:
                 continue
             live = found.get(key)
             if live is None:
                 live = found[key] = self._open(key, line)
-            if key != MAIN and agent:
+            if agent and key != MAIN:
                 live.agent = agent
-            if not live.prompted and obj.get("type") == "user":
+            if not live.prompted and get("type") == "user":
                 live.prompted, live.prompt = True, _prompt_of(obj)
             self._take(live, line)
         self._corrupt += corrupt  # after the lines: they may be read as they are parsed
