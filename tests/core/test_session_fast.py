@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from inspector.core.formats import _convert, claude_code, load_conversations
-from inspector.core.formats._sessions import Held, parse_lines
+from inspector.core.formats._convert import Held
+from inspector.core.formats._sessions import parse_lines
 from inspector.core.model import Transcript
 from tests.benchmarks.bench_sources import repeated
 from tests.conftest import SAMPLES
@@ -187,6 +188,21 @@ def _held(transcripts: list[Transcript]) -> int:
     return sum(isinstance(i.lean_source, Held) for t in transcripts for i in t.items)
 
 
+def _ways(monkeypatch: pytest.MonkeyPatch, load: Any) -> list[bool]:
+    """Whether each turn was converted directly (True) or by the converter, as `load` runs."""
+    taken: list[bool] = []
+    direct = claude_code._plain_turn
+
+    def watched(conv: Any, run: Any) -> bool:
+        taken.append(direct(conv, run))
+        return taken[-1]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(claude_code, "_plain_turn", watched)
+        load()
+    return taken
+
+
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
 def test_a_claude_code_session_converted_directly_is_what_the_converter_gives(
     monkeypatch: pytest.MonkeyPatch, path: Path
@@ -200,13 +216,16 @@ def test_every_shape_of_record_converts_as_the_converter_does(
     path = tmp_path / "odd.jsonl"
     path.write_text("\n".join(_odd_lines()) + "\n", encoding="utf-8")
     loaded = _assert_same(monkeypatch, path)
-    # Both ways were taken: some turns directly, the odd ones by the converter.
-    items = [i for t in loaded for i in t.items]
-    assert 0 < _held(loaded) < len(items)
+    # Both ways were taken: some turns directly, the odd ones by the converter; the items of
+    # both are held.
+    ways = _ways(monkeypatch, lambda: load_conversations(path))
+    assert any(ways) and not all(ways)
+    assert _held(loaded) == sum(len(t.items) for t in loaded)
     # The web export holds the same records with no line numbers.
     export = tmp_path / "odd-export.json"
     export.write_text(json.dumps({"loglines": _odd_records()}, indent=1), encoding="utf-8")
-    assert _held(_assert_same(monkeypatch, export)) > 0
+    _assert_same(monkeypatch, export)
+    assert any(_ways(monkeypatch, lambda: load_conversations(export)))
 
 
 def test_a_large_session_is_mostly_converted_directly(
@@ -214,8 +233,9 @@ def test_a_large_session_is_mostly_converted_directly(
 ) -> None:
     path = tmp_path / "large.jsonl"
     repeated(CLAUDE / "v1.0.98-session.jsonl", path, 300_000)
-    loaded = _assert_same(monkeypatch, path)
-    assert _held(loaded) > 0.9 * sum(len(t.items) for t in loaded)
+    _assert_same(monkeypatch, path)
+    ways = _ways(monkeypatch, lambda: load_conversations(path))
+    assert ways.count(True) > 0.9 * len(ways)
 
 
 def test_a_followed_response_that_grows_converts_as_the_converter_does(

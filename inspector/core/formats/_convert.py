@@ -19,8 +19,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+from array import array
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +31,13 @@ import orjson
 
 from inspector.core.formats._records import Builder, Record, item_lines
 from inspector.core.model import (
+    HAS_TYPE,
+    LEAN,
     Conversion,
     Derivation,
     Envelope,
+    Item,
+    LazySource,
     Note,
     Origin,
     Severity,
@@ -132,6 +138,109 @@ def text_part(role: Any, text: Any) -> dict[str, Any]:
     return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
 
 
+#: Numbers each `Held`, so the keys `Item.raw` keeps values by never meet another's.
+_HELD = itertools.count()
+
+
+def _copied(value: Any) -> Any:
+    """A JSON value's containers copied (what a caller of `Item.read` may change in place)."""
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copied(v) for v in value]
+    return value
+
+
+class Held(LazySource):
+    """Converted items kept as they were made, with each one's line and JSON Pointer.
+
+    An item made from one (`add`) is a lean item: it needs no Origin and no pass over its
+    value for its hot members, which its maker gives (a converted session's items are made by
+    the hundred thousand). Its value is handed out as a copy, as a lean item's is parsed
+    afresh: a caller may change it.
+    """
+
+    __slots__ = ("first", "key", "lines", "path", "pointer_text", "pointers", "values")
+
+    def __init__(self, path: str | None, first: int) -> None:
+        self.path = path
+        #: Index of the first item in the transcript.
+        self.first = first
+        self.values: list[Any] = []
+        #: Each item's line (0 when not known) and pointer.
+        self.lines = array("q")
+        self.pointers: list[str] = []
+        #: One copy of each pointer text (a session's items share a few).
+        self.pointer_text: dict[str, str] = {}
+        self.key = b"held %d " % next(_HELD)
+
+    def add(
+        self,
+        items: list[Item],
+        raw: dict[str, Any],
+        line: int | None,
+        pointer: str,
+        group: int,
+        envelope: Envelope,
+        conversion: Conversion,
+    ) -> None:
+        """Append an item of `raw` (an object with a string `type`) to `items`."""
+        self.values.append(raw)
+        self.lines.append(line or 0)
+        self.pointers.append(self.pointer_text.setdefault(pointer, pointer))
+        get = raw.get
+        items.append(
+            Item(
+                len(items),
+                self,
+                None,
+                group,
+                envelope,
+                conversion,
+                raw["type"],
+                get("id"),
+                get("call_id"),
+                get("name"),
+                get("role"),
+                get("status"),
+                LEAN | HAS_TYPE,
+            )
+        )
+
+    def value(self, index: int) -> Any:
+        """A copy of the item's value."""
+        return _copied(self.values[index - self.first])
+
+    def field(self, index: int, key: str, default: Any) -> Any:
+        """One member of the item's object (`default` when absent)."""
+        return self.values[index - self.first].get(key, default)
+
+    def origin(self, index: int) -> Origin:
+        """Where the item is in its file."""
+        k = index - self.first
+        return Origin(self.path, self.lines[k] or None, self.pointers[k])
+
+    def text(self, index: int) -> bytes:
+        """A key of the item's value, its own (a converted item has no text in the file)."""
+        return self.key + b"%d" % index
+
+    def place(self, index: int) -> tuple[int | None, str]:
+        """The item's line and JSON Pointer, as `origin` has them."""
+        k = index - self.first
+        return self.lines[k] or None, self.pointers[k]
+
+
+def held(b: Builder) -> Held:
+    """The run of held items the builder's next item joins: its last item's, unless that item
+    is not held or items were taken away since (a snapshot's last turn converted again)."""
+    items = b.items
+    if items:
+        run = items[-1].lean_source
+        if type(run) is Held and run.first + len(run.values) == len(items):
+            return run
+    return Held(b.path, len(items))
+
+
 @dataclass(slots=True)
 class _Pending:
     raw: dict[str, Any]
@@ -228,6 +337,8 @@ class Converter:
         api: Api,
         reason: Any,
         answered: Container[str] = (),
+        *,
+        hold: bool = False,
     ) -> None:
         self.b = b
         #: Call ids that a result later in the source answers (a trace's later span): such a
@@ -244,8 +355,8 @@ class Converter:
         #: The format name and label its items' conversions name (the envelope's, unless a
         #: source reads these records from a file of its own: a session, a trace).
         self.source = (api.envelope.name, api.envelope.label)
-        #: The run of items a source made straight from its records (`_sessions.held`).
-        self.held: Any = None
+        #: Whether its items are kept as held items (`Held`): a source with many of them.
+        self.hold = hold
 
     def turns(self, key: str, convert: Callable[[dict[str, Any], str, int | None], None]) -> None:
         """Convert each turn of the record's `key` array, on its own line; a turn that is not
@@ -524,8 +635,14 @@ class Converter:
             pending.derived.append(Derivation("status", "derived", why))
         name, label = self.source
         envelope, path, group, add = self.api.envelope, self.b.path, self.group, self.b.add_item
+        hold, items = self.hold, self.b.items
         for pending in self.pending:
             conversion = Conversion(name, pending.native, tuple(pending.derived), label)
-            origin = Origin(path, pending.line, pending.pointer)
-            add(pending.raw, origin, group, envelope, conversion)
+            raw = pending.raw
+            if hold and type(raw.get("type")) is str:
+                held(self.b).add(
+                    items, raw, pending.line, pending.pointer, group, envelope, conversion
+                )
+            else:
+                add(raw, Origin(path, pending.line, pending.pointer), group, envelope, conversion)
         self.pending = []

@@ -9,8 +9,6 @@ parsed once into `Line` values, so a followed file only parses what was appended
 from __future__ import annotations
 
 import dataclasses
-import itertools
-from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -20,20 +18,7 @@ import orjson
 from inspector.core.formats._convert import Converter
 from inspector.core.formats._records import Builder, Record
 from inspector.core.jsonio import load_json
-from inspector.core.model import (
-    HAS_TYPE,
-    LEAN,
-    Conversion,
-    Derivation,
-    Envelope,
-    Item,
-    LazySource,
-    LoadError,
-    Note,
-    Origin,
-    Severity,
-    Transcript,
-)
+from inspector.core.model import Derivation, LoadError, Note, Origin, Severity, Transcript
 
 
 class Line(NamedTuple):
@@ -53,7 +38,7 @@ class Corrupt:
     why: str
 
 
-def _pieces(data: bytes) -> Iterator[bytes]:
+def lines_of(data: bytes) -> Iterator[bytes]:
     """The data's lines, as `data.split(b"\\n")` gives them, made one at a time: a large
     file is not held a second time as a list of its lines while its records are parsed."""
     start, size, find = 0, len(data), data.find
@@ -104,7 +89,7 @@ def iter_lines(
     takes each record as it comes need not hold every record of a large file at once."""
     number = first_number - 1
     done = 0
-    for raw in _pieces(data):
+    for raw in lines_of(data):
         number += 1
         start = done
         done += len(raw) + 1
@@ -136,12 +121,24 @@ def iter_lines(
         check(len(data))
 
 
+#: What `bytes.strip` takes for white space.
+_BLANK = frozenset(b" \t\n\r\x0b\x0c")
+
+
+def first_line(data: bytes) -> bytes:
+    """The data's first line from its first non-blank byte (without copying the rest, as
+    `data.lstrip()` would: a session file is large)."""
+    start, size = 0, len(data)
+    while start < size and data[start] in _BLANK:
+        start += 1
+    end = data.find(b"\n", start)
+    return data[start : end if end >= 0 else size]
+
+
 def first_record(data: bytes) -> Any:
     """The first non-blank line of the data parsed as JSON, or None when it does not parse."""
-    start = len(data) - len(data.lstrip())
-    end = data.find(b"\n", start)
     try:
-        return orjson.loads(data[start : end if end >= 0 else len(data)])
+        return orjson.loads(first_line(data))
     except orjson.JSONDecodeError:
         return None
 
@@ -157,108 +154,6 @@ def corrupt_notes(path: str | None, corrupt: Iterable[Corrupt]) -> list[Note]:
         )
         for c in corrupt
     ]
-
-
-#: Numbers each `Held`, so the keys `Item.raw` keeps values by never meet another's.
-_HELD = itertools.count()
-
-
-def _copied(value: Any) -> Any:
-    """A JSON value's containers copied (what a caller of `Item.read` may change in place)."""
-    if type(value) is dict:
-        return {k: _copied(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_copied(v) for v in value]
-    return value
-
-
-class Held(LazySource):
-    """Converted items kept as they were made, with each one's line and JSON Pointer.
-
-    An item made from one (`add`) is a lean item: it needs no Origin and no pass over its
-    value for its hot members, which its maker gives (a converted session's items are made by
-    the hundred thousand). Its value is handed out as a copy, as a lean item's is parsed
-    afresh: a caller may change it.
-    """
-
-    __slots__ = ("first", "key", "lines", "path", "pointer_text", "pointers", "values")
-
-    def __init__(self, path: str | None, first: int) -> None:
-        self.path = path
-        #: Index of the first item in the transcript.
-        self.first = first
-        self.values: list[Any] = []
-        #: Each item's line (0 when not known) and pointer.
-        self.lines = array("q")
-        self.pointers: list[str] = []
-        #: One copy of each pointer text (a session's items share a few).
-        self.pointer_text: dict[str, str] = {}
-        self.key = b"held %d " % next(_HELD)
-
-    def add(
-        self,
-        items: list[Item],
-        raw: dict[str, Any],
-        line: int | None,
-        pointer: str,
-        group: int,
-        envelope: Envelope,
-        conversion: Conversion,
-    ) -> None:
-        """Append an item of `raw` (an object with a string `type`) to `items`."""
-        self.values.append(raw)
-        self.lines.append(line or 0)
-        self.pointers.append(self.pointer_text.setdefault(pointer, pointer))
-        get = raw.get
-        items.append(
-            Item(
-                len(items),
-                self,
-                None,
-                group,
-                envelope,
-                conversion,
-                raw["type"],
-                get("id"),
-                get("call_id"),
-                get("name"),
-                get("role"),
-                get("status"),
-                LEAN | HAS_TYPE,
-            )
-        )
-
-    def value(self, index: int) -> Any:
-        """A copy of the item's value."""
-        return _copied(self.values[index - self.first])
-
-    def field(self, index: int, key: str, default: Any) -> Any:
-        """One member of the item's object (`default` when absent)."""
-        return self.values[index - self.first].get(key, default)
-
-    def origin(self, index: int) -> Origin:
-        """Where the item is in its file."""
-        k = index - self.first
-        return Origin(self.path, self.lines[k] or None, self.pointers[k])
-
-    def text(self, index: int) -> bytes:
-        """A key of the item's value, its own (a converted item has no text in the file)."""
-        return self.key + b"%d" % index
-
-    def place(self, index: int) -> tuple[int | None, str]:
-        """The item's line and JSON Pointer, as `origin` has them."""
-        k = index - self.first
-        return self.lines[k] or None, self.pointers[k]
-
-
-def held(conv: Converter) -> Held:
-    """The run of held items the converter's next item joins (a new one when items were added
-    or taken away since its last)."""
-    run = conv.held
-    index = len(conv.b.items)
-    if run is None or run.first + len(run.values) != index:
-        run = conv.held = Held(conv.b.path, index)
-    return run
 
 
 def _nested(b: Builder, record: Record) -> str:
@@ -282,7 +177,7 @@ def finish(
     """Freeze a conversation, with notes for its first group (corrupt lines, what it holds)."""
     for note in notes:
         b.note(0, note)
-    return dataclasses.replace(b.transcript(fmt), conversation=conversation)
+    return b.transcript(fmt, conversation)
 
 
 def snapshot(

@@ -30,6 +30,7 @@ from inspector.core.formats._convert import (
     Api,
     Converter,
     empty_text,
+    held,
     prefixed,
     serialise,
     text_part,
@@ -43,7 +44,6 @@ from inspector.core.formats._sessions import (
     corrupt_notes,
     finish_lossy,
     first_record,
-    held,
     iter_lines,
     parse_lines,
     several_note,
@@ -124,7 +124,9 @@ def load(b: Builder, record: Record, kind: str) -> None:
     line = Line(record.line, record.base, obj)
     if not b.groups or b.groups[-1].kind != "claude_code_session":
         conversation_group(b, "claude_code_session", line, envelope=API.envelope)
-    conv = Converter(b, Record(obj, record.line, record.base), len(b.groups) - 1, API, ABSENT)
+    conv = Converter(
+        b, Record(obj, record.line, record.base), len(b.groups) - 1, API, ABSENT, hold=True
+    )
     _turn(conv, [line])
     finish_lossy(conv, LOSSY, SOURCE)
 
@@ -259,7 +261,7 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
                 made.append((raw, where, blocks + str(j), block, marks))
     if parts:
         _gathered(made, parts, role, at_line, at, native)
-    into = held(conv)
+    into = held(b)
     for raw, line_number, pointer, block, marks in made:
         into.add(
             items,
@@ -541,7 +543,7 @@ class Reader:
         b = builder(self.path)
         group = conversation_group(b, "claude_code_session", first, envelope=API.envelope)
         record = Record(first.obj, first.number, first.base)
-        return _Live(key, b, Converter(b, record, group, API, ABSENT))
+        return _Live(key, b, Converter(b, record, group, API, ABSENT, hold=True))
 
     def _take(self, live: _Live, line: Line) -> None:
         """Add a turn record: it ends the last turn, or is one more record of its response."""
