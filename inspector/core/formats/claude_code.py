@@ -159,61 +159,28 @@ _TEXT_MARKS = (PARTS_CONVERTED,)
 _OUTPUT_MARKS = (anthropic.OUTPUT_PARTS,)
 
 
-def _plain(content: Any) -> bool:
-    """Whether a record's content holds only what `_plain_turn` converts: text, or text,
-    tool_use and tool_result blocks whose ids are there (nothing to synthesise or pair)."""
-    if type(content) is str:
-        return True
-    if type(content) is not list:
-        return False
-    for block in content:
-        if type(block) is not dict:
-            return False
-        kind = block.get("type")
-        if kind == "text":
-            continue
-        if kind == "tool_use":
-            if "input" not in block:
-                return False
-            call_id = block.get("id")
-        elif kind == "tool_result":
-            call_id = block.get("tool_use_id")
-        else:
-            return False
-        if type(call_id) is not str or not call_id:
-            return False
-    return True
-
-
 def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
-    """Convert a turn of the blocks nearly every record holds straight into items, as
+    """Convert a turn of the blocks nearly every record holds (text, tool_use and tool_result
+    blocks whose ids are there: nothing to synthesise or pair) straight into items, as
     `anthropic.convert_content` and `finish_lossy` convert them (text parts gather into a
     message until a call or result splits them; every call is history); False, and nothing
     done, for any other turn.
 
     The bulk of a large session: the converter's general rules (ids to synthesise or pair,
-    stop reasons, blocks of other kinds) cost more than the items themselves.
+    stop reasons, blocks of other kinds) cost more than the items themselves. The turn is read
+    once: what it changes in the builder waits until every block was found plain.
     """
-    for line in run:
-        if not _plain(line.obj["message"].get("content")):
-            return False
-    if conv.pending:
-        finish_lossy(conv, LOSSY, SOURCE)  # earlier turns first: the items keep file order
-    b = conv.b
-    items, group = b.items, conv.group
-    envelope = API.envelope
-    name_, label = SOURCE
     first = run[0]
     native = first.obj
     role = native["message"].get("role") or native.get("type")
     at = first.base + "/message"
     at_line = first.number if first.number is not None else conv.record.line
-    turn = (group, at)
     # (raw, line, pointer, native, marks) of each item, in order; text parts gather in `parts`.
     made: list[tuple[dict[str, Any], int | None, str, Any, tuple[Derivation, ...]]] = []
     parts: list[Any] = []
+    calls: list[tuple[Any, str]] = []
     for line in run:
-        content = line.obj["message"]["content"]
+        content = line.obj["message"].get("content")
         if type(content) is str:
             if parts:
                 _gathered(made, parts, role, at_line, at, native)
@@ -221,22 +188,28 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
                 ({"type": "message", "role": role, "content": content}, at_line, at, native, ())
             )
             continue
+        if type(content) is not list:
+            return False
         where = line.number if line.number is not None else at_line
         blocks = line.base + "/message/content/"
         for j, block in enumerate(content):
-            kind = block["type"]
+            if type(block) is not dict:
+                return False
+            kind = block.get("type")
             if kind == "text":
                 part = text_part(role, block.get("text"))
                 if len(block) != 2 or "text" not in block:
                     part.update(prefixed(block, anthropic.TEXT_KEYS, anthropic.SLUG))
                 parts.append(part)
                 continue
-            if parts:
-                _gathered(made, parts, role, at_line, at, native)
             if kind == "tool_use":
-                call_id, name, given = block["id"], block.get("name"), block["input"]
-                if type(name) is str:
-                    b.unanswered.setdefault(name, []).append((call_id, turn))
+                call_id = block.get("id")
+                if type(call_id) is not str or not call_id or "input" not in block:
+                    return False
+                if parts:
+                    _gathered(made, parts, role, at_line, at, native)
+                name, given = block.get("name"), block["input"]
+                calls.append((name, call_id))
                 arguments = given if type(given) is str else (serialise(given) or given)
                 raw = {
                     "type": "function_call",
@@ -248,9 +221,13 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
                 if len(block) != 4 or "name" not in block:
                     raw.update(prefixed(block, anthropic.CALL_KEYS, anthropic.SLUG))
                 made.append((raw, where, blocks + str(j), block, _CALL_MARKS))
-            else:
-                call_id, output = block["tool_use_id"], block.get("content")
-                b.answered.add(call_id)
+            elif kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                if type(call_id) is not str or not call_id:
+                    return False
+                if parts:
+                    _gathered(made, parts, role, at_line, at, native)
+                output = block.get("content")
                 marks: tuple[Derivation, ...] = ()
                 if type(output) is list:
                     output = [anthropic.as_part("user", p) for p in output]
@@ -259,19 +236,26 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
                 if len(block) != 3 or "content" not in block:
                     raw.update(prefixed(block, anthropic.RESULT_KEYS, anthropic.SLUG))
                 made.append((raw, where, blocks + str(j), block, marks))
+            else:
+                return False
     if parts:
         _gathered(made, parts, role, at_line, at, native)
+    if conv.pending:
+        finish_lossy(conv, LOSSY, SOURCE)  # earlier turns first: the items keep file order
+    b = conv.b
+    turn = (conv.group, at)
+    unanswered, answered = b.unanswered, b.answered
+    for name, call_id in calls:
+        if type(name) is str:
+            unanswered.setdefault(name, []).append((call_id, turn))
+    items, group, envelope = b.items, conv.group, API.envelope
     into = held(b)
+    source, label = SOURCE
     for raw, line_number, pointer, block, marks in made:
-        into.add(
-            items,
-            raw,
-            line_number,
-            pointer,
-            group,
-            envelope,
-            Conversion(name_, block, marks, label),
-        )
+        if raw["type"] == "function_call_output":
+            answered.add(raw["call_id"])
+        conversion = Conversion(source, block, marks, label)
+        into.add(items, raw, line_number, pointer, group, envelope, conversion)
     return True
 
 
@@ -281,15 +265,9 @@ def _gathered(
     """The message of the text parts gathered so far (none when they are all empty)."""
     kept = [p for p in parts if not empty_text(p)]
     if kept:
-        made.append(
-            ({"type": "message", "role": role, "content": kept}, line, at, native, _TEXT_MARKS)
-        )
+        raw = {"type": "message", "role": role, "content": kept}
+        made.append((raw, line, at, native, _TEXT_MARKS))
     parts.clear()
-
-
-def _message_id(obj: dict[str, Any]) -> Any:
-    """What ties the records of one response together (None: a record is a turn of its own)."""
-    return obj["message"].get("id") if obj.get("type") == "assistant" else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -536,7 +514,14 @@ class Reader:
                 live.agent = agent
             if not live.prompted and get("type") == "user":
                 live.prompted, live.prompt = True, _prompt_of(obj)
-            self._take(live, line)
+            # One more record of the last response, or a turn of its own (`_take`).
+            turn_key = message.get("id") if get("type") == "assistant" else None
+            if live.run and live.mark is None and (turn_key is None or turn_key != live.run_key):
+                _turn(live.conv, live.run)
+                live.run = [line]
+                live.run_key = turn_key
+            else:
+                self._take(live, line, turn_key)
         self._corrupt += corrupt  # after the lines: they may be read as they are parsed
 
     def _open(self, key: str, first: Line) -> _Live:
@@ -545,9 +530,9 @@ class Reader:
         record = Record(first.obj, first.number, first.base)
         return _Live(key, b, Converter(b, record, group, API, ABSENT, hold=True))
 
-    def _take(self, live: _Live, line: Line) -> None:
-        """Add a turn record: it ends the last turn, or is one more record of its response."""
-        key = _message_id(line.obj)
+    def _take(self, live: _Live, line: Line, key: Any) -> None:
+        """Add a turn record (`key`: its response's message id): it ends the last turn, or is
+        one more record of its response."""
         if live.run and (key is None or key != live.run_key):
             self._close(live)
         elif live.mark is not None:
