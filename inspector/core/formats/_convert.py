@@ -357,6 +357,8 @@ class Converter:
         self.source = (api.envelope.name, api.envelope.label)
         #: Whether its items are kept as held items (`Held`): a source with many of them.
         self.hold = hold
+        #: The run its last held items went to.
+        self.held: Held | None = None
 
     def turns(self, key: str, convert: Callable[[dict[str, Any], str, int | None], None]) -> None:
         """Convert each turn of the record's `key` array, on its own line; a turn that is not

@@ -51,6 +51,8 @@ def lines_of(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
+#: What `bytes.strip` takes for white space.
+_BLANK = frozenset(b" \t\n\r\x0b\x0c")
 #: `lean(line, start, number)`: a Line for a record read without parsing it whole (`start`:
 #: where the line begins in the data), or None to parse it.
 Lean = Callable[[bytes, int, int], "Line | None"]
@@ -95,7 +97,8 @@ def iter_lines(
         done += len(raw) + 1
         if check is not None and not number & 4095:
             check(min(done, len(data)))
-        if not raw.strip() or (skip is not None and skip(raw)):
+        # Only a line that starts blank can be blank (strip copies the line).
+        if not raw or (raw[0] in _BLANK and not raw.strip()) or (skip is not None and skip(raw)):
             continue
         if lean is not None and (read := lean(raw, start, number)) is not None:
             yield read
@@ -119,10 +122,6 @@ def iter_lines(
             corrupt.append(Corrupt(number, f"the line is {kind}, not a record object"))
     if check is not None:
         check(len(data))
-
-
-#: What `bytes.strip` takes for white space.
-_BLANK = frozenset(b" \t\n\r\x0b\x0c")
 
 
 def first_line(data: bytes) -> bytes:

@@ -249,7 +249,9 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
         if type(name) is str:
             unanswered.setdefault(name, []).append((call_id, turn))
     items, group, envelope = b.items, conv.group, API.envelope
-    into = held(b)
+    into = conv.held
+    if into is None or into.first + len(into.values) != len(items):
+        into = conv.held = held(b)
     source, label = SOURCE
     for raw, line_number, pointer, block, marks in made:
         if raw["type"] == "function_call_output":
