@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from inspector.core.formats import _convert, claude_code, load_conversations
+from inspector.core.formats import _convert, claude_code, load_conversations, otel
 from inspector.core.formats._convert import Held
 from inspector.core.formats._sessions import parse_lines
 from inspector.core.model import Transcript
+from tests.benchmarks import synthetic
 from tests.benchmarks.bench_sources import repeated
 from tests.conftest import SAMPLES
 from tests.core.test_session_lean import _facts
@@ -406,3 +407,48 @@ def test_compact_json_of_deep_or_odd_values_is_the_standard_librarys() -> None:
 
     assert _convert.serialise({"t": Text("x")}) == '{"t":"x"}'
     assert _convert.serialise({"t": object()}) is None
+
+
+def _plain_items(monkeypatch: pytest.MonkeyPatch, module: Any, load: Any) -> list[Transcript]:
+    """What the loader gives when its converters make plain items, not held ones."""
+    made = _convert.Converter
+
+    def plain(*args: Any, **kwargs: Any) -> _convert.Converter:
+        return made(*args, **{**kwargs, "hold": False})
+
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "Converter", plain)
+        patched.setattr(claude_code, "_plain_turn", lambda conv, run: False)
+        found: list[Transcript] = load()
+    return found
+
+
+TRACES = sorted((SAMPLES / "sessions" / "otel").glob("*.json*"))
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name)
+def test_a_traces_held_items_are_its_plain_items(
+    monkeypatch: pytest.MonkeyPatch, path: Path
+) -> None:
+    held = load_conversations(path)
+    assert _facts(held) == _facts(_plain_items(monkeypatch, otel, lambda: load_conversations(path)))
+    items = [i for t in held for i in t.items]
+    assert all(isinstance(i.lean_source, Held) for i in items)
+
+
+def test_held_items_are_plain_items_for_a_generated_trace_and_session(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    trace, session = tmp_path / "otlp.jsonl", tmp_path / "session.jsonl"
+    synthetic.write_otlp(trace, 60_000)
+    synthetic.write_claude_code(session, 60_000)
+    for path, module in ((trace, otel), (session, claude_code)):
+        held = load_conversations(path)
+        assert _held(held) == sum(len(t.items) for t in held) > 20
+        plain = _plain_items(monkeypatch, module, lambda path=path: load_conversations(path))
+        assert _held(plain) == 0
+        assert _facts(held) == _facts(plain)
+        # A caller may change the value it is given: the item's own stays as it was.
+        item = held[0].items[0]
+        item.read()["type"] = "changed"
+        assert item.raw["type"] != "changed" and item.get("type") != "changed"

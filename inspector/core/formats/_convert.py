@@ -642,9 +642,10 @@ class Converter:
             conversion = Conversion(name, pending.native, tuple(pending.derived), label)
             raw = pending.raw
             if hold and type(raw.get("type")) is str:
-                held(self.b).add(
-                    items, raw, pending.line, pending.pointer, group, envelope, conversion
-                )
+                run = self.held
+                if run is None or run.first + len(run.values) != len(items):
+                    run = self.held = held(self.b)
+                run.add(items, raw, pending.line, pending.pointer, group, envelope, conversion)
             else:
                 add(raw, Origin(path, pending.line, pending.pointer), group, envelope, conversion)
         self.pending = []

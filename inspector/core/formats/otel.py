@@ -35,7 +35,14 @@ from typing import Any
 
 import orjson
 
-from inspector.core.formats._convert import ABSENT, Api, Converter, serialise, text_part
+from inspector.core.formats._convert import (
+    ABSENT,
+    Api,
+    Converter,
+    prefixed,
+    serialise,
+    text_part,
+)
 from inspector.core.formats._records import CERTAIN, Builder, Detection, Record, tools_from_list
 from inspector.core.formats._sessions import (
     builder,
@@ -144,6 +151,8 @@ PYDANTIC_TOOL_LISTS = ("function_tools", "output_tools")
 #: Attributes whose values' JSON Pointers are kept.
 _POINTED = (INPUT, OUTPUT, SYSTEM, TOOLS, EVENTS_ATTRIBUTE, PYDANTIC_PARAMETERS)
 _POINTED_KEYS = frozenset(_POINTED)
+#: The fields of a message that its items take over (the others stay, prefixed).
+_MESSAGE_KEYS = frozenset({"role", "parts", "finish_reason"})
 #: Part types that go into a message's content as Open Responses parts.
 _MEDIA = frozenset({"blob", "uri", "file"})
 _FLAT = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
@@ -824,8 +833,8 @@ def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bo
     if not isinstance(parts, list):
         # A message in a provider's own shape (`content`, as some instrumentations write).
         parts = [{"type": "text", "content": message.get("content")}]
-    known = ("role", "parts", "finish_reason")
-    fields = {f"{SLUG}:{k}": v for k, v in message.items() if k not in known}
+    # Nearly every message holds only the known fields: nothing to keep beside them.
+    fields = {} if message.keys() <= _MESSAGE_KEYS else prefixed(message, _MESSAGE_KEYS, SLUG)
     conv.begin(role, pointer, message, None, fields)
     if plain:
         conv.note(_PLAIN_TEXT)
