@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from inspector import __version__
 from inspector.core.diff.values import DiffMode
-from inspector.core.gate import PASSING, Verdict
+from inspector.core.verdicts import PASSING, Verdict
 from inspector.gui import qt_palette
 from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow, Tab

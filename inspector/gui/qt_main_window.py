@@ -19,8 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.core.diff.values import DiffMode
-from inspector.core.gate import GateResult
-from inspector.core.model import LoadError
+from inspector.core.errors import LoadError
 from inspector.gui import navigation, qt_actions, qt_palette, status
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.json_text import visible
@@ -37,7 +36,8 @@ from inspector.gui.qt_status_bar import DecisionBar
 from inspector.gui.qt_text import plain_label, window_title
 from inspector.resources import SamplePair, sample_pair
 
-if TYPE_CHECKING:  # the targets, the diff and the reports are imported when first used
+if TYPE_CHECKING:  # the gate, targets, diff and reports are imported when first used
+    from inspector.core.gate import GateResult
     from inspector.core.targets import Profile
     from inspector.gui.alignment import Alignment
 

@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPainter, QPalette, QPi
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-from inspector.core.gate import Verdict
+from inspector.core.verdicts import Verdict
 from inspector.resources import APP_ICON, action_icon_name, palette_data, resource_path
 
 

@@ -16,9 +16,11 @@ from tests.conftest import SAMPLES
 ROOT = SAMPLES.parent
 
 #: Modules the first paint must not need: the panels other than Item's, the engines behind
-#: them (formats, diff, stream, targets, reports, the decisions made of a load) and the
-#: libraries they use (the regex engine is the tool-name look-alike check's and the escaping of
-#: non-ASCII text, both first needed by a loaded file).
+#: them (formats, diff, stream, targets, reports, the decisions made of a load), the gate and
+#: the loading behind the panes (the parsers, the validators, the item records: a pane shows
+#: rows only once a file is loaded, after the first paint) and the libraries they use (the regex
+#: engine is the tool-name look-alike check's and the escaping of non-ASCII text, both first
+#: needed by a loaded file).
 HEAVY = (
     "inspector.gui.qt_schema_panel",
     "inspector.gui.qt_scratch",
@@ -37,6 +39,13 @@ HEAVY = (
     "inspector.core.targets",
     "inspector.core.report",
     "inspector.core.decision",
+    "inspector.core.gate",
+    "inspector.core.model",
+    "inspector.core.jsonio",
+    "inspector.core.schema",
+    "msgspec",
+    "orjson",
+    "jsonschema_rs",
     "pygments",
     "jsonschema",
     "regex",
