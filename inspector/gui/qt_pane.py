@@ -1030,8 +1030,10 @@ class ColumnFitter(QObject):
         self._fitting = False
         self.user_sized: set[int] = set()
         tree.header().sectionResized.connect(self._resized)
-        self._viewport = tree.viewport()
-        self._viewport.installEventFilter(self)
+        #: The tree's viewport, watched from the first fit (until a file is shown there is
+        #: nothing to fit): asking Qt for the viewport it made makes PySide6 find the widget's
+        #: type among every QWidget class, building their enums, which a first paint never needs.
+        self._viewport: QWidget | None = None
 
     def refit(self) -> None:
         """Measure the content again (if it changed) and fit."""
@@ -1119,6 +1121,9 @@ class ColumnFitter(QObject):
         """Give each shown column its width for the tree's current width."""
         if self.model.result is None:
             return
+        if self._viewport is None:
+            self._viewport = self.tree.viewport()
+            self._viewport.installEventFilter(self)
         wanted = self._wanted_widths()
         header = self.tree.header()
         widths = {

@@ -9,8 +9,12 @@ import subprocess
 import sys
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QToolBar
 
-from inspector.gui.actions import TAB_NAMES, Tab
+from inspector.gui.actions import MENUS, TAB_NAMES, Tab
+from inspector.gui.qt_app import build_parser, open_window
+from inspector.gui.qt_settings import Settings
+from inspector.resources import sample_pair
 from tests.conftest import SAMPLES
 
 ROOT = SAMPLES.parent
@@ -31,6 +35,10 @@ HEAVY = (
     "inspector.gui.qt_changes",
     "inspector.gui.qt_tools_tab",
     "inspector.gui.export",
+    "inspector.gui.qt_actions",
+    "inspector.gui.qt_records",
+    "inspector.gui.qt_diff_controls",
+    "PySide6.QtSvg",
     "inspector.core.formats",
     "inspector.core.diff.compute",
     "inspector.core.diff.align",
@@ -53,8 +61,19 @@ HEAVY = (
 
 #: Qt classes the first paint does not need: PySide6 builds the Python enums of a class when it
 #: is first named (QStyle's eleven cost more than a whole pane's widgets), so they are named
-#: where they are used (a cell's compact text, text marks and highlighting, a screenshot).
-QT_LATER = ("QStyle", "QTextCharFormat", "QSaveFile")
+#: where they are used (a cell's compact text, text marks and highlighting, a screenshot, the
+#: actions, menus and toolbar built after the first paint, a file dialog).
+QT_LATER = (
+    "QStyle",
+    "QTextCharFormat",
+    "QSaveFile",
+    "QAction",
+    "QKeySequence",
+    "QToolBar",
+    "QMessageBox",
+    "QFileDialog",
+    "QStandardPaths",
+)
 
 # The window is started as `replay-inspector --tools T LEFT RIGHT` starts it (qt_app's
 # open_window); at its first paint the modules are listed, then the pair it opens after that
@@ -82,6 +101,8 @@ class Painted(QObject):
         if event.type() == QEvent.Type.Paint and "painted" not in seen:
             seen["painted"] = loaded(sys.argv[1:])
             seen["files_then"] = [p for p in window.session.paths.values() if p]
+            seen["furnished_then"] = [window.furnished, hasattr(window, "toolbar")]
+            seen["panes_then"] = [p.isVisible() for p in window.panes.values()]
             qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
             seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
         return False
@@ -90,6 +111,7 @@ window.installEventFilter(Painted(window))
 
 def diffed():
     seen["diffed"] = loaded(sys.argv[1:])
+    seen["furnished"] = [window.furnished, len(window.toolbar.actions()), len(window.menus)]
     print(json.dumps(seen))
     app.quit()
 
@@ -111,13 +133,43 @@ def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
         check=True,
     )
     seen = json.loads(run.stdout.strip().splitlines()[-1])
-    # Painted with nothing behind the panes; the files named were not even being opened yet.
+    # Painted with nothing behind the panes; the files named were not even being opened yet,
+    # nor the actions, menus and toolbar made (they come in the next frame).
     assert seen["painted"] == []
     assert seen["files_then"] == []
+    assert seen["furnished_then"] == [False, False]
+    assert seen["panes_then"] == [True, True]
     assert sorted(set(QT_LATER) & set(seen["qt_named"])) == []
     assert "TranscriptPane" not in seen["qt_named"] and "QTreeView" in seen["qt_named"]
     # Then the pair was opened, read and diffed: the engines came with it.
     assert {"inspector.core.formats", "inspector.core.diff.compute"} <= set(seen["diffed"])
+    furnished, tools, menus = seen["furnished"]
+    assert furnished and tools > 5 and menus == 5
+
+
+def test_a_started_window_is_furnished_after_its_first_paint_and_works(qtbot, tmp_path) -> None:
+    # As `replay-inspector --tools T LEFT RIGHT` starts: the panes first, the rest after.
+    pair = sample_pair()
+    argv = ["--tools", str(pair.tools), str(pair.left), str(pair.right)]
+    window = open_window(build_parser().parse_args(argv), Settings.open(tmp_path / "s.ini"))
+    qtbot.addWidget(window)
+    assert not window.furnished and not window.findChildren(QToolBar)
+    assert window.menuBar().actions() == []
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
+    assert window.furnished
+    (toolbar,) = window.findChildren(QToolBar)
+    assert toolbar.isVisible() and window.act["open_left"] in toolbar.actions()
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles == list(MENUS) and all(a.menu().actions() for a in window.menuBar().actions())
+    assert window.target_selector.count() >= 1 and window.mode_switch.mode == "replay"
+    # Its keys work: F8 steps to the first difference, as in a window built whole.
+    window.activateWindow()  # shortcuts reach the active window only
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.left.tree.setFocus()
+    qtbot.keyClick(window.left.tree, Qt.Key.Key_F8)
+    first = window.alignment.diff.pairs[window.alignment.changed[0]]
+    assert window.left.current_item() == first.left
+    window.runner.wait()
 
 
 def _click_tab(qtbot, window, tab: int) -> None:
