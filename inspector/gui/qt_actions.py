@@ -8,7 +8,7 @@ classes, icons and this module are what a first paint would otherwise wait for.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -31,9 +31,6 @@ from inspector.gui.navigation import pane_side
 from inspector.gui.qt_diff_controls import DiffProgressBar, ModeSwitch, TargetSelector, ToolbarFit
 from inspector.gui.qt_records import Record, RecordsModel, fit_columns, records_view
 from inspector.gui.qt_text import plain_label, tooltip
-
-if TYPE_CHECKING:
-    from inspector.gui.qt_main_window import MainWindow
 
 
 def key_text(action: QAction) -> str:
@@ -232,8 +229,8 @@ def verdict_help() -> str:
     return "\n".join(lines)
 
 
-def furnish(window: MainWindow) -> None:
-    """Give the window its actions, menus, toolbar and status-bar buttons, wired to it."""
+def furnish(window: Any) -> None:
+    """Give a MainWindow its actions, menus, toolbar and status-bar buttons, wired to it."""
     window.mode_switch = ModeSwitch(window)
     window.target_selector = TargetSelector(window)
     window.help = WindowHelp(window, lambda: window.shortcut_actions())

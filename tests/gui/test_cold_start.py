@@ -35,6 +35,8 @@ HEAVY = (
     "inspector.gui.qt_changes",
     "inspector.gui.qt_tools_tab",
     "inspector.gui.export",
+    "inspector.cli",
+    "inspector.commands.common",
     "inspector.gui.qt_actions",
     "inspector.gui.qt_records",
     "inspector.gui.qt_diff_controls",
@@ -75,49 +77,55 @@ QT_LATER = (
     "QStandardPaths",
 )
 
-# The window is started as `replay-inspector --tools T LEFT RIGHT` starts it (qt_app's
-# open_window); at its first paint the modules are listed, then the pair it opens after that
-# paint is awaited and the modules listed again.
+# The window is started by the entry point as `replay-inspector --tools T LEFT RIGHT` starts it;
+# at its first paint the modules are listed, then the pair it opens after that paint is awaited
+# and the modules listed again.
 _CHILD = """
 import json, sys, tempfile
 from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QTimer
-from inspector.gui.qt_app import _application, build_parser, open_window
-from inspector.gui.qt_settings import Settings
+from PySide6.QtWidgets import QApplication
+from inspector.__main__ import main
+from inspector.gui import qt_app
 from inspector.resources import sample_pair
 
-app = _application()
-pair = sample_pair()
-args = build_parser().parse_args(["--tools", str(pair.tools), str(pair.left), str(pair.right)])
-window = open_window(args, Settings.open(Path(tempfile.mkdtemp()) / "s.ini"))
 seen = {}
+make_window = qt_app.open_window
 
 def loaded(names):
     inside = tuple(n + "." for n in names)
     return sorted(m for m in sys.modules if m in names or m.startswith(inside))
 
-class Painted(QObject):
-    def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Paint and "painted" not in seen:
-            seen["painted"] = loaded(sys.argv[1:])
-            seen["files_then"] = [p for p in window.session.paths.values() if p]
-            seen["furnished_then"] = [window.furnished, hasattr(window, "toolbar")]
-            seen["panes_then"] = [p.isVisible() for p in window.panes.values()]
-            qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
-            seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
-        return False
+def watched(*args, **kwargs):
+    window = make_window(*args, **kwargs)
 
-window.installEventFilter(Painted(window))
+    class Painted(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint and "painted" not in seen:
+                seen["painted"] = loaded(sys.argv[1:])
+                seen["files_then"] = [p for p in window.session.paths.values() if p]
+                seen["furnished_then"] = [window.furnished, hasattr(window, "toolbar")]
+                seen["panes_then"] = [p.isVisible() for p in window.panes.values()]
+                qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
+                seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
+            return False
 
-def diffed():
-    seen["diffed"] = loaded(sys.argv[1:])
-    seen["furnished"] = [window.furnished, len(window.toolbar.actions()), len(window.menus)]
-    print(json.dumps(seen))
-    app.quit()
+    window.installEventFilter(Painted(window))
 
-window.session.diffed.connect(diffed)
-QTimer.singleShot(120_000, app.quit)
-app.exec()
+    def diffed():
+        seen["diffed"] = loaded(sys.argv[1:])
+        seen["furnished"] = [window.furnished, len(window.toolbar.actions()), len(window.menus)]
+        print(json.dumps(seen))
+        QApplication.quit()
+
+    window.session.diffed.connect(diffed)
+    QTimer.singleShot(120_000, QApplication.quit)
+    return window
+
+qt_app.open_window = watched
+pair = sample_pair()
+settings = str(Path(tempfile.mkdtemp()) / "s.ini")
+main(["--settings", settings, "--tools", str(pair.tools), str(pair.left), str(pair.right)])
 """
 
 
