@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QApplication, QToolBar
 
 from inspector.gui.actions import MENUS, TAB_NAMES, Tab
 from inspector.gui.qt_app import build_parser, open_window
+from inspector.gui.qt_item_panel import ItemPanel
+from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_settings import Settings
 from inspector.resources import sample_pair
 from tests.conftest import SAMPLES
@@ -40,6 +42,7 @@ HEAVY = (
     "inspector.gui.qt_actions",
     "inspector.gui.qt_records",
     "inspector.gui.qt_diff_controls",
+    "inspector.gui.qt_highlight",
     "PySide6.QtSvg",
     "inspector.core.formats",
     "inspector.core.diff.compute",
@@ -75,6 +78,8 @@ QT_LATER = (
     "QMessageBox",
     "QFileDialog",
     "QStandardPaths",
+    "QSyntaxHighlighter",
+    "QTextDocument",
 )
 
 # The window is started by the entry point as `replay-inspector --tools T LEFT RIGHT` starts it;
@@ -151,6 +156,7 @@ def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
     assert "TranscriptPane" not in seen["qt_named"] and "QTreeView" in seen["qt_named"]
     # Then the pair was opened, read and diffed: the engines came with it.
     assert {"inspector.core.formats", "inspector.core.diff.compute"} <= set(seen["diffed"])
+    assert {"inspector.gui.qt_highlight", "pygments"} <= set(seen["diffed"])  # items shown
     furnished, tools, menus = seen["furnished"]
     assert furnished and tools > 5 and menus == 5
 
@@ -232,3 +238,18 @@ def test_the_main_window_module_stays_under_600_lines() -> None:
     # A view: panels live in their own modules, made by the detail tabs (DESIGN.md).
     source = ROOT / "inspector" / "gui" / "qt_main_window.py"
     assert len(source.read_text(encoding="utf-8").splitlines()) < 600
+
+
+def test_the_item_view_is_highlighted_from_its_first_text(qtbot, pair_window) -> None:
+    # The empty Item tab painted at start-up makes no highlighter; the first item shown is
+    # highlighted (a string's colour differs from a key's), as are the items after it.
+    window = pair_window
+    view = ItemPanel(window).view
+    assert view.highlighter is None
+    view.set_text('{"role": "user"}')
+    assert view.highlighter is not None
+    block = view.document().firstBlock()
+    colours = {r.format.foreground().color().name() for r in block.layout().formats()}
+    assert len(colours) >= 2
+    editor = JsonView(window, read_only=False)  # typed into: highlighted from the first key
+    assert editor.highlighter is not None
