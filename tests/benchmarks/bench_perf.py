@@ -289,12 +289,15 @@ def source_figures(folder: Path, tools: Path, size: int) -> list[Figure]:
         commands = {"gate": _gate(path, tools), "json": parse}
         done = interleaved(commands, 1)
         gate_s, json_s = (done[what][0].seconds for what in ("gate", "json"))
+        size = path.stat().st_size
+        peak = done["gate"][0].peak_rss
         figures.append(
             Figure(
-                f"gate of a {path.stat().st_size / 1e6:.1f} MB {label} ÷ stdlib json parse",
+                f"gate of a {size / 1e6:.1f} MB {label} ÷ stdlib json parse",
                 gate_s / json_s,
                 2.0,
-                f"gate {gate_s:.2f} s, json {json_s:.2f} s",
+                f"gate {gate_s:.2f} s, json {json_s:.2f} s; gate peak RSS {_mb(peak)} "
+                f"({peak / size:.1f}× the file)",
             )
         )
     return figures
