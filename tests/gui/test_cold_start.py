@@ -15,6 +15,7 @@ from inspector.gui.actions import MENUS, TAB_NAMES, Tab
 from inspector.gui.qt_app import build_parser, open_window
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_json_view import JsonView
+from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
 from inspector.resources import sample_pair
 from tests.conftest import SAMPLES
@@ -253,3 +254,18 @@ def test_the_item_view_is_highlighted_from_its_first_text(qtbot, pair_window) ->
     assert len(colours) >= 2
     editor = JsonView(window, read_only=False)  # typed into: highlighted from the first key
     assert editor.highlighter is not None
+
+
+def test_a_started_window_puts_back_a_hidden_toolbar_once_it_is_made(qtbot, tmp_path) -> None:
+    # The toolbar is made after the first paint: the saved window state is put back then too.
+    path = tmp_path / "s.ini"
+    first = MainWindow(Settings.open(path))
+    qtbot.addWidget(first)
+    first.toolbar.hide()
+    first.save_settings()
+    first.close()
+    window = open_window(build_parser().parse_args([]), Settings.open(path))
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.furnished)
+    assert window.toolbar.isHidden() and window.left.isVisible()
+    window.runner.wait()
