@@ -7,7 +7,6 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -36,25 +35,9 @@ from inspector.core.schema import (
     refusal,
     validate,
 )
-
-
-class Verdict(StrEnum):
-    """Per-item verdicts, in the order the checks run; the first failing check wins."""
-
-    NAMESPACED = "namespaced"
-    NOT_FUNCTION_CALL = "not_function_call"
-    STATUS = "status"
-    ARGUMENTS_TYPE = "arguments_type"
-    ARGUMENTS_PARSE = "arguments_parse"
-    UNKNOWN_TOOL = "unknown_tool"
-    ARGUMENTS_SCHEMA = "arguments_schema"
-    OK = "ok"
-
-
-#: Verdicts that do not block a replay by themselves.
-PASSING: frozenset[Verdict] = frozenset({Verdict.OK, Verdict.NOT_FUNCTION_CALL})
-#: Every verdict, in check order (iterating the enum builds this each time).
-VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
+from inspector.core.verdicts import PASSING as PASSING  # re-exported: callers import them here
+from inspector.core.verdicts import VERDICT_ORDER as VERDICT_ORDER
+from inspector.core.verdicts import Verdict as Verdict
 
 
 @dataclass(frozen=True, slots=True)
