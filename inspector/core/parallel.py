@@ -30,6 +30,7 @@ from inspector.core.gate import (
     ToolSet,
     Verdict,
     facts_findings,
+    facts_of,
     gate_transcript,
     item_facts,
     item_verdicts,
@@ -521,7 +522,8 @@ class _RunGate:
         if group is None:
             return None  # no items: the usual way says so
         head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
-        every = itertools.chain.from_iterable(map(pickle.loads, facts))
+        # Sent as plain tuples, made facts again here without a Python call each.
+        every = map(facts_of, itertools.chain.from_iterable(map(pickle.loads, facts)))
         findings = facts_findings(head, verdicts, self.toolset, every, range(len(verdicts)))
         result = GateResult(head, tuple(verdicts), tuple(findings), self.toolset)
         sizes = [run.size for run in self.done if run is not None]
@@ -600,7 +602,9 @@ def _gate_run(number: int) -> _Run | None:
                 place = places[key] = len(table)
                 table.append(key)
             codes.append(place)
-        facts = pickle.dumps(item_facts(transcript.items), pickle.HIGHEST_PROTOCOL)
+        # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
+        plain = list(map(tuple, item_facts(transcript.items)))
+        facts = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
     group = transcript.groups[0] if transcript.groups else None
     return _Run(len(made), size, table, codes, facts, group, os.getpid())
 

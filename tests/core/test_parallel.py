@@ -6,6 +6,7 @@ import io
 import json
 import multiprocessing
 import os
+import pickle
 import random
 import signal
 import threading
@@ -18,8 +19,16 @@ from inspector.cli import run
 from inspector.commands import gate as gate_command
 from inspector.core import parallel
 from inspector.core.formats import load_conversations, load_path, tools_from_document
-from inspector.core.gate import gate_transcript, item_verdicts, make_toolset
-from inspector.core.model import LoadError
+from inspector.core.gate import (
+    ItemFacts,
+    facts_findings,
+    facts_of,
+    gate_transcript,
+    item_facts,
+    item_verdicts,
+    make_toolset,
+)
+from inspector.core.model import LoadError, Transcript
 from tests.benchmarks import synthetic
 
 
@@ -255,6 +264,27 @@ def test_findings_made_before_the_later_verdicts_are_the_findings_of_one_pass():
         codes |= ("output_for_blocked_call" in found) | 2 * ("status_not_recorded" in found)
     assert checked > 50
     assert codes == 3  # both findings that wait for verdicts were among them
+
+
+def test_facts_sent_as_plain_tuples_are_the_items_facts_again(tmp_path, tools_file):
+    # A run sends its items' facts as plain tuples (a named tuple is unpickled by a Python call
+    # each); made facts again, they are the facts, and give the findings one process makes.
+    path = tmp_path / "log.jsonl"
+    synthetic.write_jsonl(path, 3000)
+    (transcript,) = load_conversations(str(path))
+    tools = tools_from_document(synthetic.tools(), str(tools_file))
+    alone = gate_transcript(transcript, tools)
+    facts = item_facts(transcript.items)
+    sent = pickle.loads(pickle.dumps(list(map(tuple, facts)), pickle.HIGHEST_PROTOCOL))
+    assert all(type(fact) is tuple for fact in sent)
+    back = list(map(facts_of, sent))
+    assert back == facts and all(type(fact) is ItemFacts for fact in back)
+    assert [fact.type_label for fact in back] == [fact.type_label for fact in facts]
+    head = Transcript(path=transcript.path, format="jsonl", items=(), groups=transcript.groups)
+    found = facts_findings(
+        head, list(alone.verdicts), alone.toolset, back, range(len(transcript.items))
+    )
+    assert found == list(alone.findings) and found
 
 
 def _sleeping_worker(start: int, stop: int) -> None:
