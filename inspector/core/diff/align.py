@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 from inspector.core.diff.keys import (
+    _Alike,
     _arguments_key,
     _hashable,
     _output_key,
@@ -27,42 +29,60 @@ from inspector.core.model import Item
 
 
 def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
-    """Pair calls (and outputs) by call_id, occurrence by occurrence.
+    """Pair calls (and outputs) by call_id, occurrence by occurrence, in left order.
 
     A call_id that occurs more often on one side (providers that number calls per response,
     call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
     """
-    # By type, then call_id: no tuple a call; a call_id met once keeps its index, not a list.
-    slots: dict[str, dict[str, int | list[int]]] = {kind: {} for kind in CALL_TYPES}
-    for index in right.calls:
-        kind, call_id = right.call(index)
-        held = slots[kind]
-        found = held.get(call_id)
-        if found is None:
-            held[call_id] = index
-        elif isinstance(found, list):
-            found.append(index)
+    found: list[tuple[int, int]] = []
+    for kind in sorted(CALL_TYPES):
+        lcalls = [i for i, t in zip(left.calls, left.call_kinds, strict=True) if t == kind]
+        rcalls = [j for j, t in zip(right.calls, right.call_kinds, strict=True) if t == kind]
+        lids, rids = left.call_ids, right.call_ids
+        at = {rids[j]: j for j in rcalls}
+        if len(at) == len(rcalls) and len({lids[i] for i in lcalls}) == len(lcalls):
+            # Each call_id once on each side (the common case): a dict look-up a call.
+            get = at.get
+            found += [(i, j) for i in lcalls if (j := get(lids[i])) is not None]
         else:
-            held[call_id] = [found, index]
-    counts: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
-    for index in left.calls:
-        kind, call_id = left.call(index)
-        counted = counts[kind]
-        counted[call_id] = counted.get(call_id, 0) + 1
-    used: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
+            found += _repeated_call_pairs(lcalls, rcalls, lids, rids)
+    found.sort()
+    return found
+
+
+def _repeated_call_pairs(
+    lcalls: list[int], rcalls: list[int], lids: list[Any], rids: list[Any]
+) -> list[tuple[int, int]]:
+    """`_call_pairs` of one type whose call_ids repeat on a side: the k-th occurrence of a
+    call_id on the left with the k-th on the right, where it occurs equally often."""
+    # A call_id met once keeps its index, not a list.
+    slots: dict[str, int | list[int]] = {}
+    for index in rcalls:
+        call_id = rids[index]
+        held = slots.get(call_id)
+        if held is None:
+            slots[call_id] = index
+        elif isinstance(held, list):
+            held.append(index)
+        else:
+            slots[call_id] = [held, index]
+    counts: dict[str, int] = {}
+    for index in lcalls:
+        counts[lids[index]] = counts.get(lids[index], 0) + 1
+    used: dict[str, int] = {}
     pairs: list[tuple[int, int]] = []
-    for index in left.calls:
-        kind, call_id = left.call(index)
-        found = slots[kind].get(call_id)
-        if found is None:
+    for index in lcalls:
+        call_id = lids[index]
+        held = slots.get(call_id)
+        if held is None:
             continue
-        if not isinstance(found, list):
-            if counts[kind][call_id] == 1:
-                pairs.append((index, found))
-        elif len(found) == counts[kind][call_id]:
-            taken = used[kind].get(call_id, 0)
-            pairs.append((index, found[taken]))
-            used[kind][call_id] = taken + 1
+        if not isinstance(held, list):
+            if counts[call_id] == 1:
+                pairs.append((index, held))
+        elif len(held) == counts[call_id]:
+            taken = used.get(call_id, 0)
+            pairs.append((index, held[taken]))
+            used[call_id] = taken + 1
     return pairs
 
 
@@ -223,7 +243,11 @@ def align_items(
     return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode))
 
 
-def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[IndexPair]:
+def _align(
+    left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY, alike: _Alike | None = None
+) -> list[IndexPair]:
+    """`align_items` of two sides; `alike` (made here when not given) tells items alike."""
+    alike = _Alike(left, right) if alike is None else alike
     if mode is DiffMode.COMPARE:
         call_pairs = _compare_anchors(left, right)
     else:
@@ -235,13 +259,17 @@ def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[
     for i, j in call_pairs:
         paired_left[i] = paired_right[j] = 1
     leaf = _by_signature(left, right)
+    test = alike.test
     # The in-order call_id anchors cut both sides into segments aligned independently.
     last_left = last_right = 0
     for stop_left, stop_right in [*_longest_chain(call_pairs), (n_left, n_right)]:
         if stop_left > last_left or stop_right > last_right:
             a = [i for i in range(last_left, stop_left) if not paired_left[i]]
             b = [j for j in range(last_right, stop_right) if not paired_right[j]]
-            _patience(a, b, left.keys, right.keys, leaf, out)
+            if len(a) == len(b) and all(map(test, a, b)):
+                out.extend(zip(a, b, strict=True))  # alike item for item: what _patience finds
+            else:
+                _patience(a, b, left.keys, right.keys, leaf, out, alike)
         last_left, last_right = stop_left + 1, stop_right + 1
     return display_order(out, n_left, n_right)
 
@@ -267,14 +295,14 @@ def display_order(pairs: Sequence[IndexPair], n_left: int, n_right: int) -> list
         else:
             place_right[j] = next_paired[anchor + 1]
 
-    # (place, right-only first, j) as one integer: no tuple a pair while sorting.
+    # (place, right-only first, j) as one integer a pair, sorted by the list's own look-up.
     width = n_right + 1
-
-    def key(pair: IndexPair) -> int:
-        i, j = pair
-        if i is not None:
-            return i * width + n_right
-        assert j is not None
-        return place_right[j] * width + j
-
-    return sorted(pairs, key=key)
+    keys = [
+        i * width + n_right if i >= 0 else place_right[j] * width + j
+        for i, j in zip(
+            [-1 if i is None else i for i, _ in pairs],
+            [-1 if j is None else j for _, j in pairs],
+            strict=True,
+        )
+    ]
+    return [pairs[k] for k in sorted(range(len(pairs)), key=keys.__getitem__)]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_left
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from operator import lt
+from typing import Protocol
 
 from inspector.core.diff.keys import Sig
 
@@ -17,8 +19,21 @@ Keys = Sequence[Hashable] | Mapping[int, Hashable]
 Leaf = Callable[[list[int], list[int], list[IndexPair]], None]
 
 
+class Same(Protocol):
+    """Whether a left and a right item have equal keys (`test`), told without making the keys
+    where it can be; `prepare` makes the keys of items about to be counted."""
+
+    @property
+    def test(self) -> Callable[[int, int], bool]: ...
+
+    def prepare(self, a: Iterable[int], b: Iterable[int]) -> None: ...
+
+
 def _longest_chain(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """Longest subsequence of (left, right) pairs, sorted by left, with increasing right."""
+    rights = [right for _, right in pairs]
+    if all(map(lt, rights, rights[1:])):
+        return list(pairs)  # already in order on both sides (the common case)
     tails: list[int] = []  # right value ending the best chain of each length
     tail_at: list[int] = []  # index into pairs of that chain end
     back: list[int] = [-1] * len(pairs)
@@ -73,20 +88,35 @@ def _patience(
     kb: Keys,
     leaf: Leaf,
     out: list[IndexPair],
+    same: Same | None = None,
 ) -> None:
-    """Align two index lists on keys: prefix, suffix, in-order anchors, then `leaf` on gaps."""
+    """Align two index lists on keys: prefix, suffix, in-order anchors, then `leaf` on gaps.
+
+    `same` (when given) says whether two items' keys are equal, for the prefix and suffix.
+    """
     work = [(a, b)]
     while work:
         a, b = work.pop()
         start, limit = 0, min(len(a), len(b))
-        while start < limit and ka[a[start]] == kb[b[start]]:
-            out.append((a[start], b[start]))
-            start += 1
+        if same is None:
+            while start < limit and ka[a[start]] == kb[b[start]]:
+                start += 1
+        else:
+            test = same.test
+            while start < limit and test(a[start], b[start]):
+                start += 1
+        out.extend(zip(a[:start], b[:start], strict=True))
         end = 0
-        while end < limit - start and ka[a[-1 - end]] == kb[b[-1 - end]]:
-            out.append((a[-1 - end], b[-1 - end]))
-            end += 1
+        if same is None:
+            while end < limit - start and ka[a[-1 - end]] == kb[b[-1 - end]]:
+                end += 1
+        else:
+            while end < limit - start and test(a[-1 - end], b[-1 - end]):
+                end += 1
+        out.extend(zip(a[len(a) - end :][::-1], b[len(b) - end :][::-1], strict=True))
         a, b = a[start : len(a) - end], b[start : len(b) - end]
+        if a and b and same is not None:
+            same.prepare(a, b)
         anchors = _anchors(a, b, ka, kb) if a and b else []
         if not anchors:
             leaf(a, b, out)

@@ -6,6 +6,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import eq
 
 from inspector.core.diff.values import (
     ERROR,
@@ -53,11 +54,7 @@ class DiffResult:
             ("_left_slot", "left", len(self.left.transcript.items)),
             ("_right_slot", "right", len(self.right.transcript.items)),
         ):
-            slots = array("i", [-1]) * count
-            for number, index in enumerate(self.pairs.sides(side)):
-                if index is not None:
-                    slots[index] = number
-            object.__setattr__(self, name, slots)
+            object.__setattr__(self, name, _slots(self.pairs.indexes(side), count))
 
     def _pair_at(self, slots: array[int], index: int) -> Pair | None:
         if not 0 <= index < len(slots) or slots[index] < 0:
@@ -137,3 +134,18 @@ class DiffResult:
         ]
         groups.sort(key=lambda g: (_SEVERITY_RANK[Severity(g.severity)], g.code))
         return tuple(groups)
+
+
+def _slots(held: array[int], count: int) -> array[int]:
+    """Each of `count` items' position among the pairs, from each pair's item (-1: none)."""
+    # Each item in exactly one pair (what the diff makes): the positions sorted by item are
+    # the slots, a sort in C rather than a loop a pair.
+    order = sorted(range(len(held)), key=held.__getitem__)
+    none = len(held) - count
+    if held.count(-1) == none and all(map(eq, map(held.__getitem__, order[none:]), range(count))):
+        return array("i", order[none:])
+    slots = array("i", [-1]) * count
+    for number, index in enumerate(held):
+        if 0 <= index < count:
+            slots[index] = number
+    return slots
