@@ -206,7 +206,43 @@ def test_alignment_makes_keys_only_for_the_stretch_that_changed(tmp_path: Path):
     ritems = _write_jsonl(tmp_path / "r.jsonl", [json.dumps(m) for m in reworded])
     shared: dict[bytes, int] = {}
     left, right = _Side.of(litems, shared), _Side.of(ritems, shared)
-    pairs = _align(left, right)
+    pairs = _align(left, right).pairs()
     assert pairs == [(n, n) for n in range(3000)]  # the reworded message pairs by position
     assert left.keys.made() == right.keys.made() == 1
     assert pairs == align_items(litems, ritems)
+
+
+def test_a_diff_makes_no_object_an_item_while_it_runs(tmp_path: Path):
+    import gc
+    import tracemalloc
+
+    from inspector.core.diff import diff_results
+    from inspector.core.gate import gate_transcript
+
+    items: list[dict] = []
+    for k in range(5000):
+        call = {"type": "function_call", "id": f"fc_{k}", "call_id": f"c{k}", "name": "f"}
+        items += [
+            {"type": "message", "role": "user", "content": f"q{k}"},
+            {**call, "arguments": json.dumps({"k": k}), "status": "completed"},
+            {"type": "function_call_output", "call_id": f"c{k}", "output": f"r{k}"},
+            {"type": "message", "id": f"m{k}", "role": "assistant", "content": f"a{k}"},
+        ]
+    right = [{**item, "id": "b_" + item["id"]} if "id" in item else dict(item) for item in items]
+    right[4000]["content"] = "reworded"
+    paths = []
+    for name, rows in (("a.jsonl", items), ("b.jsonl", right)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    left_result, right_result = (gate_transcript(load_path(p)) for p in paths)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = diff_results(left_result, right_result)
+        _held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.summary()["changed"] == 1
+    # Machine integers and bytes an item (keys, pairs, marks), no tuple or key object an item
+    # or pair: about 76 bytes an item at the peak (150 with a digest a key and a tuple a pair).
+    assert peak < 100 * (len(items) + len(right))

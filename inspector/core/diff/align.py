@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from operator import lt
 from typing import Any
 
 from inspector.core.diff.keys import (
@@ -15,8 +17,10 @@ from inspector.core.diff.keys import (
     _signature,
 )
 from inspector.core.diff.match import (
+    Found,
     IndexPair,
     Leaf,
+    Out,
     _by_position,
     _difflib,
     _equal_runs,
@@ -28,26 +32,45 @@ from inspector.core.diff.values import CALL_TYPES, DiffMode
 from inspector.core.model import Item
 
 
-def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
-    """Pair calls (and outputs) by call_id, occurrence by occurrence, in left order.
+def _call_pairs(left: _Side, right: _Side) -> tuple[array[int], array[int]]:
+    """Pair calls (and outputs) by call_id, occurrence by occurrence: the left and the right
+    item of each pair, in left order.
 
     A call_id that occurs more often on one side (providers that number calls per response,
     call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
     """
+    lids, rids = left.call_ids, right.call_ids
+    # By type, then call_id: the right item of a call_id met once a side (the common case).
+    at: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
+    repeated = False
+    for j, kind in zip(right.calls, right.call_kinds, strict=True):
+        held = at[kind]
+        repeated = repeated or rids[j] in held
+        held[rids[j]] = j
+    seen: dict[str, set[str]] = {kind: set() for kind in CALL_TYPES}
+    for i, kind in zip(left.calls, left.call_kinds, strict=True):
+        known = seen[kind]
+        repeated = repeated or lids[i] in known
+        known.add(lids[i])
+    del seen
+    lefts, rights = array("i"), array("i")
+    if not repeated:
+        for i, kind in zip(left.calls, left.call_kinds, strict=True):
+            partner = at[kind].get(lids[i])
+            if partner is not None:
+                lefts.append(i)
+                rights.append(partner)
+        return lefts, rights
+    del at
     found: list[tuple[int, int]] = []
     for kind in sorted(CALL_TYPES):
         lcalls = [i for i, t in zip(left.calls, left.call_kinds, strict=True) if t == kind]
         rcalls = [j for j, t in zip(right.calls, right.call_kinds, strict=True) if t == kind]
-        lids, rids = left.call_ids, right.call_ids
-        at = {rids[j]: j for j in rcalls}
-        if len(at) == len(rcalls) and len({lids[i] for i in lcalls}) == len(lcalls):
-            # Each call_id once on each side (the common case): a dict look-up a call.
-            get = at.get
-            found += [(i, j) for i in lcalls if (j := get(lids[i])) is not None]
-        else:
-            found += _repeated_call_pairs(lcalls, rcalls, lids, rids)
+        found += _repeated_call_pairs(lcalls, rcalls, lids, rids)
     found.sort()
-    return found
+    lefts.extend(i for i, _ in found)
+    rights.extend(j for _, j in found)
+    return lefts, rights
 
 
 def _repeated_call_pairs(
@@ -223,7 +246,7 @@ def _outputs_by_call(
 def _by_signature(left: _Side, right: _Side) -> Leaf:
     """The leaf of content alignment: align a gap on signatures, then difflib, then position."""
 
-    def leaf(a: list[int], b: list[int], out: list[IndexPair]) -> None:
+    def leaf(a: list[int], b: list[int], out: Out) -> None:
         if not a or not b:
             _by_position(a, b, out)
             return
@@ -240,69 +263,110 @@ def align_items(
 ) -> list[IndexPair]:
     """Pair the items of two transcripts (see the package docstring); display order, each once."""
     shared: dict[bytes, int] = {}
-    return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode))
+    return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode)).pairs()
 
 
 def _align(
     left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY, alike: _Alike | None = None
-) -> list[IndexPair]:
-    """`align_items` of two sides; `alike` (made here when not given) tells items alike."""
+) -> Found:
+    """`align_items` of two sides, in display order; `alike` (made here when not given) tells
+    items alike."""
     alike = _Alike(left, right) if alike is None else alike
     if mode is DiffMode.COMPARE:
-        call_pairs = _compare_anchors(left, right)
+        anchors = _compare_anchors(left, right)
+        call_lefts = array("i", [i for i, _ in anchors])
+        call_rights = array("i", [j for _, j in anchors])
+        del anchors
     else:
-        call_pairs = _call_pairs(left, right)
-    out: list[IndexPair] = list(call_pairs)
+        call_lefts, call_rights = _call_pairs(left, right)
+    out = Found()
+    out.both(call_lefts, call_rights)
     n_left, n_right = len(left.items), len(right.items)
     # A byte an item, not a set of integers.
     paired_left, paired_right = bytearray(n_left), bytearray(n_right)
-    for i, j in call_pairs:
-        paired_left[i] = paired_right[j] = 1
+    for i in call_lefts:
+        paired_left[i] = 1
+    for j in call_rights:
+        paired_right[j] = 1
     leaf = _by_signature(left, right)
     test = alike.test
+    if all(map(lt, call_rights, call_rights[1:])):
+        chain: Iterable[tuple[int, int]] = zip(call_lefts, call_rights, strict=True)
+    else:
+        chain = _longest_chain(list(zip(call_lefts, call_rights, strict=True)))
     # The in-order call_id anchors cut both sides into segments aligned independently.
     last_left = last_right = 0
-    for stop_left, stop_right in [*_longest_chain(call_pairs), (n_left, n_right)]:
+    for stop_left, stop_right in chain_and_end(chain, n_left, n_right):
         if stop_left > last_left or stop_right > last_right:
             a = [i for i in range(last_left, stop_left) if not paired_left[i]]
             b = [j for j in range(last_right, stop_right) if not paired_right[j]]
             if len(a) == len(b) and all(map(test, a, b)):
-                out.extend(zip(a, b, strict=True))  # alike item for item: what _patience finds
+                out.both(a, b)  # alike item for item: what _patience finds
             else:
                 _patience(a, b, left.keys, right.keys, leaf, out, alike)
         last_left, last_right = stop_left + 1, stop_right + 1
-    return display_order(out, n_left, n_right)
+    return _display_order(out, n_left, n_right)
+
+
+def chain_and_end(
+    chain: Iterable[tuple[int, int]], n_left: int, n_right: int
+) -> Iterator[tuple[int, int]]:
+    """The anchors of a chain, then the end of both sides."""
+    yield from chain
+    yield n_left, n_right
 
 
 def display_order(pairs: Sequence[IndexPair], n_left: int, n_right: int) -> list[IndexPair]:
-    """Sort pairs into merged order: by left index; a right-only item goes after the left-only
-    run that follows the pair of its nearest paired predecessor on the right."""
-    left_of_right = [-1] * n_right
-    paired_lefts = [False] * n_left
-    for i, j in pairs:
-        if i is not None and j is not None:
-            left_of_right[j] = i
-            paired_lefts[i] = True
-    # next_paired[i]: the smallest paired left index >= i (n_left when none).
-    next_paired = [n_left] * (n_left + 1)
-    for i in range(n_left - 1, -1, -1):
-        next_paired[i] = i if paired_lefts[i] else next_paired[i + 1]
-    place_right = [0] * n_right
-    anchor = -1
-    for j in range(n_right):
-        if left_of_right[j] >= 0:
-            anchor = left_of_right[j]
-        else:
-            place_right[j] = next_paired[anchor + 1]
+    """Sort pairs (each item in one at most) into merged order: by left index; a right-only
+    item goes after the left-only run that follows the pair of its nearest paired predecessor
+    on the right, right-only items of one place by right index."""
+    found = Found()
+    found.extend(pairs)
+    return _display_order(found, n_left, n_right).pairs()
 
-    # (place, right-only first, j) as one integer a pair, sorted by the list's own look-up.
-    width = n_right + 1
-    keys = [
-        i * width + n_right if i >= 0 else place_right[j] * width + j
-        for i, j in zip(
-            [-1 if i is None else i for i, _ in pairs],
-            [-1 if j is None else j for _, j in pairs],
-            strict=True,
-        )
-    ]
-    return [pairs[k] for k in sorted(range(len(pairs)), key=keys.__getitem__)]
+
+def _display_order(found: Found, n_left: int, n_right: int) -> Found:
+    """`display_order` of found pairs, in one pass a side rather than a sort."""
+    right_of_left = array("i", [-1]) * n_left
+    left_of_right = array("i", [-1]) * n_right
+    has_left = bytearray(n_left)
+    right_only: list[int] = []
+    for i, j in zip(found.lefts, found.rights, strict=True):
+        if i < 0:
+            right_only.append(j)
+            continue
+        has_left[i] = 1
+        if j >= 0:
+            right_of_left[i] = j
+            left_of_right[j] = i
+    # next_paired[i]: the smallest paired left index >= i (n_left when none).
+    next_paired = array("i", [n_left]) * (n_left + 1)
+    for i in range(n_left - 1, -1, -1):
+        next_paired[i] = i if right_of_left[i] >= 0 else next_paired[i + 1]
+    # Each right-only item's place: the left index it is shown before (n_left: at the end).
+    placed: dict[int, list[int]] = {}
+    if right_only:
+        waiting = bytearray(n_right)
+        for j in right_only:
+            waiting[j] = 1
+        anchor = -1
+        for j in range(n_right):
+            if left_of_right[j] >= 0:
+                anchor = left_of_right[j]
+            elif waiting[j]:
+                placed.setdefault(next_paired[anchor + 1], []).append(j)
+    out = Found()
+    lefts, rights = out.lefts, out.rights
+    for i in range(n_left):
+        before = placed.get(i)
+        if before is not None:
+            lefts.extend(array("i", [-1]) * len(before))
+            rights.extend(before)
+        if has_left[i]:
+            lefts.append(i)
+            rights.append(right_of_left[i])
+    last = placed.get(n_left)
+    if last is not None:
+        lefts.extend(array("i", [-1]) * len(last))
+        rights.extend(last)
+    return out

@@ -17,7 +17,7 @@ from inspector.core.diff.changes import (
     same_json,
 )
 from inspector.core.diff.keys import _Alike, _is_call_type, _Side
-from inspector.core.diff.match import IndexPair
+from inspector.core.diff.match import Found
 from inspector.core.diff.reasons import _reasons
 from inspector.core.diff.result import DiffResult
 from inspector.core.diff.values import (
@@ -136,13 +136,13 @@ def _diff_results(
         lverdicts = [v.verdict for v in left.verdicts]
         rverdicts = [v.verdict for v in right.verdicts]
     progress("Aligning the items", _READ)
-    index_pairs = _align(lside, rside, mode, alike)
+    aligned = _align(lside, rside, mode, alike)
     if compare:
-        index_pairs = _split_unlike(index_pairs, litems, ritems)
-    call_ids = _CallIds(index_pairs, lside, rside, litems, ritems) if compare else None
-    count = len(index_pairs)
-    lefts = array("i", [-1 if i is None else i for i, _ in index_pairs])
-    rights = array("i", [-1 if j is None else j for _, j in index_pairs])
+        aligned = _split_unlike(aligned, litems, ritems)
+    lefts, rights = aligned.lefts, aligned.rights
+    del aligned
+    call_ids = _CallIds(lefts, rights, lside, rside, litems, ritems) if compare else None
+    count = len(lefts)
     made: dict[int, Pair] = {}
     notes: dict[int, str] = {}
     lcalls, rcalls, test, known = lside.call_ids, rside.call_ids, alike.test, alike.known
@@ -210,23 +210,22 @@ def _either(left: GateResult, right: GateResult) -> ToolSet:
     return ToolSet(MappingProxyType(tools), frozenset().union(*allowed) if allowed else None)
 
 
-def _split_unlike(
-    pairs: list[IndexPair], litems: Sequence[Item], ritems: Sequence[Item]
-) -> list[IndexPair]:
+def _split_unlike(found: Found, litems: Sequence[Item], ritems: Sequence[Item]) -> Found:
     """Compare mode: a call or output never pairs with another kind of item, nor reasoning or
     an assistant's words with a call; such pairs become one item on each side."""
-    out: list[IndexPair] = []
-    for i, j in pairs:
-        if i is not None and j is not None:
+    out = Found()
+    for i, j in zip(found.lefts, found.rights, strict=True):
+        if i >= 0 and j >= 0:
             left, right = litems[i], ritems[j]
             lcall, rcall = _is_call_type(left.type), _is_call_type(right.type)
             # A call that became a provider-prefixed item stays one pair: became_namespaced.
             prefixed = any(isinstance(t, str) and ":" in t for t in (left.type, right.type))
             unlike = (lcall or rcall) and not prefixed and not same_json(left.type, right.type)
             if unlike or is_filler(left) != is_filler(right) or _other_wording(left, right):
-                out += [(i, None), (None, j)]
+                out.extend(((i, None), (None, j)))
                 continue
-        out.append((i, j))
+        out.lefts.append(i)
+        out.rights.append(j)
     return out
 
 

@@ -228,9 +228,9 @@ class _Side:
         # the set: a garbage type may be a list, which a set cannot hash.
         kinds = tuple(CALL_TYPES)
         with_id = [index for index, call_id in enumerate(call_ids) if type(call_id) is str]
-        typed = [(index, items[index].type) for index in with_id]
-        calls = array("i", [index for index, kind in typed if kind in kinds])
-        call_kinds = [kind for _, kind in typed if kind in kinds]
+        calls = array("i", [index for index in with_id if items[index].type in kinds])
+        del with_id
+        call_kinds = [items[index].type for index in calls]
         keys = _Keys(items, {} if shared is None else shared)
         return cls(items, keys, call_ids, calls, call_kinds, _Texts.of(items))
 

@@ -138,12 +138,10 @@ class DiffResult:
 
 def _slots(held: array[int], count: int) -> array[int]:
     """Each of `count` items' position among the pairs, from each pair's item (-1: none)."""
-    # Each item in exactly one pair (what the diff makes): the positions sorted by item are
-    # the slots, a sort in C rather than a loop a pair.
-    order = sorted(range(len(held)), key=held.__getitem__)
-    none = len(held) - count
-    if held.count(-1) == none and all(map(eq, map(held.__getitem__, order[none:]), range(count))):
-        return array("i", order[none:])
+    present = (index for index in held if index >= 0)
+    if len(held) - held.count(-1) == count and all(map(eq, present, range(count))):
+        # Each item once, in item order (the left side in display order): no look-ups.
+        return array("i", (number for number, index in enumerate(held) if index >= 0))
     slots = array("i", [-1]) * count
     for number, index in enumerate(held):
         if 0 <= index < count:
