@@ -5,12 +5,16 @@ The loader reads a trace's GenAI content attributes; each count here is made wit
 never reads: Google ADK's own `gcp.vertex.agent.*` attributes beside OpenLLMetry's (kagent),
 the raw provider response LiteLLM logs on its `raw_gen_ai_request` span, and the response
 OpenLLMetry's workflow span keeps as `traceloop.entity.output`.
+
+Codex rollouts and two Claude Code sessions are checked in test_real_sources_codex.py and
+test_real_sources_claude.py; their goldens are checked here with the others.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -173,14 +177,38 @@ def test_the_instrumentation_versions_read_are_several():
     } <= versions
 
 
+CLAUDE_2064 = SAMPLES / "sessions" / "claude_code" / "project-2.0.64"
+CLAUDE_2064 /= "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
 GOLDEN = [
     ("sessions-otel-kagent-jaeger", JAEGER),
     ("sessions-otel-kagent-tempo", TEMPO),
     ("sessions-otel-litellm", LITELLM),
     ("sessions-otel-openllmetry", OPENLLMETRY),
+    ("sessions-codex-0.77", SAMPLES / "sessions" / "codex" / "rollout-0.77-exec.jsonl"),
+    ("sessions-codex-0.125", SAMPLES / "sessions" / "codex" / "rollout-0.125-tools.jsonl"),
+    ("sessions-codex-0.128", SAMPLES / "sessions" / "codex" / "rollout-0.128-js.jsonl"),
+    ("sessions-claude-code-2.1.4", SAMPLES / "sessions" / "claude_code" / "v2.1.4-rejected.jsonl"),
+    # The session file alone (its agents beside it are read with the folder: _claude.py).
+    ("sessions-claude-code-2.0.64", CLAUDE_2064),
 ]
 
 
 @pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
 def test_golden_outputs(name, path, golden):
     check_gate_golden(name, path, golden)
+
+
+def test_the_inspect_versions_read_are_several():
+    # The logs say which inspect_ai wrote them (the header of an .eval archive, the top of a
+    # .json log); each is read with the standard library here.
+    inspect = SAMPLES / "sessions" / "inspect"
+    written = set()
+    for path in sorted(inspect.iterdir()):
+        if path.suffix == ".eval":
+            with zipfile.ZipFile(path) as archive:
+                header = json.loads(archive.read("header.json"))
+        else:
+            header = json.loads(path.read_text(encoding="utf-8"))
+        written.add((header["version"], header["eval"]["packages"]["inspect_ai"].split(".dev")[0]))
+        assert load_conversations(path)
+    assert written == {(2, "0.3.41"), (2, "0.3.58"), (3, "0.3.135")}

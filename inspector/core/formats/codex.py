@@ -7,8 +7,10 @@ user and agent messages and tool runs); they add no items, so nothing is counted
 `compacted` line carries the replacement history Codex sent from then on: items already in the
 file, noted and not added again. Only `type` and `payload` are relied upon: session metadata
 changed across versions (`instructions` became `base_instructions`, `model_provider` and `source`
-appeared later). Codex-only item types (`custom_tool_call`, `local_shell_call`, `ghost_snapshot`,
-`web_search_call` …) stay as they are; the gate calls them vendor items.
+appeared later). The metadata of Codex Desktop sessions (0.128) lists the app's own tools with
+their JSON Schemas (`dynamic_tools`): those are the transcript's tools. Codex-only item types
+(`custom_tool_call`, `local_shell_call`, `ghost_snapshot`, `web_search_call` …) stay as they
+are; the gate calls them vendor items.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from inspector.core.model import (
     Origin,
     Severity,
     Transcript,
+    join_pointer,
 )
 
 KINDS = {"codex_line": "codex"}
@@ -127,6 +130,8 @@ def _add_line(b: Builder, line: Line, group: int, answered: set[str]) -> str | N
         raw, conversion = _item(payload, _call_id(payload) in answered)
         origin = Origin(b.path, line.number, line.base + "/payload")
         b.add_item(raw, origin, group, conversion=conversion)
+    elif kind == "session_meta" and isinstance(payload, dict):
+        _add_tools(b, line, payload.get("dynamic_tools"))
     elif kind == "compacted" and isinstance(payload, dict):
         history = payload.get("replacement_history")
         count = len(history) if isinstance(history, list) else 0
@@ -136,6 +141,15 @@ def _add_line(b: Builder, line: Line, group: int, answered: set[str]) -> str | N
             "counted again"
         )
     return None
+
+
+def _add_tools(b: Builder, line: Line, tools: Any) -> None:
+    """Take the tools a session's metadata defines (`dynamic_tools`: name, description,
+    `inputSchema`), each named as a call names it."""
+    for i, tool in enumerate(tools if isinstance(tools, list) else ()):
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            pointer = join_pointer(line.base, "payload", "dynamic_tools", i, "inputSchema")
+            b.add_tool(tool["name"], tool.get("inputSchema"), pointer, line.number)
 
 
 def _session_id(obj: dict[str, Any]) -> str | None:
