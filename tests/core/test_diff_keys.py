@@ -246,3 +246,38 @@ def test_a_diff_makes_no_object_an_item_while_it_runs(tmp_path: Path):
     # Machine integers and bytes an item (keys, pairs, marks), no tuple or key object an item
     # or pair: about 76 bytes an item at the peak (150 with a digest a key and a tuple a pair).
     assert peak < 100 * (len(items) + len(right))
+
+
+_CALLS = st.lists(
+    st.tuples(st.sampled_from(["function_call", "function_call_output"]), st.sampled_from("abcd")),
+    max_size=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CALLS, _CALLS)
+def test_call_ids_met_once_pair_as_the_occurrence_count_pairs_them(left, right):
+    from inspector.core.diff.align import _call_pairs, _repeated_call_pairs
+    from inspector.core.model import Item
+
+    def side(calls: list[tuple[str, str]]) -> _Side:
+        # A message between the calls, so that item and call indexes differ.
+        raws = [
+            r
+            for kind, call_id in calls
+            for r in ({"role": "user"}, {"type": kind, "call_id": call_id})
+        ]
+        return _Side.of([Item(n, raw, None) for n, raw in enumerate(raws)])
+
+    a, b = side(left), side(right)
+    lids, rids = (
+        dict(zip(a.calls, a.call_id_of, strict=True)),
+        dict(zip(b.calls, b.call_id_of, strict=True)),
+    )
+    expected = []
+    for kind in ("function_call", "function_call_output"):
+        lcalls = [i for i, t in zip(a.calls, a.call_kinds, strict=True) if t == kind]
+        rcalls = [j for j, t in zip(b.calls, b.call_kinds, strict=True) if t == kind]
+        expected += _repeated_call_pairs(lcalls, rcalls, lids, rids)
+    lefts, rights = _call_pairs(a, b)
+    assert list(zip(lefts, rights, strict=True)) == sorted(expected)

@@ -6,7 +6,6 @@ from array import array
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from operator import lt
-from typing import Any
 
 from inspector.core.diff.keys import (
     _Alike,
@@ -39,30 +38,34 @@ def _call_pairs(left: _Side, right: _Side) -> tuple[array[int], array[int]]:
     A call_id that occurs more often on one side (providers that number calls per response,
     call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
     """
-    lids, rids = left.call_ids, right.call_ids
-    # By type, then call_id: the right item of a call_id met once a side (the common case).
+    # By type, then call_id: the right item of a call_id met once a side (the common case);
+    # -1 - j once the left's has taken it, so that a second left one is seen.
     at: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
     repeated = False
-    for j, kind in zip(right.calls, right.call_kinds, strict=True):
+    for j, kind, call_id in zip(right.calls, right.call_kinds, right.call_id_of, strict=True):
         held = at[kind]
-        repeated = repeated or rids[j] in held
-        held[rids[j]] = j
-    seen: dict[str, set[str]] = {kind: set() for kind in CALL_TYPES}
-    for i, kind in zip(left.calls, left.call_kinds, strict=True):
-        known = seen[kind]
-        repeated = repeated or lids[i] in known
-        known.add(lids[i])
-    del seen
+        repeated = repeated or call_id in held
+        held[call_id] = j
     lefts, rights = array("i"), array("i")
     if not repeated:
-        for i, kind in zip(left.calls, left.call_kinds, strict=True):
-            partner = at[kind].get(lids[i])
-            if partner is not None:
-                lefts.append(i)
-                rights.append(partner)
-        return lefts, rights
+        for i, kind, call_id in zip(left.calls, left.call_kinds, left.call_id_of, strict=True):
+            held = at[kind]
+            partner = held.get(call_id)
+            if partner is None:
+                continue  # no such call_id on the right: unpaired, however often it occurs
+            if partner < 0:
+                repeated = True
+                break
+            held[call_id] = -1 - partner
+            lefts.append(i)
+            rights.append(partner)
+        else:
+            return lefts, rights
     del at
+    lefts, rights = array("i"), array("i")
     found: list[tuple[int, int]] = []
+    lids = dict(zip(left.calls, left.call_id_of, strict=True))
+    rids = dict(zip(right.calls, right.call_id_of, strict=True))
     for kind in sorted(CALL_TYPES):
         lcalls = [i for i, t in zip(left.calls, left.call_kinds, strict=True) if t == kind]
         rcalls = [j for j, t in zip(right.calls, right.call_kinds, strict=True) if t == kind]
@@ -74,7 +77,7 @@ def _call_pairs(left: _Side, right: _Side) -> tuple[array[int], array[int]]:
 
 
 def _repeated_call_pairs(
-    lcalls: list[int], rcalls: list[int], lids: list[Any], rids: list[Any]
+    lcalls: list[int], rcalls: list[int], lids: Mapping[int, str], rids: Mapping[int, str]
 ) -> list[tuple[int, int]]:
     """`_call_pairs` of one type whose call_ids repeat on a side: the k-th occurrence of a
     call_id on the left with the k-th on the right, where it occurs equally often."""
@@ -231,12 +234,12 @@ def _outputs_by_call(
     # the output of the call its call_id names, so the mismatch is told about that pair.
     orphans: dict[str, list[int]] = {}
     for j in reversed(ro):
-        call_id = right.call_ids[j]
+        call_id = right.call_id(j)
         if j not in used and j not in right_answers and isinstance(call_id, str):
             orphans.setdefault(call_id, []).append(j)
     for i in rest:
         call = partner.get(left_answers.get(i, -1))
-        call_id = right.call_ids[call] if call is not None else None
+        call_id = right.call_id(call) if call is not None else None
         waiting = orphans.get(call_id) if isinstance(call_id, str) else None
         if waiting and i not in taken:
             take(i, waiting.pop())
@@ -339,6 +342,8 @@ def _display_order(found: Found, n_left: int, n_right: int) -> Found:
         if j >= 0:
             right_of_left[i] = j
             left_of_right[j] = i
+    # Read once: its arrays go now rather than with the caller's last reference.
+    del found.lefts[:], found.rights[:]
     # next_paired[i]: the smallest paired left index >= i (n_left when none).
     next_paired = array("i", [n_left]) * (n_left + 1)
     for i in range(n_left - 1, -1, -1):

@@ -46,7 +46,7 @@ class _CallIds:
         for i, j in self.right_of.items():
             if self._output(i, j) is False:
                 continue
-            lcall, rcall = left.call_ids[i], right.call_ids[j]
+            lcall, rcall = left.call_id(i), right.call_id(j)
             if isinstance(lcall, str) and isinstance(rcall, str):
                 self.forward.setdefault(lcall, {}).setdefault(rcall, i)
                 self.backward.setdefault(rcall, {}).setdefault(lcall, i)

@@ -145,7 +145,7 @@ def _diff_results(
     count = len(lefts)
     made: dict[int, Pair] = {}
     notes: dict[int, str] = {}
-    lcalls, rcalls, test, known = lside.call_ids, rside.call_ids, alike.test, alike.known
+    test, known = alike.test, alike.known
     step = max(count // _PAIR_REPORTS, 1)
     for first in range(0, count, step):
         progress("Comparing the pairs", _ALIGNED + (1 - _ALIGNED) * first / count)
@@ -159,7 +159,14 @@ def _diff_results(
                 continue
             if (
                 lverdicts[i] == rverdicts[j]
-                and (compare or (type(lcalls[i]) is type(rcalls[j]) and lcalls[i] == rcalls[j]))
+                and (
+                    compare
+                    # The same value of the same kind (1 and true are not one call_id).
+                    or (
+                        type(lcall := litems[i].call_id) is type(rcall := ritems[j].call_id)
+                        and lcall == rcall
+                    )
+                )
                 and (known[i] == j or test(i, j))
             ):
                 # The common case, decided on bytes: nothing but the id (and in compare mode

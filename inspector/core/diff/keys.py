@@ -139,17 +139,18 @@ class _Keys(Sequence[int]):
     def __init__(self, items: Sequence[Item], shared: dict[bytes, int]) -> None:
         self._items = items
         self._shared = shared
-        self._numbers = array("i", [-1]) * len(items)  # -1: not made yet
+        #: Each item's number (-1: not made yet); empty until the first key is made.
+        self._numbers: array[int] = array("i")
 
     def __len__(self) -> int:
-        return len(self._numbers)
+        return len(self._items)
 
     def __getitem__(self, index: int) -> int:  # type: ignore[override]  # no slices
-        number = self._numbers[index]
-        if number < 0:
+        numbers = self._numbers
+        if not numbers or numbers[index] < 0:
             self.fill((index,))
-            number = self._numbers[index]
-        return number
+            numbers = self._numbers
+        return numbers[index]
 
     def made(self) -> int:
         """How many keys have been made so far."""
@@ -157,6 +158,8 @@ class _Keys(Sequence[int]):
 
     def fill(self, indexes: Iterable[int]) -> None:
         """Make the keys of the items at `indexes` that have none yet, in one pass."""
+        if not self._numbers:
+            self._numbers = array("i", [-1]) * len(self._items)
         numbers, shared = self._numbers, self._shared
         todo = [index for index in indexes if numbers[index] < 0]
         for index, digest in zip(todo, _digests(self._items, todo), strict=True):
@@ -211,9 +214,9 @@ class _Side:
 
     items: Sequence[Item]
     keys: _Keys
-    call_ids: list[Any]
     calls: array[int]  # indexes of the calls and outputs that have a call_id
     call_kinds: list[str]  # the type of each of `calls`
+    call_id_of: list[str]  # the call_id of each of `calls`
     texts: _Texts
     # Compare mode asks these many times; replay mode never does, so they are computed lazily.
     _typed: dict[str, list[int]] | None = None
@@ -223,20 +226,25 @@ class _Side:
     def of(cls, items: Sequence[Item], shared: dict[bytes, int] | None = None) -> _Side:
         """The side of `items`; its keys are numbers, equal for equal content across the sides
         given one `shared` (a key's digest → its number), made when asked for."""
-        call_ids: list[Any] = [item.call_id for item in items]
         # Shorthand items (no type) are messages or references, never calls; a tuple, not
         # the set: a garbage type may be a list, which a set cannot hash.
         kinds = tuple(CALL_TYPES)
-        with_id = [index for index, call_id in enumerate(call_ids) if type(call_id) is str]
-        calls = array("i", [index for index in with_id if items[index].type in kinds])
-        del with_id
+        calls = array(
+            "i",
+            [
+                index
+                for index, item in enumerate(items)
+                if type(item.call_id) is str and item.type in kinds
+            ],
+        )
         call_kinds = [items[index].type for index in calls]
+        call_id_of = [items[index].call_id for index in calls]
         keys = _Keys(items, {} if shared is None else shared)
-        return cls(items, keys, call_ids, calls, call_kinds, _Texts.of(items))
+        return cls(items, keys, calls, call_kinds, call_id_of, _Texts.of(items))
 
-    def call(self, index: int) -> tuple[str, str]:
-        """The type and call_id of one of `calls`."""
-        return self.items[index].type, self.call_ids[index]
+    def call_id(self, index: int) -> Any:
+        """The call_id of an item (None when it has none)."""
+        return self.items[index].call_id
 
     def typed(self, kind: str) -> list[int]:
         """Indexes of the items whose `type` is `kind` (function_call or its output)."""
@@ -257,7 +265,7 @@ class _Side:
             calls = self.typed("function_call")
             outputs = self.typed("function_call_output")
             for index in heapq.merge(calls, outputs):
-                call_id = self.call_ids[index]
+                call_id = self.items[index].call_id
                 if not isinstance(call_id, str):
                     continue
                 if self.items[index].type == "function_call":
