@@ -235,17 +235,26 @@ def test_a_diff_makes_no_object_an_item_while_it_runs(tmp_path: Path):
         paths.append(tmp_path / name)
         paths[-1].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     left_result, right_result = (gate_transcript(load_path(p)) for p in paths)
+    from inspector.core.decision import decide_pair
+
     gc.collect()
     tracemalloc.start()
     try:
         result = diff_results(left_result, right_result)
-        _held, peak = tracemalloc.get_traced_memory()
+        held, peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        decide_pair(result)
+        result.summary()
+        _, decided = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert result.summary()["changed"] == 1
     # Machine integers and bytes an item (keys, pairs, marks), no tuple or key object an item
-    # or pair: about 76 bytes an item at the peak (150 with a digest a key and a tuple a pair).
+    # or pair: about 60 bytes an item at the peak (150 with a digest a key and a tuple a pair).
     assert peak < 100 * (len(items) + len(right))
+    # The decision and the counts read the pairs' arrays: no list of integers a pair (two
+    # took about 72 bytes a pair; what remains is the sides' own answers, about 13 an item).
+    assert decided - held < 20 * (len(items) + len(right))
 
 
 _CALLS = st.lists(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -31,7 +31,7 @@ from inspector.core.diff.values import (
     Reason,
     _plural,
 )
-from inspector.core.gate import GateResult, ToolSet, answered_history, gate_transcript
+from inspector.core.gate import GateResult, ToolSet, Verdict, answered_history, gate_transcript
 from inspector.core.model import Envelope, Item, Tool, Transcript, paused_gc
 
 
@@ -130,11 +130,12 @@ def _diff_results(
         # Whether a schema is known is a property of a file, not a difference between the runs:
         # the tools known on either side judge both.
         tools = _either(left, right)
-        lverdicts = _format_neutral_verdicts(left, tools, history[0])
-        rverdicts = _format_neutral_verdicts(right, tools, history[1])
+        lverdicts: Sequence[Verdict] = _format_neutral_verdicts(left, tools, history[0])
+        rverdicts: Sequence[Verdict] = _format_neutral_verdicts(right, tools, history[1])
     else:
-        lverdicts = [v.verdict for v in left.verdicts]
-        rverdicts = [v.verdict for v in right.verdicts]
+        lverdicts, rverdicts = _Verdicts(left), _Verdicts(right)
+    # A byte an item to compare by (each verdict's number), not a list of the verdicts.
+    lcodes, rcodes = _codes(lverdicts), _codes(rverdicts)
     progress("Aligning the items", _READ)
     aligned = _align(lside, rside, mode, alike)
     if compare:
@@ -158,7 +159,7 @@ def _diff_results(
                 made[number] = Pair(None, j, (one_side_change(ritems[j], "right", mode),))
                 continue
             if (
-                lverdicts[i] == rverdicts[j]
+                lcodes[i] == rcodes[j]
                 and (
                     compare
                     # The same value of the same kind (1 and true are not one call_id).
@@ -206,6 +207,32 @@ def _diff_results(
         document_changes=tuple(documents),
         reason_details=tuple(details),
     )
+
+
+class _Verdicts(Sequence[Verdict]):
+    """The gate's verdict of each item, read from its result when asked for."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, result: GateResult) -> None:
+        self._held = result.verdicts
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def __getitem__(self, index: int) -> Verdict:  # type: ignore[override]  # no slices
+        return self._held[index].verdict
+
+    def __iter__(self) -> Iterator[Verdict]:
+        return (v.verdict for v in self._held)
+
+
+_NUMBERS = {verdict: number for number, verdict in enumerate(Verdict)}
+
+
+def _codes(verdicts: Iterable[Verdict]) -> bytes:
+    """Each verdict's number, a byte an item."""
+    return bytes(map(_NUMBERS.__getitem__, verdicts))
 
 
 def _either(left: GateResult, right: GateResult) -> ToolSet:

@@ -80,12 +80,12 @@ class DiffResult:
         """Count pairs: same, info (informational changes only), changed, only_left, only_right."""
         counts = {"same": 0, "info": 0, "changed": 0, "only_left": 0, "only_right": 0}
         pairs = self.pairs
-        lefts, rights = pairs.sides("left"), pairs.sides("right")
-        counts["only_left"] = rights.count(None)
-        counts["only_right"] = lefts.count(None)
+        lefts, rights = pairs.indexes("left"), pairs.indexes("right")  # -1: no item
+        counts["only_left"] = rights.count(-1)
+        counts["only_right"] = lefts.count(-1)
         both = len(pairs) - counts["only_left"] - counts["only_right"]
         for number in pairs.with_changes():  # one-sided pairs always have a change
-            if lefts[number] is not None and rights[number] is not None:
+            if lefts[number] >= 0 and rights[number] >= 0:
                 counts["changed" if pairs[number].changed else "info"] += 1
         counts["same"] = both - counts["changed"] - counts["info"]
         return counts
