@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from itertools import compress
 from operator import lt
 
 from inspector.core.diff.keys import (
@@ -344,34 +346,31 @@ def _display_order(found: Found, n_left: int, n_right: int) -> Found:
             left_of_right[j] = i
     # Read once: its arrays go now rather than with the caller's last reference.
     del found.lefts[:], found.rights[:]
-    # next_paired[i]: the smallest paired left index >= i (n_left when none).
-    next_paired = array("i", [n_left]) * (n_left + 1)
-    for i in range(n_left - 1, -1, -1):
-        next_paired[i] = i if right_of_left[i] >= 0 else next_paired[i + 1]
-    # Each right-only item's place: the left index it is shown before (n_left: at the end).
+    # Each right-only item's place: the left index it is shown before (n_left: at the end),
+    # the first paired left item after the pair of its nearest paired predecessor.
     placed: dict[int, list[int]] = {}
     if right_only:
-        waiting = bytearray(n_right)
-        for j in right_only:
-            waiting[j] = 1
-        anchor = -1
-        for j in range(n_right):
-            if left_of_right[j] >= 0:
-                anchor = left_of_right[j]
-            elif waiting[j]:
-                placed.setdefault(next_paired[anchor + 1], []).append(j)
+        paired_lefts = array("i", compress(range(n_left), map((-1).__lt__, right_of_left)))
+        paired_rights = array("i", compress(range(n_right), map((-1).__lt__, left_of_right)))
+        for j in sorted(right_only):
+            before = bisect_left(paired_rights, j) - 1
+            anchor = left_of_right[paired_rights[before]] if before >= 0 else -1
+            after = bisect_left(paired_lefts, anchor + 1)
+            place = paired_lefts[after] if after < len(paired_lefts) else n_left
+            placed.setdefault(place, []).append(j)
     out = Found()
     lefts, rights = out.lefts, out.rights
-    for i in range(n_left):
-        before = placed.get(i)
-        if before is not None:
-            lefts.extend(array("i", [-1]) * len(before))
-            rights.extend(before)
-        if has_left[i]:
-            lefts.append(i)
-            rights.append(right_of_left[i])
-    last = placed.get(n_left)
-    if last is not None:
-        lefts.extend(array("i", [-1]) * len(last))
-        rights.extend(last)
+    start = 0
+    places = sorted(placed)
+    if not places or places[-1] != n_left:
+        places.append(n_left)
+    for place in places:
+        # The left items up to the place, each in its pair, then the right-only ones there.
+        shown = has_left[start:place]
+        lefts.extend(compress(range(start, place), shown))
+        rights.extend(compress(right_of_left[start:place], shown))
+        if place in placed:
+            lefts.extend(array("i", [-1]) * len(placed[place]))
+            rights.extend(placed[place])
+        start = place
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -223,15 +223,19 @@ class _Verdicts(Sequence[Verdict]):
     def __getitem__(self, index: int) -> Verdict:  # type: ignore[override]  # no slices
         return self._held[index].verdict
 
-    def __iter__(self) -> Iterator[Verdict]:
-        return (v.verdict for v in self._held)
+    def codes(self) -> bytes:
+        """`_codes` of these verdicts."""
+        numbers = _NUMBERS
+        return bytes([numbers[v.verdict] for v in self._held])
 
 
 _NUMBERS = {verdict: number for number, verdict in enumerate(Verdict)}
 
 
-def _codes(verdicts: Iterable[Verdict]) -> bytes:
+def _codes(verdicts: Sequence[Verdict]) -> bytes:
     """Each verdict's number, a byte an item."""
+    if isinstance(verdicts, _Verdicts):
+        return verdicts.codes()
     return bytes(map(_NUMBERS.__getitem__, verdicts))
 
 

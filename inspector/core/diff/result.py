@@ -6,6 +6,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress
 from operator import eq
 
 from inspector.core.diff.values import (
@@ -138,10 +139,10 @@ class DiffResult:
 
 def _slots(held: array[int], count: int) -> array[int]:
     """Each of `count` items' position among the pairs, from each pair's item (-1: none)."""
-    present = (index for index in held if index >= 0)
-    if len(held) - held.count(-1) == count and all(map(eq, present, range(count))):
+    present = bytes(map((-1).__lt__, held))  # a byte a pair: 1 where it has an item here
+    if present.count(1) == count and all(map(eq, compress(held, present), range(count))):
         # Each item once, in item order (the left side in display order): no look-ups.
-        return array("i", (number for number, index in enumerate(held) if index >= 0))
+        return array("i", compress(range(len(held)), present))
     slots = array("i", [-1]) * count
     for number, index in enumerate(held):
         if 0 <= index < count:
