@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 from inspector import headroom
-from inspector.cli import SUBCOMMANDS
+from inspector.commands import SUBCOMMANDS  # not the CLI: a window's start needs none of it
 
 _EXIT_UNREADABLE = 2
 _EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}

@@ -10,11 +10,10 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from inspector import __version__
+from inspector.commands import SUBCOMMANDS as SUBCOMMANDS  # re-exported: callers import it here
 from inspector.commands.common import EXIT_UNREADABLE
 from inspector.core.errors import UsageError
 from inspector.core.model import paused_gc
-
-SUBCOMMANDS = ("gate", "diff", "events", "report", "tools", "scan")
 
 
 def _columns() -> int:

@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -108,6 +108,16 @@ def _encode_batch(batch: list[Any], level: int) -> bytes:
     return data[1 : -(len(b"  " * level) + 2)]  # the list's own brackets (and the last indent)
 
 
+def encoded_elements(elements: Iterable[Any], level: int) -> Iterator[bytes]:
+    """The elements of a flat array at `level` as `_write` writes them, without its brackets:
+    a batch of elements per orjson call, the batches comma-joined."""
+    elements = iter(elements)
+    separator = b""
+    while batch := list(islice(elements, _BATCH)):
+        yield separator + _encode_batch(batch, level)
+        separator = b","
+
+
 def _materialised(value: dict[Any, Any]) -> tuple[dict[Any, Any] | None, dict[Any, Any]]:
     """`value` with its flat `Streamed` arrays made lists, when each holds at most _SHORT
     elements (else None); and `value` to write part by part, the elements read put back."""
@@ -118,7 +128,7 @@ def _materialised(value: dict[Any, Any]) -> tuple[dict[Any, Any] | None, dict[An
     for key, item in value.items():
         listed = item
         if isinstance(item, Streamed):
-            if item.nested:
+            if item.nested or item.encoded is not None:
                 whole = None
             else:
                 elements = iter(item.elements)
@@ -153,11 +163,23 @@ def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
 
     inner = b"  " * (level + 1)
     if isinstance(value, Streamed) and not value.nested:
+        if value.encoded is None:
+            parts: Iterable[Iterable[bytes]] = (encoded_elements(value.elements, level),)
+        elif value.encoded == level:
+            parts = value.elements
+        else:
+            raise ValueError(f"rows encoded for level {value.encoded}, written at {level}")
         opened = False
-        elements = iter(value.elements)
-        while batch := list(islice(elements, _BATCH)):
-            write((b"," if opened else b"[") + _encode_batch(batch, level))
-            opened = True
+        for part in parts:
+            begun = False
+            for block in part:
+                if not block:
+                    continue
+                if not begun:
+                    # Parts are joined as the elements within one are.
+                    block = (b"," if opened else b"[") + block
+                    begun = opened = True
+                write(block)
         write(b"\n" + b"  " * level + b"]" if opened else b"[]")
     elif isinstance(value, Streamed):
         opened = False

@@ -13,6 +13,7 @@ from inspector.commands.common import (
     EXIT_FINDINGS,
     EXIT_UNREADABLE,
     Style,
+    encoded_elements,
     safe_text,
     stdin_twice,
     target_profile,
@@ -24,8 +25,14 @@ from inspector.core.formats import load_conversations, load_tools
 from inspector.core.gate import GateResult, Verdict
 from inspector.core.jsonio import STDIN, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
-from inspector.core.parallel import POOL_MIN_BYTES, default_jobs_for, gate_on_cores
-from inspector.core.report import Streamed, error_document, gate_document
+from inspector.core.parallel import (
+    POOL_MIN_BYTES,
+    FileGate,
+    default_jobs_for,
+    gate_jsonl_on_cores,
+    gate_on_cores,
+)
+from inspector.core.report import Streamed, error_document, gate_document, item_rows
 from inspector.core.schema import DEFAULT_BUDGET
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
@@ -258,6 +265,15 @@ def file_document(
     return document
 
 
+#: Where a file's item rows sit in the JSON report: {"files": [{"items": [row…]}]}.
+ROWS_LEVEL = 3
+
+
+def _encode_rows(result: GateResult) -> Iterator[bytes]:
+    """A run's item rows as the JSON report writes them (`parallel.RowEncoder`)."""
+    return encoded_elements(item_rows(result), ROWS_LEVEL)
+
+
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Gate each file and print the report; return the exit status."""
     twice = stdin_twice([*args.files, args.tools])
@@ -275,22 +291,40 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         return follow(args, tools, out, err, style)
 
+    def decided(path: str, result: GateResult) -> Decision:
+        decision = decide_file(result, name=path, strict=args.strict, fail_on=args.fail_on)
+        if decision.blocks:
+            state["blocking"] = True
+        return decision
+
     def gated(path: str, transcript: Transcript, jobs: int | None) -> tuple[GateResult, Decision]:
         result = gate_on_cores(transcript, tools, jobs=jobs, budget=args.item_budget)
         if args.target is not None:
             from inspector.core.targets import with_target_findings
 
             result = with_target_findings(result, args.target)
-        decision = decide_file(result, name=path, strict=args.strict, fail_on=args.fail_on)
-        if decision.blocks:
-            state["blocking"] = True
-        return result, decision
+        return result, decided(path, result)
 
-    def reports() -> Iterator[tuple[str, GateResult | LoadError, Decision | None]]:
+    # A large JSON Lines file of bare items is loaded, judged and its rows written by runs, on
+    # every core, when the report is JSON and nothing needs the whole transcript at once.
+    by_runs = args.format == "json" and args.target is None and args.conversation is None
+
+    def reports() -> Iterator[tuple[str, GateResult | FileGate | LoadError, Decision | None]]:
         # One file at a time: its report is written before the next is read; a file of
         # several conversations gives one report for each.
         for arg in args.files:
             path = display_name(arg)  # `-` is shown as <stdin>
+            jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
+            if by_runs and arg != STDIN and jobs != 1:
+                runs = gate_jsonl_on_cores(
+                    arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
+                )
+                if runs is not None:
+                    try:
+                        yield path, runs, decided(path, runs.result)
+                    finally:
+                        runs.rows.close()
+                    continue
             try:
                 transcripts = pick_conversation(
                     load_conversations(arg, strict=args.strict), args.conversation, path
@@ -299,7 +333,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 state["unreadable"] = True
                 yield path, exc, None
                 continue
-            jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             for transcript in transcripts:
                 yield path, *gated(path, transcript, jobs)
 
@@ -308,12 +341,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         documents = (
             error_document(path, r)
             if isinstance(r, LoadError)
+            else gate_document(path, r.result, decision, Streamed(r.rows, encoded=ROWS_LEVEL))
+            if isinstance(r, FileGate)
             else file_document(path, r, decision)
             for path, r, decision in reports()
         )
         write_json({"files": Streamed(documents, nested=True)}, out)
     else:
         for number, (path, r, decision) in enumerate(reports()):
+            assert not isinstance(r, FileGate)  # by runs for a JSON report only
             if isinstance(r, LoadError):
                 err.write(f"inspector: {safe_text(str(r))}\n")
                 continue

@@ -7,7 +7,6 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -36,25 +35,9 @@ from inspector.core.schema import (
     refusal,
     validate,
 )
-
-
-class Verdict(StrEnum):
-    """Per-item verdicts, in the order the checks run; the first failing check wins."""
-
-    NAMESPACED = "namespaced"
-    NOT_FUNCTION_CALL = "not_function_call"
-    STATUS = "status"
-    ARGUMENTS_TYPE = "arguments_type"
-    ARGUMENTS_PARSE = "arguments_parse"
-    UNKNOWN_TOOL = "unknown_tool"
-    ARGUMENTS_SCHEMA = "arguments_schema"
-    OK = "ok"
-
-
-#: Verdicts that do not block a replay by themselves.
-PASSING: frozenset[Verdict] = frozenset({Verdict.OK, Verdict.NOT_FUNCTION_CALL})
-#: Every verdict, in check order (iterating the enum builds this each time).
-VERDICT_ORDER: tuple[Verdict, ...] = tuple(Verdict)
+from inspector.core.verdicts import PASSING as PASSING  # re-exported: callers import them here
+from inspector.core.verdicts import VERDICT_ORDER as VERDICT_ORDER
+from inspector.core.verdicts import Verdict as Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -627,13 +610,17 @@ class _ItemFindings:
     def __init__(
         self,
         transcript: Transcript,
-        verdicts: list[ItemVerdict],
+        verdicts: Sequence[ItemVerdict],
         toolset: ToolSet,
         known: int | None = None,
+        *,
+        items: Iterable[Item] | None = None,
     ) -> None:
         self.verdicts = verdicts
         self.toolset = toolset
-        self.known = len(transcript.items) if known is None else known
+        if known is None:
+            known = len(verdicts) if items is not None else len(transcript.items)
+        self.known = known
         #: Calls with no status answered in their own request: history that already ran.
         self.history: list[Item] = []
         self.groups = {g.index: g for g in transcript.groups}
@@ -647,16 +634,25 @@ class _ItemFindings:
         self.answered: set[str] = set()
         self.ids: dict[str, Item] = {}
         self.foreign: dict[str, list[int]] = {}
+        if items is not None:
+            for item in items:
+                self.look(item)
+            return
         for item in transcript.items:
             self.add(item)
 
     def add(self, item: Item) -> None:
         """Look at one item, in transcript order."""
-        index, kind, group_index = item.index, item.type, item.group
+        index, group_index = item.index, item.group
         members = self.by_group.get(group_index)
         if members is None:
             members = self.by_group[group_index] = []
         members.append(index)
+        self.look(item)
+
+    def look(self, item: Item) -> None:
+        """Look at one item for everything but its group's members (`add`)."""
+        index, kind = item.index, item.type
         status = item.status
         if status == "incomplete" or status == "in_progress":
             self._status(item, status)
@@ -771,7 +767,7 @@ class _ItemFindings:
             if as_completed.verdict == Verdict.OK:
                 if call not in self.history:
                     self.history.append(call)
-                self.verdicts[call.index] = ItemVerdict(
+                self.verdicts[call.index] = ItemVerdict(  # type: ignore[index]
                     Verdict.STATUS, HISTORY_DETAIL, source=call_verdict.source
                 )
                 return None
@@ -961,6 +957,91 @@ def transcript_findings(
     return out
 
 
+class ItemFacts(NamedTuple):
+    """What the transcript findings read of an item, for items held in another process.
+
+    Enough for a file that is one group of bare items (`item_facts`); an item of a request
+    would also need its members (answered history), so such a file is never given as facts.
+    """
+
+    index: int  # type: ignore[assignment]  # the field, not tuple.index
+    type: Any
+    group: int
+    status: Any
+    call_id: Any
+    id: Any
+    envelope: Envelope
+    name: Any
+    role: Any
+    type_label: str
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A hot member (the others are not held: `LookupError`)."""
+        if key in ("type", "id", "call_id", "name", "role", "status"):
+            value = getattr(self, key)
+            return default if value is None else value
+        raise LookupError(f"item facts hold no {key!r}")
+
+
+#: Statuses the findings look at.
+_LOOKED_AT = frozenset({"incomplete", "in_progress"})
+
+
+def item_facts(items: Iterable[Item]) -> list[ItemFacts]:
+    """The facts of the items the findings' pass has something to look at (`_ItemFindings.look`
+    does nothing with the others)."""
+    out: list[ItemFacts] = []
+    core, looked_at = PORTABLE_CORE, _LOOKED_AT
+    for item in items:
+        kind, item_id, status = item.type, item.id, item.status
+        if not (
+            kind == "function_call"
+            or kind == "function_call_output"
+            or (type(item_id) is str and item_id)
+            or (type(status) is str and status in looked_at)
+            or (type(kind) is str and kind not in core and ":" not in kind)
+        ):
+            continue
+        out.append(
+            ItemFacts(
+                item.index,
+                kind,
+                item.group,
+                status,
+                item.call_id,
+                item_id,
+                item.envelope,
+                item.name,
+                item.role,
+                item.type_label,
+            )
+        )
+    return out
+
+
+def facts_findings(
+    transcript: Transcript,
+    verdicts: Sequence[ItemVerdict],
+    toolset: ToolSet,
+    facts: Iterable[ItemFacts],
+    members: Sequence[int],
+) -> list[Finding]:
+    """`transcript_findings` of a file of one group of bare items held elsewhere: `transcript`
+    has its group and no items, `verdicts` every item's, `facts` the `item_facts` of every
+    item in order, `members` the indexes of its items.
+    """
+    if len(transcript.groups) != 1 or transcript.tools or transcript.tool_choice is not None:
+        raise ValueError("facts stand for a file of one group of bare items")
+    found = _ItemFindings(transcript, verdicts, toolset, items=facts)  # type: ignore[arg-type]
+    found.by_group = {transcript.groups[0].index: members}  # type: ignore[dict-item]
+    out = _group_findings(transcript, found.by_group)
+    out.extend(found.status_findings())
+    out.extend(found.pairing_findings())
+    out.extend(found.history_findings())
+    out.extend(found.identity_findings())
+    return out
+
+
 def answered_history(result: GateResult) -> frozenset[int]:
     """The calls found answered in their own request (the `status_not_recorded` finding)."""
     return frozenset(i for f in result.findings if f.code == "status_not_recorded" for i in f.items)
@@ -982,6 +1063,7 @@ __all__ = [
     "Envelope",
     "Finding",
     "GateResult",
+    "ItemFacts",
     "ItemVerdict",
     "Severity",
     "ToolSet",
@@ -989,8 +1071,10 @@ __all__ = [
     "allowed_tool_names",
     "answered_history",
     "check_arguments",
+    "facts_findings",
     "gate_item",
     "gate_transcript",
+    "item_facts",
     "item_label",
     "item_verdicts",
     "lookalike",

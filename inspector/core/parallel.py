@@ -12,23 +12,32 @@ with one job, a small transcript, or a toolset with a schema only python-jsonsch
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
+import pickle
 import signal
+import stat
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from inspector.core.formats import JsonlRuns, jsonl_runs, load_jsonl_run
 from inspector.core.gate import (
     GateResult,
     ItemVerdict,
     ToolSet,
     Verdict,
+    facts_findings,
     gate_transcript,
+    item_facts,
     item_verdicts,
     make_toolset,
     ok_verdict,
 )
-from inspector.core.model import Item, Tool, Transcript, paused_gc
+from inspector.core.jsonio import read_bytes
+from inspector.core.model import Group, Item, LoadError, Tool, Transcript, paused_gc
 from inspector.core.schema import DEFAULT_BUDGET, ENGINE_PY, FileBudget, compile_schema, file_budget
 
 #: Items a transcript needs before its verdicts are shared with worker processes: below it,
@@ -125,7 +134,40 @@ def _runs(count: int, jobs: int) -> list[tuple[int, int]]:
 _SHARED: dict[str, Any] = {}
 
 
-class _Workers:
+class _Forks:
+    """Forked worker processes, each reading `_SHARED` as it was when they were forked."""
+
+    def __init__(self, processes: int, task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.pool = ProcessPoolExecutor(
+            max(processes, 1), mp_context=multiprocessing.get_context("fork"), initializer=_init
+        )
+        # The workers are forked as the first tasks are submitted. Until each has set its own
+        # handlers (`_init`), the signals this process turns into exceptions are held back, so
+        # a worker never runs them (a traceback, where only this process should answer).
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        try:
+            try:
+                self.futures = [self.pool.submit(task, *call) for call in calls]
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
+        except BaseException:
+            self.close(stop=True)
+            raise
+
+    def close(self, *, stop: bool = False) -> None:
+        """End the workers (`stop`: at once, whatever they are doing) and forget what they read."""
+        if stop:
+            # The executor has no public way to end a running task; its processes are ours.
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+                process.terminate()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        _SHARED.clear()
+
+
+class _Workers(_Forks):
     """Forked workers judging runs of a transcript's items while this process judges the first.
 
     `rest()` gives the verdicts of the workers' runs, in item order; a worker that fails
@@ -136,30 +178,11 @@ class _Workers:
     def __init__(
         self, items: Sequence[Item], toolset: ToolSet, budget: float, jobs: int, started: float
     ) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
         self.items, self.toolset, self.budget, self.started = items, toolset, budget, started
         self.runs = _runs(len(items), jobs)
         self.makers = {os.getpid()}
         _SHARED.update(items=items, toolset=toolset, budget=budget, started=started)
-        self.pool = ProcessPoolExecutor(
-            max(len(self.runs) - 1, 1),
-            mp_context=multiprocessing.get_context("fork"),
-            initializer=_init,
-        )
-        # The workers are forked as the first task is submitted. Until each has set its own
-        # handlers (`_init`), the signals this process turns into exceptions are held back, so
-        # a worker never runs them (a traceback, where only this process should answer).
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
-        try:
-            try:
-                self.futures = [self.pool.submit(_judge, s, e) for s, e in self.runs[1:]]
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
-        except BaseException:
-            self.close(stop=True)
-            raise
+        super().__init__(len(self.runs) - 1, _judge, self.runs[1:])
 
     def _judged(self, start: int, stop: int) -> list[ItemVerdict]:
         with paused_gc(), file_budget(FileBudget(started=self.started)):
@@ -181,15 +204,6 @@ class _Workers:
             self.makers.add(pid)
             verdicts.extend(_attached(table, codes, self.items))
         return verdicts
-
-    def close(self, *, stop: bool = False) -> None:
-        """End the workers (`stop`: at once, whatever they are doing) and forget the items."""
-        if stop:
-            # The executor has no public way to end a running task; its processes are ours.
-            for process in list((getattr(self.pool, "_processes", None) or {}).values()):
-                process.terminate()
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        _SHARED.clear()
 
 
 #: Signals held back while workers are forked.
@@ -264,4 +278,358 @@ def _attached(table: list[Sent], codes: array[int], items: Sequence[Item]) -> li
     return [made[code] for code in codes]
 
 
-__all__ = ["POOL_MIN_BYTES", "POOL_MIN_ITEMS", "default_jobs", "default_jobs_for", "gate_on_cores"]
+# --------------------------------------------------------------------------------------------
+# A large JSON Lines file of bare items: loaded, judged and written run by run on every core
+
+#: Bytes of the file a process loads, judges and writes at a time: a worker holds one run's
+#: items at most, and the runs left at the end are few and short.
+RUN_BYTES = 1 << 20
+
+#: Encodes the item rows of a run's gate (its transcript holds the run's items only) as the
+#: report writes them: the bytes of its elements of the rows' array, in pieces.
+RowEncoder = Callable[[GateResult], Iterable[bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """What a process sends back of one run: the rest is in its rows' file."""
+
+    items: int
+    #: Bytes of encoded rows written to the run's file.
+    size: int
+    #: Each distinct (verdict, detail), and each item's place among them.
+    table: list[tuple[Verdict, str]]
+    codes: array[int]
+    #: The run's `item_facts`, pickled: unpickled together once every run is made, rather
+    #: than held as objects scattered among the freed ones of each run's load.
+    facts: bytes
+    #: The run's group (None: the run has no items).
+    group: Group | None
+    pid: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileGate:
+    """A file gated run by run (`gate_jsonl_on_cores`): its item rows already encoded.
+
+    `result` has the findings and, for each item, a verdict with its word and detail (all a
+    decision reads); its transcript has the file's group and no items: the rows are `rows`.
+    """
+
+    result: GateResult
+    rows: RowParts
+    #: The processes that made runs (this one's first).
+    makers: frozenset[int]
+
+
+class RowParts:
+    """The encoded item rows of a file, a part per run, each in a temporary file.
+
+    Iterated once: each part as blocks of bytes (cut after a newline, so each block is whole
+    UTF-8), its file closed once read; `close` closes those not read.
+    """
+
+    def __init__(self, files: list[Any], sizes: list[int]) -> None:
+        self.files, self.sizes = files, sizes
+
+    def __iter__(self) -> Iterator[Iterator[bytes]]:
+        for number in range(len(self.files)):
+            yield self._blocks(number)
+
+    def _blocks(self, number: int) -> Iterator[bytes]:
+        handle, size = self.files[number], self.sizes[number]
+        try:
+            done, left = 0, b""
+            while done < size:
+                block = os.pread(handle.fileno(), min(_BLOCK, size - done), done)
+                if not block:
+                    raise OSError(f"the rows' file of run {number} ended early")
+                done += len(block)
+                cut = block.rfind(b"\n") + 1 if done < size else len(block)
+                if cut:
+                    yield left + block[:cut]
+                    left = block[cut:]
+                else:
+                    left += block
+            if left:
+                yield left
+        finally:
+            handle.close()
+
+    def close(self) -> None:
+        """Close every part's file (those read are closed already)."""
+        for handle in self.files:
+            handle.close()
+
+
+#: Bytes read from a rows' file at a time.
+_BLOCK = 1 << 20
+
+
+def gate_jsonl_on_cores(
+    path: str,
+    name: str,
+    extra_tools: Mapping[str, Tool] | None,
+    encode: RowEncoder,
+    *,
+    jobs: int | None = None,
+    budget: float = DEFAULT_BUDGET,
+) -> FileGate | None:
+    """Gate a JSON Lines file of bare Open Responses items on `jobs` processes (None: every
+    core), each loading, judging and encoding runs of its lines; None when the file is not
+    one, is smaller than POOL_MIN_BYTES, or cannot be read so (the caller then gates it the
+    usual way, which also gives any error exactly).
+
+    Forked workers take runs of the file; this process takes the first ones and any a worker
+    has not begun once its own are done, and makes the findings from each run's facts, in
+    order. The report is byte for byte what one process writes.
+    """
+    jobs = default_jobs() if jobs is None else jobs
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if jobs < 2 or not stat.S_ISREG(info.st_mode) or info.st_size < POOL_MIN_BYTES:
+        return None
+    if not _can_fork():
+        return None
+    toolset, _ = make_toolset(None, extra_tools)
+    if not _pool_can_judge(toolset):
+        return None
+    try:
+        data = read_bytes(path)
+    except LoadError:
+        return None  # the usual way says what is wrong
+    runs = jsonl_runs(data, name, RUN_BYTES)
+    del data
+    if runs is None or len(runs.runs) < 2:
+        return None
+    try:
+        gate = _RunGate(runs, toolset, budget, jobs, encode)
+    except OSError:
+        return None  # no temporary files (or no processes) to be had: the usual way
+    del runs  # held by the gate until its runs are made
+    return gate.gate()
+
+
+class _RunGate:
+    """One file's gate by runs: the runs' results in order, and the findings made from them."""
+
+    def __init__(
+        self, runs: JsonlRuns, toolset: ToolSet, budget: float, jobs: int, encode: RowEncoder
+    ) -> None:
+        import multiprocessing
+        import tempfile
+
+        self.runs, self.toolset = runs, toolset
+        count = len(runs.runs)
+        # Closed by RowParts once read, or here when the gate fails.
+        self.files = [tempfile.TemporaryFile() for _ in range(count)]  # noqa: SIM115
+        # Which runs a process has begun: each is made once, by whichever claims it first.
+        self.claims = multiprocessing.get_context("fork").Array("b", count)
+        _SHARED.update(
+            runs=runs,
+            toolset=toolset,
+            budget=budget,
+            started=FileBudget().started,
+            encode=encode,
+            files=[handle.fileno() for handle in self.files],
+            claims=self.claims,
+        )
+        # This process takes the first share (a little less, for the findings it also makes).
+        self.mine = max(1, count * 4 // (5 * jobs))
+        self.done: list[_Run | None] = [None] * count
+        self.forks: _Forks | None = None
+        try:
+            self.forks = _Forks(
+                min(jobs - 1, count - self.mine),
+                _worker_run,
+                [(number,) for number in range(self.mine, count)],
+            )
+        except BaseException:
+            _SHARED.clear()
+            self._close_files()
+            raise
+
+    def gate(self) -> FileGate | None:
+        """The file's gate, or None when a run cannot be read as a run (any error included)."""
+        assert self.forks is not None
+        try:
+            made = self._gate()
+            if made is None:
+                for number in range(len(self.done)):
+                    _claim(number)  # the workers skip the runs they have not begun
+        except BaseException:  # Ctrl-C, an error: the workers' runs are not wanted
+            self.forks.close(stop=True)
+            self._close_files()
+            raise
+        self.forks.close()
+        if made is None:
+            self._close_files()
+        return made
+
+    def _close_files(self) -> None:
+        for handle in self.files:
+            handle.close()
+
+    def _gate(self) -> FileGate | None:
+        assert self.forks is not None
+        futures = self.forks.futures
+        count = len(self.runs.runs)
+        for number in range(self.mine):
+            if not self._here(number):
+                return None
+        verdicts: list[ItemVerdict] = []
+        facts: list[bytes] = []
+        shared: dict[tuple[Verdict, str], ItemVerdict] = {}
+        makers = {os.getpid()}
+        for number in range(count):
+            done = self.done[number]
+            if done is None:
+                future = futures[number - self.mine]
+                # While the next run is still being made, take the last run no worker began.
+                while not future.done():
+                    later = next(
+                        (n for n in range(count - 1, number, -1) if self.done[n] is None), None
+                    )
+                    if later is None or not _claim(later):
+                        break
+                    if not self._here(later):
+                        return None
+                try:
+                    sent = future.result()
+                except Exception:  # a worker that failed or died: the usual way decides
+                    return None
+                if not isinstance(sent, _Run):
+                    return None
+                done = self.done[number] = sent
+            first = self.runs.runs[number][3]
+            if first != len(verdicts):
+                return None  # the runs' items were not counted as loaded: the usual way
+            makers.add(done.pid)
+            told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
+            verdicts.extend([told[code] for code in done.codes])
+            facts.append(done.facts)
+            self.done[number] = dataclasses.replace(done, table=[], codes=array("I"), facts=b"")
+        # Every run is made: the file's bytes are not needed here any more (nor held twice
+        # while the findings are made).
+        path = self.runs.path
+        del self.runs
+        _SHARED.pop("runs", None)
+        # The file's group is the one its first item began (in the first run with items).
+        group = next((run.group for run in self.done if run and run.group), None)
+        if group is None:
+            return None  # no items: the usual way says so
+        head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
+        every = itertools.chain.from_iterable(map(pickle.loads, facts))
+        findings = facts_findings(head, verdicts, self.toolset, every, range(len(verdicts)))
+        result = GateResult(head, tuple(verdicts), tuple(findings), self.toolset)
+        sizes = [run.size for run in self.done if run is not None]
+        return FileGate(result, RowParts(self.files, sizes), frozenset(makers))
+
+    def _here(self, number: int) -> bool:
+        """Make a run in this process; whether it could be."""
+        try:
+            self.done[number] = _gate_run(number)
+        except Exception:
+            return False
+        return self.done[number] is not None
+
+
+def _claim(number: int) -> bool:
+    """Claim a run for this process; False when another has begun it."""
+    claims = _SHARED["claims"]
+    lock = claims.get_lock()
+    # Bounded: a worker killed while it held the lock must not stop this process.
+    if not lock.acquire(timeout=_CLAIM_WAIT):
+        return False
+    try:
+        if claims[number]:
+            return False
+        claims[number] = 1
+        return True
+    finally:
+        lock.release()
+
+
+#: Seconds a claim waits for the lock (held for a moment, or by a worker that was killed).
+_CLAIM_WAIT = 5.0
+
+
+#: What a worker sends back for a run this process took.
+_TAKEN = "taken"
+
+
+def _worker_run(number: int) -> _Run | str | None:
+    """`_gate_run` in a worker, unless this process took the run (_TAKEN). Any error is this
+    process's to give, in the usual way (an error sent back could fail to unpickle there)."""
+    if not _claim(number):
+        return _TAKEN
+    try:
+        return _gate_run(number)
+    except Exception:
+        return None
+
+
+def _gate_run(number: int) -> _Run | None:
+    """Load, judge and encode one run of the file (None: it is not a run of bare items)."""
+    runs: JsonlRuns = _SHARED["runs"]
+    toolset: ToolSet = _SHARED["toolset"]
+    transcript = load_jsonl_run(runs, number)
+    if transcript is None or not _one_group(transcript):
+        return None
+    with paused_gc(), file_budget(FileBudget(started=_SHARED["started"])):
+        made = item_verdicts(transcript.items, toolset, budget=_SHARED["budget"])
+        result = GateResult(transcript, tuple(made), (), toolset)
+        handle = _SHARED["files"][number]
+        os.ftruncate(handle, 0)
+        size = 0
+        for piece in _SHARED["encode"](result):
+            view = memoryview(piece)
+            while view:
+                written = os.pwrite(handle, view, size)
+                size += written
+                view = view[written:]
+        places: dict[tuple[Verdict, str], int] = {}
+        table: list[tuple[Verdict, str]] = []
+        codes = array("I")
+        for verdict in made:
+            key = (verdict.verdict, verdict.detail)
+            place = places.get(key)
+            if place is None:
+                place = places[key] = len(table)
+                table.append(key)
+            codes.append(place)
+        facts = pickle.dumps(item_facts(transcript.items), pickle.HIGHEST_PROTOCOL)
+    group = transcript.groups[0] if transcript.groups else None
+    return _Run(len(made), size, table, codes, facts, group, os.getpid())
+
+
+def _one_group(transcript: Transcript) -> bool:
+    """Whether a run's items are one group of bare items, as the whole file's load makes them
+    (or a run of blank lines: no items, no group)."""
+    groups = transcript.groups
+    if not groups:
+        return not transcript.items
+    return (
+        len(groups) == 1
+        and groups[0].index == 0
+        and groups[0].kind == "items"
+        and not groups[0].notes
+        and not transcript.tools
+        and transcript.tool_choice is None
+        and transcript.stream is None
+        and transcript.format == "jsonl"
+    )
+
+
+__all__ = [
+    "POOL_MIN_BYTES",
+    "POOL_MIN_ITEMS",
+    "FileGate",
+    "RowParts",
+    "default_jobs",
+    "default_jobs_for",
+    "gate_jsonl_on_cores",
+    "gate_on_cores",
+]

@@ -654,12 +654,59 @@ CHUNK_BYTES = 1 << 20
 
 _WORKER_OPTIONS = ScanOptions()
 
+#: Modules a scan imports on first use besides the format modules (which the registry names):
+#: the stream machinery a recorded stream needs, and `regex`, which the gate's patterns use.
+WORKER_MODULES = (
+    "inspector.core.stream.events",
+    "inspector.core.stream.reducer",
+    "inspector.core.stream.results",
+    "inspector.core.stream.sse",
+    "regex",
+)
+_preloaded = False
+
+
+def preload(targets: Sequence[str] = ()) -> None:
+    """Import and build here what every pool worker would otherwise do on its first files.
+
+    The format modules are imported when a file first needs them, which in a pool means once
+    per worker: a scan's CPU paid for them `jobs` times, and one `--jobs 1` pays once. Called
+    before the pool forks, the workers inherit them (and a fork server imports them once):
+    every format module and its helpers, the stream machinery, the gate's compiled patterns
+    and the target profiles. `--jobs 1` does not call it and imports only what it meets.
+    """
+    import importlib
+    import sys
+
+    from inspector.core.lazy import LazyPattern
+
+    global _preloaded
+    if not _preloaded:
+        formats.REGISTRY.formats  # noqa: B018 -- imports every format module, in order
+        for name in WORKER_MODULES:
+            importlib.import_module(name)
+        for name, module in list(sys.modules.items()):
+            if name.startswith("inspector.core."):
+                for value in list(vars(module).values()):
+                    if isinstance(value, LazyPattern):
+                        value.compiled()
+        _preloaded = True
+    _profiles(tuple(targets))
+
+
+def worker_modules() -> tuple[str, ...]:
+    """Every module `preload` imports: what a fork server imports before it forks a worker."""
+    return (*(f"{formats.__name__}.{name}" for name in formats.FORMAT_MODULES), *WORKER_MODULES)
+
 
 def _init_worker(options: ScanOptions) -> None:
     import signal
 
     global _WORKER_OPTIONS
     _WORKER_OPTIONS = options
+    # Forked from a process that preloaded: nothing left to do. From a fork server (which
+    # imported `worker_modules`): the patterns and profiles, once, before the first task.
+    preload(options.targets)
     # Ctrl-C reaches the whole process group: the parent stops the scan, the workers only
     # finish their chunk (no traceback from each of them).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -789,14 +836,15 @@ def run_pool(
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     # A plain fork when this process has no other thread (the CLI): the workers start with its
-    # imports, at no cost, all at once. Otherwise (a test runner, a GUI) forking is unsafe;
-    # the workers come from a fork server that has the scan's imports loaded.
+    # imports and what `preload` adds, at no cost, all at once. Otherwise (a test runner, a
+    # GUI) forking is unsafe; the workers come from a fork server that has them imported.
     context: multiprocessing.context.BaseContext
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")
+        preload(options.targets)
     else:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["inspector.core.scan"])
+        context.set_forkserver_preload(["inspector.core.scan", *worker_modules()])
     pool = ProcessPoolExecutor(
         jobs, mp_context=context, initializer=_init_worker, initargs=(options,)
     )

@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from inspector.core.diff import DiffResult, Pair
-
 if TYPE_CHECKING:
     from inspector.core.decision import Decision
+    from inspector.core.diff import DiffResult, Pair
 
 
 def field_keys(value: Any) -> list[Any]:

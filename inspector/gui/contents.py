@@ -8,11 +8,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspector.core.gate import GateResult
-from inspector.core.model import Cancelled, join_pointer
+from inspector.core.errors import Cancelled
 from inspector.gui.filtering import item_text
+
+if TYPE_CHECKING:
+    from inspector.core.gate import GateResult
 
 #: Hits listed at most; the count goes on past it.
 HIT_LIMIT = 10_000
@@ -46,6 +48,8 @@ class Found:
 
 def _strings(value: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
     """Every string value inside a JSON value, with its pointer (messages, outputs, arguments)."""
+    from inspector.core.model import join_pointer  # imported with the first load
+
     stack = [(value, pointer)]
     while stack:
         current, where = stack.pop()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from inspector.core.model import Transcript
+if TYPE_CHECKING:
+    from inspector.core.model import Transcript
 
 
 def conversation_labels(transcripts: Sequence[Transcript]) -> list[str]:

@@ -9,11 +9,13 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
-import orjson
+from inspector.core.verdicts import PASSING
 
-from inspector.core.gate import PASSING, GateResult, ItemVerdict
-from inspector.core.model import Item
+if TYPE_CHECKING:
+    from inspector.core.gate import GateResult, ItemVerdict
+    from inspector.core.model import Item
 
 _FIELDS = ("verdict", "type", "name", "role", "call_id", "id", "status", "text")
 
@@ -93,13 +95,22 @@ def _field_text(item: Item, verdict: ItemVerdict, key: str) -> str:
     return value.lower() if isinstance(value, str) else ("" if value is None else str(value))
 
 
+#: orjson's writer, imported with the first filter or search (the window paints before either).
+_dumps: Callable[[Any], bytes] | None = None
+
+
 def item_text(item: Item) -> str:
     """The item as compact, lower-cased JSON: what free-text filters and searches look in."""
     # The item as compact JSON, lower-cased: orjson writes a 200,000-item log in well under a
     # second, far faster than walking each value in Python. Text inside strings keeps JSON
     # escaping for quotes, backslashes and control characters only.
+    global _dumps
+    if _dumps is None:
+        import orjson
+
+        _dumps = orjson.dumps
     try:
-        data = orjson.dumps(item.raw)
+        data = _dumps(item.raw)
     except TypeError:  # integers beyond 64 bits
         return json.dumps(item.raw, ensure_ascii=False, default=repr).lower()
     return data.decode("utf-8", errors="replace").lower()

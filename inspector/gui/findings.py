@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from inspector.core.gate import Finding, GateResult
 from inspector.gui.status import plural
+
+if TYPE_CHECKING:
+    from inspector.core.gate import Finding, GateResult
 
 #: Severities in the order they are listed (errors first).
 SEVERITIES = ("error", "warning", "info")

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from inspector.core.display import show_int
-from inspector.core.gate import INVISIBLE
-from inspector.core.model import join_pointer
 
 if TYPE_CHECKING:
     import regex  # the window paints before the regex engine is imported
@@ -72,6 +70,9 @@ def visible(text: str, *, lines: bool = False) -> str:
         if lines:
             return _ASCII_CONTROLS_BUT_LINES.sub(_escape, text)
         return _ASCII_CONTROLS.sub(_escape, text)
+    # The gate's pattern (in the regex engine): text like this comes with a loaded file.
+    from inspector.core.gate import INVISIBLE
+
     return INVISIBLE.sub(_escape_but_lines if lines else _escape, text)
 
 
@@ -139,6 +140,8 @@ class Shortened:
     @property
     def pointer(self) -> str:
         """The JSON Pointer of the value (of the member, for a key)."""
+        from inspector.core.model import join_pointer  # imported with the first load
+
         return join_pointer("", *self.path)
 
 

@@ -1,4 +1,9 @@
-"""QActions, menus, toolbar and the help dialogs, built from the action table (actions.py)."""
+"""QActions, menus, toolbar and the help dialogs, built from the action table (actions.py).
+
+A start-up paints the window's panes first and furnishes it with these (`furnish`) right after
+that first paint, so the toolbar and the menus' contents appear in the next frame: their Qt
+classes, icons and this module are what a first paint would otherwise wait for.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +27,10 @@ from inspector import __version__
 from inspector.gui import qt_palette
 from inspector.gui.actions import ACTIONS, KEY_NOTES, MENUS, SUBMENUS, TOOLBAR
 from inspector.gui.json_text import visible
+from inspector.gui.navigation import pane_side
+from inspector.gui.qt_diff_controls import DiffProgressBar, ModeSwitch, TargetSelector, ToolbarFit
 from inspector.gui.qt_records import Record, RecordsModel, fit_columns, records_view
-from inspector.gui.qt_text import tooltip
+from inspector.gui.qt_text import plain_label, tooltip
 
 
 def key_text(action: QAction) -> str:
@@ -220,3 +227,36 @@ def verdict_help() -> str:
     for level in qt_palette.ChangeLevel:
         lines.append(f"{level} change: {qt_palette.change_swatch(level).meaning}")
     return "\n".join(lines)
+
+
+def furnish(window: Any) -> None:
+    """Give a MainWindow its actions, menus, toolbar and status-bar buttons, wired to it."""
+    window.mode_switch = ModeSwitch(window)
+    window.target_selector = TargetSelector(window)
+    window.help = WindowHelp(window, lambda: window.shortcut_actions())
+    window.act = actions = build_actions(window)
+    actions["aligned"].setChecked(window.aligned)
+    actions["legend"].setChecked(True)
+    actions["sample"].setVisible(window.samples is not None)
+    actions["export"].setEnabled(False)  # until a file is open
+    window.recent_menu = recent_menu(
+        window, window.settings, lambda: pane_side(window.current_side), window.open_file
+    )
+    modes = list(window.mode_switch.actions.values())
+    columns = window.link.columns_menu(window)
+    window.menus = build_menus(window, actions, window.recent_menu, modes, columns)
+    window.file_menu, window.view_menu = window.menus["&File"], window.menus["&View"]
+    target = [plain_label(" Target: ", window), window.target_selector]
+    window.toolbar = build_toolbar(window, actions, {"@modes": modes, "@target": target})
+    window.toolbar_fit = ToolbarFit(window.toolbar)
+    window.diff_progress = DiffProgressBar(window.session, window.statusBar())
+    window.status.add_permanent(
+        [window.diff_progress], [actions["prev_diff"], actions["next_diff"]]
+    )
+    window.session.follow_stopped.connect(lambda _side: actions["follow"].setChecked(False))
+    window.mode_switch.changed.connect(window.set_mode)
+    window.target_selector.target_changed.connect(window.set_target)
+    # The toolbar's saved state, now that it exists (the window's geometry was put back first).
+    state = window.settings.window_state()
+    if state is not None:
+        window.restoreState(state)

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from inspector import __version__
 from inspector.core.diff.values import DiffMode
-from inspector.core.gate import PASSING, Verdict
+from inspector.core.verdicts import PASSING, Verdict
 from inspector.gui import qt_palette
 from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow, Tab
@@ -292,17 +292,20 @@ def open_window(
 ) -> MainWindow:
     """Make the window for parsed arguments; it opens the target, tools and files they name.
 
-    The window is shown first, and those are opened after its first paint: a start-up paints
-    the window before it imports the formats, the diff or the target profiles. A screenshot
-    (`args.screenshot`) opens them at once, synchronously, and is shown by `screenshot`.
-    `synchronous` runs the window's jobs in place (as a screenshot does) when True.
+    The window is shown first with its panes and tabs, and its actions, menus' contents and
+    toolbar are built after its first paint (they appear in the next frame), then those are
+    opened: a start-up paints the window before it imports the formats, the diff, the target
+    profiles or the chrome. A screenshot (`args.screenshot`) builds the whole window and opens
+    them at once, synchronously, and is shown by `screenshot`. `synchronous` runs the window's
+    jobs in place (as a screenshot does) when True.
     """
     if synchronous is None:
         synchronous = bool(args.screenshot)
-    window = MainWindow(settings, synchronous=synchronous)
-    window.set_mode(args.mode)
+    window = MainWindow(settings, synchronous=synchronous, furnished=bool(args.screenshot))
 
     def open_given() -> None:
+        window.furnish()
+        window.set_mode(args.mode)
         window.target_selector.fill_later(window.runner)
         if args.target:
             window.set_target(args.target)  # before the loads, so each file is judged once

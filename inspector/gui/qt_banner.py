@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from inspector.core.gate import Verdict
+from inspector.core.verdicts import Verdict
 from inspector.gui import qt_palette
 from inspector.gui.qt_text import ElidedLabel, plain_label, tooltip
 

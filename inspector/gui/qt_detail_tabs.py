@@ -16,8 +16,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from inspector.core.gate import GateResult, make_toolset
-from inspector.core.model import Tool
 from inspector.gui import qt_palette
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.findings import SEVERITIES
@@ -28,6 +26,8 @@ from inspector.gui.status import plural
 
 if TYPE_CHECKING:
     from inspector.core.diff import DiffResult
+    from inspector.core.gate import GateResult
+    from inspector.core.model import Tool
     from inspector.gui.alignment import Alignment
     from inspector.gui.qt_changes import ChangesPanel
     from inspector.gui.qt_diff import DiffPanel
@@ -262,6 +262,8 @@ class DetailTabs(QTabWidget):
 
     def check_bare_arguments(self, text: str, tool: str | None) -> None:
         """Check an arguments object with no item around it in the Arguments tab."""
+        from inspector.core.gate import make_toolset
+
         toolset, _overridden = make_toolset(None, self._tools())
         self.arguments_panel.set_bare_arguments(text, toolset, tool)
         self.setCurrentIndex(Tab.ARGUMENTS)

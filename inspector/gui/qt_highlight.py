@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextDocument
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter
 
 from inspector.gui import qt_palette
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
     from pygments.token import _TokenType
-    from PySide6.QtGui import QTextCharFormat
+    from PySide6.QtGui import QTextCharFormat, QTextDocument
 
 #: Only the first this many characters of a document are highlighted; later blocks are plain.
 #: Re-lexing every block of a multi-megabyte text on each change would stall the GUI thread.

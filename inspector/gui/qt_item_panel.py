@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -19,14 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.gate import ItemVerdict
-from inspector.core.model import Item
 from inspector.gui import qt_palette
 from inspector.gui.contents import spans_of
 from inspector.gui.json_text import Display, Shortened, display, elide, locate, pretty, visible
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_text import ElidedLabel, dim, menu_text, plain_label, tooltip
+
+if TYPE_CHECKING:
+    from inspector.core.gate import ItemVerdict
+    from inspector.core.model import Item
 
 #: How many shortened values the Copy menu lists by name, and the notice names in its text.
 _MENU_ENTRIES = 20

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QBrush, QColor, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from inspector.gui.json_text import locate, visible
-from inspector.gui.qt_highlight import JsonHighlighter
 from inspector.gui.qt_text import monospace_font
+
+if TYPE_CHECKING:
+    from inspector.gui.qt_highlight import JsonHighlighter
 
 
 class JsonView(QPlainTextEdit):
@@ -22,7 +25,9 @@ class JsonView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setTabChangesFocus(read_only)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 2)
-        self.highlighter = JsonHighlighter(self.document())
+        self.highlighter: JsonHighlighter | None = None
+        if not read_only:  # typed into: highlighted from the first key
+            self._highlight()
         self._marks: dict[str, list[QTextEdit.ExtraSelection]] = {}
 
     def set_text(self, text: str) -> None:
@@ -33,7 +38,17 @@ class JsonView(QPlainTextEdit):
         """
         self._marks.clear()
         self.setExtraSelections([])
+        if text:
+            self._highlight()
         self.setPlainText(visible(text, lines=True))
+
+    def _highlight(self) -> None:
+        # A read-only view is highlighted from its first text: the empty Item tab painted at
+        # start-up makes no highlighter (nor names the Qt classes behind it).
+        if self.highlighter is None:
+            from inspector.gui.qt_highlight import JsonHighlighter
+
+            self.highlighter = JsonHighlighter(self.document())
 
     def clear_marks(self, group: str) -> None:
         """Remove one group of marks."""

@@ -10,36 +10,34 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication
-from PySide6.QtWidgets import (
-    QMainWindow,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from inspector.core.diff.values import DiffMode
-from inspector.core.gate import GateResult
-from inspector.core.model import LoadError
-from inspector.gui import navigation, qt_actions, qt_palette, status
+from inspector.core.errors import LoadError
+from inspector.gui import navigation, qt_palette, status
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.json_text import visible
 from inspector.gui.navigation import SIDES, other, pane_side
-from inspector.gui.qt_actions import WindowHelp, build_actions, build_menus, build_toolbar, message
 from inspector.gui.qt_detail_tabs import DetailTabs
-from inspector.gui.qt_diff_controls import DiffProgressBar, ModeSwitch, TargetSelector, ToolbarFit
 from inspector.gui.qt_legend import Legend
 from inspector.gui.qt_pane import TranscriptPane
 from inspector.gui.qt_pane_link import PaneLink
 from inspector.gui.qt_session import DIFF, Session
 from inspector.gui.qt_settings import Settings
 from inspector.gui.qt_status_bar import DecisionBar
-from inspector.gui.qt_text import plain_label, window_title
+from inspector.gui.qt_text import window_title
 from inspector.resources import SamplePair, sample_pair
 
-if TYPE_CHECKING:  # the targets, the diff and the reports are imported when first used
+if TYPE_CHECKING:  # the gate, targets, diff and reports are imported when first used
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QMenu, QToolBar
+
+    from inspector.core.gate import GateResult
     from inspector.core.targets import Profile
+    from inspector.gui import qt_diff_controls as controls
     from inspector.gui.alignment import Alignment
+    from inspector.gui.qt_actions import WindowHelp
 
 __all__ = ["SIDES", "TAB_NAMES", "MainWindow", "Tab"]
 
@@ -50,7 +48,20 @@ OPEN_FILTER = (
 
 
 class MainWindow(QMainWindow):
-    """Replay Inspector's window."""
+    """Replay Inspector's window; `furnished=False` leaves its actions, menus' contents,
+    toolbar and status-bar buttons to `furnish()` (a start-up calls it after the first paint)."""
+
+    act: dict[str, QAction]
+    mode_switch: controls.ModeSwitch
+    target_selector: controls.TargetSelector
+    help: WindowHelp
+    recent_menu: QMenu
+    menus: dict[str, QMenu]
+    file_menu: QMenu
+    view_menu: QMenu
+    toolbar: QToolBar
+    toolbar_fit: controls.ToolbarFit
+    diff_progress: controls.DiffProgressBar
 
     def __init__(
         self,
@@ -58,6 +69,7 @@ class MainWindow(QMainWindow):
         *,
         synchronous: bool = False,
         samples: SamplePair | bool | None = True,
+        furnished: bool = True,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -77,38 +89,25 @@ class MainWindow(QMainWindow):
         self.link = PaneLink(
             self.panes, self.pane_split, lambda: self.alignment, lambda: self.aligned
         )
-        self.mode_switch = ModeSwitch(self)
-        self.target_selector = TargetSelector(self)
-        self.help = WindowHelp(self, lambda: self.shortcut_actions())
-        self.act = actions = build_actions(self)
-        self.act["aligned"].setChecked(self.aligned)
-        self.act["legend"].setChecked(True)
-        self.act["sample"].setVisible(self.samples is not None)
-        self.act["export"].setEnabled(False)  # until a file is open
-        self.recent_menu = qt_actions.recent_menu(
-            self, settings, lambda: pane_side(self.current_side), self.open_file
-        )
-        modes = list(self.mode_switch.actions.values())
-        columns = self.link.columns_menu(self)
-        self.menus = build_menus(self, actions, self.recent_menu, modes, columns)
-        self.file_menu, self.view_menu = self.menus["&File"], self.menus["&View"]
-        target = [plain_label(" Target: ", self), self.target_selector]
-        self.toolbar = build_toolbar(self, actions, {"@modes": modes, "@target": target})
-        self.toolbar_fit = ToolbarFit(self.toolbar)
-        self.diff_progress = DiffProgressBar(self.session, self.statusBar())
-        self.status = DecisionBar(
-            self.statusBar(),
-            [self.act["prev_diff"], self.act["next_diff"]],
-            lambda: self.tabs.setCurrentIndex(Tab.CHANGES),
-            [self.diff_progress],
-        )
+        self.status = DecisionBar(self.statusBar(), lambda: self.tabs.setCurrentIndex(Tab.CHANGES))
         self.decision_icon, self.decision_label = self.status.icon, self.status.label
         for side, pane in self.panes.items():
             self._connect_pane(side, pane)
         self._connect_session()
         self.settings.restore_window(self, self._splitters(), self._header_names())
         self._update_status()
-        self._update_actions()
+        self.furnished = False
+        if furnished:
+            self.furnish()
+
+    def furnish(self) -> None:
+        """Build the actions, menus, toolbar and status-bar buttons (once)."""
+        if not self.furnished:
+            from inspector.gui.qt_actions import furnish
+
+            furnish(self)
+            self.furnished = True
+            self._update_actions()
 
     # ---- construction ---------------------------------------------------------------------
 
@@ -183,9 +182,6 @@ class MainWindow(QMainWindow):
         session.tools_changed.connect(self._refresh_tools)
         session.tools_checked.connect(self._show_tools)
         session.said.connect(self._say)
-        session.follow_stopped.connect(lambda _side: self.act["follow"].setChecked(False))
-        self.mode_switch.changed.connect(self.set_mode)
-        self.target_selector.target_changed.connect(self.set_target)
 
     # ---- settings -------------------------------------------------------------------------
 
@@ -336,6 +332,8 @@ class MainWindow(QMainWindow):
             self.session.add_tool_file(path)
         except LoadError as exc:
             if not self.runner.synchronous:  # no modal box while rendering a screenshot
+                from inspector.gui.qt_actions import message
+
                 message(self, "Cannot load tools", f"{exc.location()}: {exc.message}", warning=True)
             self._say(f"Cannot load tools: {exc}", 8000)
             return False
@@ -577,6 +575,8 @@ class MainWindow(QMainWindow):
         session = self.session
         problem = session.export_problem()
         if problem is not None:
+            from inspector.gui.qt_actions import message
+
             message(self, "Export Report", problem, warning=True)
             return
         paths = [x.path for x in session.files.values() if x is not None]

@@ -8,10 +8,9 @@ from functools import cache
 
 from PySide6.QtCore import QByteArray, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPainter, QPalette, QPixmap
-from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-from inspector.core.gate import Verdict
+from inspector.core.verdicts import Verdict
 from inspector.resources import APP_ICON, action_icon_name, palette_data, resource_path
 
 
@@ -87,6 +86,9 @@ def icon(name: str) -> QIcon:
 
 @cache
 def _action_icon(action: str, colour: str) -> QIcon:
+    # Qt's SVG module is loaded with the first toolbar icon (drawn after the first paint).
+    from PySide6.QtSvg import QSvgRenderer
+
     text = resource_path(action_icon_name(action)).read_text(encoding="utf-8")
     renderer = QSvgRenderer(QByteArray(text.replace("currentColor", colour).encode("utf-8")))
     result = QIcon()

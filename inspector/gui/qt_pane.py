@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
@@ -46,13 +47,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.core.gate import PASSING, GateResult, Verdict
-from inspector.core.model import LoadError
+from inspector.core.verdicts import PASSING, Verdict
 from inspector.gui import qt_palette
 from inspector.gui.conversations import conversation_labels
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
 from inspector.gui.json_text import copy_text, pretty
-from inspector.gui.qt_session import Loaded
 from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
     HEADERS,
@@ -67,6 +66,11 @@ from inspector.gui.qt_transcript_model import (
     is_target_finding,
 )
 from inspector.gui.qt_workers import debounce
+
+if TYPE_CHECKING:  # what a pane shows comes with a load, after the window's first paint
+    from inspector.core.gate import GateResult
+    from inspector.core.model import LoadError
+    from inspector.gui.qt_session import Loaded
 
 #: Milliseconds between the last keystroke in the filter box and the filter running.
 FILTER_DELAY_MS = 200
@@ -1026,8 +1030,10 @@ class ColumnFitter(QObject):
         self._fitting = False
         self.user_sized: set[int] = set()
         tree.header().sectionResized.connect(self._resized)
-        self._viewport = tree.viewport()
-        self._viewport.installEventFilter(self)
+        #: The tree's viewport, watched from the first fit (until a file is shown there is
+        #: nothing to fit): asking Qt for the viewport it made makes PySide6 find the widget's
+        #: type among every QWidget class, building their enums, which a first paint never needs.
+        self._viewport: QWidget | None = None
 
     def refit(self) -> None:
         """Measure the content again (if it changed) and fit."""
@@ -1115,6 +1121,9 @@ class ColumnFitter(QObject):
         """Give each shown column its width for the tree's current width."""
         if self.model.result is None:
             return
+        if self._viewport is None:
+            self._viewport = self.tree.viewport()
+            self._viewport.installEventFilter(self)
         wanted = self._wanted_widths()
         header = self.tree.header()
         widths = {

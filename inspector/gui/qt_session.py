@@ -13,18 +13,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.core.diff.values import DiffMode
-from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.jsonio import display_name, read_bytes
-from inspector.core.model import Cancelled, InspectorError, LoadError, Tool, Transcript
+from inspector.core.errors import Cancelled, InspectorError, LoadError
 from inspector.gui import status
 from inspector.gui.qt_workers import Progress, TaskRunner
 
-# The formats, the diff, the targets and the reports are imported when first used (after the
-# window's first paint): the window starts without them.
+# The gate, the formats, the diff, the targets and the reports are imported when first used
+# (after the window's first paint): the window starts without them.
 if TYPE_CHECKING:
     from inspector.core.decision import Decision
     from inspector.core.formats import conversations_from_bytes
     from inspector.core.formats._follow import Follower, Update, head_conversations
+    from inspector.core.gate import GateResult, gate_transcript
+    from inspector.core.jsonio import display_name, read_bytes
+    from inspector.core.model import Tool, Transcript
     from inspector.core.targets import Profile
     from inspector.gui.alignment import Alignment
     from inspector.gui.export import Rendered
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 else:
     from inspector.gui.lazy import OnFirstCall
 
+    gate_transcript = OnFirstCall("inspector.core.gate", "gate_transcript")
+    display_name = OnFirstCall("inspector.core.jsonio", "display_name")
+    read_bytes = OnFirstCall("inspector.core.jsonio", "read_bytes")
     conversations_from_bytes = OnFirstCall("inspector.core.formats", "conversations_from_bytes")
     head_conversations = OnFirstCall("inspector.core.formats._follow", "head_conversations")
     StreamView = OnFirstCall("inspector.gui.qt_stream", "StreamView")

@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
-from PySide6.QtWidgets import QFileDialog, QHeaderView, QMainWindow, QMenu, QSplitter, QWidget
+from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QHeaderView, QMainWindow, QMenu, QSplitter, QWidget
 
 from inspector.gui.json_text import visible
 from inspector.gui.qt_text import menu_text, tooltip
@@ -130,7 +130,11 @@ class Settings:
     ) -> str | None:
         """Ask for a file to open, starting in the folder of `near` (a file already open) or
         else the last folder a dialog was in, which is then remembered; None if cancelled."""
+        # Named here: PySide6 builds a class's enums when it is first named (not at start-up).
+        from PySide6.QtWidgets import QFileDialog
+
         folder = os.path.dirname(near) if near else self.last_directory()
+
         path, _filter = QFileDialog.getOpenFileName(parent, title, folder, filters)
         if not path:
             return None
@@ -143,6 +147,8 @@ class Settings:
         value: Any = self._store.value("files/export_directory", "")
         if isinstance(value, str) and value:
             return value
+        from PySide6.QtCore import QStandardPaths
+
         location = QStandardPaths.StandardLocation.DocumentsLocation
         return QStandardPaths.writableLocation(location) or os.path.expanduser("~")
 

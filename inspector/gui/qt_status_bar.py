@@ -4,27 +4,24 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QAction, QIcon, QPalette, QPixmap
+from PySide6.QtGui import QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
 
 from inspector.gui import qt_palette
 from inspector.gui.qt_text import ElidedLabel, plain_label, tooltip
 from inspector.gui.status import StatusLine
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+
 
 class DecisionBar:
     """Fills a window's status bar; `show_line` puts a status.StatusLine in it."""
 
-    def __init__(
-        self,
-        bar: QStatusBar,
-        buttons: Sequence[QAction],
-        clicked: Callable[[], None],
-        extras: Sequence[QWidget] = (),
-    ) -> None:
+    def __init__(self, bar: QStatusBar, clicked: Callable[[], None]) -> None:
         self.bar = bar
         self.icon = QLabel(bar)
         self.label = ElidedLabel("", bar)
@@ -35,16 +32,19 @@ class DecisionBar:
         bar.addWidget(self.label, 1)
         self.tools_label = plain_label("", bar)
         bar.addPermanentWidget(self.tools_label)
-        for extra in extras:  # e.g. the diff's progress, between the tools and the buttons
-            bar.addPermanentWidget(extra)
+        # The reasons line opens the Changes tab, where every reason is listed with its pair.
+        ClickOpens(self.label, clicked)
+
+    def add_permanent(self, extras: Sequence[QWidget], buttons: Sequence[QAction]) -> None:
+        """Put widgets (the diff's progress) after the tools' names, then a button per action."""
+        for extra in extras:
+            self.bar.addPermanentWidget(extra)
         for action in buttons:
-            button = QToolButton(bar)
+            button = QToolButton(self.bar)
             button.setDefaultAction(action)
             button.setAutoRaise(True)
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-            bar.addPermanentWidget(button)
-        # The reasons line opens the Changes tab, where every reason is listed with its pair.
-        ClickOpens(self.label, clicked)
+            self.bar.addPermanentWidget(button)
 
     def show_line(self, line: StatusLine) -> None:
         """Show the decision's words, with its icon and, for errors and warnings, colour."""

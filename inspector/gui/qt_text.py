@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from inspector.gui.json_text import elide, visible
@@ -81,16 +81,20 @@ class ElidedLabel(PlainLabel):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         """Draw the text elided to the label's width."""
-        painter = QPainter(self)
         rect = self.contentsRect()
         text = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, rect.width())
-        self.style().drawItemText(
-            painter,
-            rect,
-            int(self.alignment()),
-            self.palette(),
-            self.isEnabled(),
-            text,
-            self.foregroundRole(),
-        )
+        if not text:
+            return
+        painter = QPainter(self)
+        if self.isEnabled():
+            # What QStyle.drawItemText does for enabled text, without naming QStyle (PySide6
+            # builds its eleven enums when it is first named; a label is painted at start-up).
+            pen = painter.pen()
+            painter.setPen(QPen(self.palette().brush(self.foregroundRole()), pen.widthF()))
+            painter.drawText(rect, int(self.alignment()), text)
+        else:
+            self.style().drawItemText(
+                painter, rect, int(self.alignment()), self.palette(), False, text,
+                self.foregroundRole(),
+            )  # fmt: skip
         painter.end()

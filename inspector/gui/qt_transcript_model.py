@@ -21,8 +21,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont
 
-from inspector.core.gate import GateResult, Severity, Verdict
-from inspector.core.model import Item, join_pointer
+from inspector.core.codes import Severity
+from inspector.core.verdicts import Verdict
 from inspector.gui import qt_palette
 from inspector.gui.alignment import padded_keys
 from inspector.gui.json_text import CELL_LIMIT, elide, label, preview, visible
@@ -30,6 +30,8 @@ from inspector.gui.qt_text import tooltip
 
 if TYPE_CHECKING:
     from inspector.core.diff import Change, Pair
+    from inspector.core.gate import GateResult
+    from inspector.core.model import Item
     from inspector.core.targets import TargetFinding
     from inspector.gui.alignment import Alignment
 
@@ -759,6 +761,8 @@ class TranscriptModel(QAbstractItemModel):
         if role == IndexRole:
             return item
         if role == PointerRole:
+            from inspector.core.model import join_pointer  # imported with the first load
+
             return join_pointer("", *path[1:])
         if role == ValueRole:
             return value
@@ -771,6 +775,8 @@ class TranscriptModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DisplayRole and column == Column.INDEX:
             return f"no {_key_text(path[-1])} here"
         if role == Qt.ItemDataRole.ToolTipRole:
+            from inspector.core.model import join_pointer  # imported with the first load
+
             pointer = join_pointer("", *path[1:])
             return tooltip(f"Aligned mode: the other file's item has {pointer}; this one has not.")
         if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from inspector.core.model import Cancelled, InspectorError
+from inspector.core.errors import Cancelled, InspectorError
 
 #: Work shows that it is running only once it has taken this long (quick work does not flicker).
 BUSY_DELAY_MS = 100

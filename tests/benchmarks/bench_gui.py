@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 # Run as a script from a checkout: that checkout's package and the sibling benchmark modules.
 HERE = Path(__file__).resolve().parent
@@ -179,33 +179,49 @@ def child_cold(kind: str) -> None:
         sys.stdout.flush()
         os._exit(0)  # the finish line; teardown is not part of a cold start
 
-    app = QApplication([])
     if kind.startswith("app"):
-        from inspector.gui.qt_app import _application, build_parser, open_window
-        from inspector.gui.qt_settings import Settings
+        # The application's own entry point (`replay-inspector`), told to watch the window it
+        # makes: the same imports, arguments, theme, settings store and window.
+        from inspector.__main__ import main
+        from inspector.gui import qt_app
         from inspector.resources import sample_pair
 
-        _application()
+        make_window = qt_app.open_window
+
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            window = make_window(*args, **kwargs)
+            if kind == "app":
+                # Installed after the window's own watcher, so it runs first: before the pair.
+                after_first_paint(window)
+            else:
+
+                def painted() -> None:
+                    window.grab()
+                    finish()
+
+                window.session.diffed.connect(painted)
+            return window
+
+        qt_app.open_window = watched
         pair = sample_pair()
-        argv = ["--tools", str(pair.tools), str(pair.left), str(pair.right)]
-        settings = Settings.open(Path(tempfile.mkdtemp()) / "s.ini")
-        window = open_window(build_parser().parse_args(argv), settings)
-        if kind == "app":
-            # Installed after the window's own watcher, so it runs first: before the pair opens.
-            after_first_paint(window)
-        else:
-
-            def painted() -> None:
-                window.grab()
-                finish()
-
-            window.session.diffed.connect(painted)
+        settings = Path(tempfile.mkdtemp()) / "s.ini"
+        main(
+            [
+                "--settings",
+                str(settings),
+                "--tools",
+                str(pair.tools),
+                str(pair.left),
+                str(pair.right),
+            ]
+        )
     else:
+        app = QApplication([])
         bare = QMainWindow()
         bare.resize(1400, 900)
         bare.show()
         after_first_paint(bare)
-    app.exec()
+        app.exec()
 
 
 def pane_first_paint(folder: Path, count: int) -> dict[str, float]:

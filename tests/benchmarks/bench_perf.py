@@ -158,8 +158,9 @@ def _median(done: dict[str, list[Measured]], what: str) -> dict[str, float]:
 def gate_figures(jsonl: Path, tools: Path, runs: int, article: Path) -> list[Figure]:
     """gate --format json against the article's own gate, a stdlib and an orjson parse; its RSS.
 
-    Whole processes, interleaved: `gate --jobs 0` (every core: forked workers judge runs of
-    items, core/parallel.py) and `gate --jobs 1` (one process); the article's row and the RSS
+    Whole processes, interleaved: `gate --jobs 0` (every core: forked workers load, judge and
+    encode runs of the file's lines, core/parallel.py) and `gate --jobs 1` (one process); the
+    article's row and the RSS
     row take the one `gate` runs by default for this file (every core from POOL_MIN_BYTES). The
     article's gate is its code cut from the article at run time (article_gate.py). The same
     command on the file's first item alone, timed with them, is the fixed cost of a run
@@ -289,12 +290,15 @@ def source_figures(folder: Path, tools: Path, size: int) -> list[Figure]:
         commands = {"gate": _gate(path, tools), "json": parse}
         done = interleaved(commands, 1)
         gate_s, json_s = (done[what][0].seconds for what in ("gate", "json"))
+        size = path.stat().st_size
+        peak = done["gate"][0].peak_rss
         figures.append(
             Figure(
-                f"gate of a {path.stat().st_size / 1e6:.1f} MB {label} ÷ stdlib json parse",
+                f"gate of a {size / 1e6:.1f} MB {label} ÷ stdlib json parse",
                 gate_s / json_s,
                 2.0,
-                f"gate {gate_s:.2f} s, json {json_s:.2f} s",
+                f"gate {gate_s:.2f} s, json {json_s:.2f} s; gate peak RSS {_mb(peak)} "
+                f"({peak / size:.1f}× the file)",
             )
         )
     return figures

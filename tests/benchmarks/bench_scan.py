@@ -23,7 +23,11 @@ time (Amdahl's law over the parts that are measured): `--jobs 1` takes its whole
 out its first task (start-up, imports), the busiest worker's CPU up to its last task's end
 (each worker logs it, getrusage, in a debug log beside the output), half the parent's CPU
 while the workers run (it shares the two cores with them) and the parent's CPU after the
-last result. The prediction is the first over the sum of the others.
+last result. The prediction is the first over the sum of the others. The total CPU of
+`--jobs 2` (every process, from the interpreter's start) over that of `--jobs 1` says how much
+work the pool adds to the same scan: what it hands over, what each worker repeats, and the two
+cores slowing each other. That last part is measured apart on the small files, with no pool:
+one process scanning them alone against each of two scanning them at once.
 
     python tests/benchmarks/bench_scan.py [--quick] [--runs N]
 """
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -110,6 +115,52 @@ os._exit(status)
 """
 
 
+#: The two cores slowing each other, with no pool: a process scans the files (every module
+#: imported and every cache warm), then forks one child that scans them alone and two that
+#: scan them at once; prints the CPU seconds of the lone child and of each of the pair.
+CONTENTION = """\
+import gc, os, resource, sys
+from inspector.core import scan
+
+def children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+gc.disable()
+paths = list(scan.walk([sys.argv[1]]))
+options = scan.ScanOptions(targets=("openai",))
+scan.preload(options.targets)
+
+def work():
+    for start in range(0, len(paths), scan.CHUNK_FILES):
+        scan.scan_chunk(paths[start : start + scan.CHUNK_FILES], options)
+
+work()
+figures = []
+for count in (1, 2):
+    before = children()
+    pids = []
+    for _ in range(count):
+        pid = os.fork()
+        if pid == 0:
+            work()
+            os._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    figures.append((children() - before) / count)
+print(*figures)
+"""
+
+
+def _contention(folder: Path) -> tuple[float, float]:
+    """CPU seconds of one process scanning `folder` alone, and of each of two at once."""
+    command = [sys.executable, "-c", CONTENTION, str(folder)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
+    alone, paired = (float(v) for v in done.stdout.split())
+    return alone, paired
+
+
 @dataclass(frozen=True, slots=True)
 class Run:
     """One scan: wall seconds, peak RSS of its main process, CPU seconds of parent and children,
@@ -120,6 +171,8 @@ class Run:
     parent_cpu: float
     children_cpu: float
     critical_cpu: float
+    #: All the CPU the scan used, its main process from the interpreter's start.
+    total_cpu: float
 
 
 def _command(folder: Path, out: Path, engine: str) -> list[str]:
@@ -143,7 +196,7 @@ def _run(folder: Path, out: Path, engine: str) -> Run:
         critical = first_task + max(busiest.values()) + during / 2 + (total - pool_end)
     else:
         critical = total
-    return Run(measured.seconds, measured.peak_rss, parent, children, critical)
+    return Run(measured.seconds, measured.peak_rss, parent, children, critical, total + children)
 
 
 def _fleets(scratch: Path, quick: bool) -> dict[str, tuple[Path, int]]:
@@ -213,6 +266,24 @@ def main() -> int:
             said = (
                 f"CPU accounting: --jobs 1 {cpu_one:.2f} s, --jobs 2 critical path "
                 f"{cpu_two:.2f} s, predicted speed-up {cpu_one / max(cpu_two, 1e-9):.2f}×"
+            )
+            rows.append((label, said, 0, 0, 0, 0, 0))
+            total_one = statistics.median(m.total_cpu for m in measured["--jobs 1"])
+            total_two = statistics.median(m.total_cpu for m in pooled)
+            said = (
+                f"total CPU of the same work: --jobs 1 {total_one:.2f} s, --jobs 2 "
+                f"{total_two:.2f} s ({total_two / max(total_one, 1e-9):.2f}×)"
+            )
+            rows.append((label, said, 0, 0, 0, 0, 0))
+            if folder.name != "small":
+                continue  # each pass over the large files takes as long as a scan
+            pairs = [_contention(folder) for _ in range(runs)]
+            alone = statistics.median(a for a, _ in pairs)
+            paired = statistics.median(p for _, p in pairs)
+            said = (
+                f"no pool, caches warm: one process alone {alone:.2f} CPU s, each of two at once "
+                f"{paired:.2f} CPU s ({paired / max(alone, 1e-9):.2f}×: the cores slowing "
+                "each other, which no change to the scan removes)"
             )
             rows.append((label, said, 0, 0, 0, 0, 0))
     print(

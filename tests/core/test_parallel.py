@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from inspector.cli import run
+from inspector.commands import gate as gate_command
 from inspector.core import parallel
 from inspector.core.formats import load_conversations, load_path, tools_from_document
 from inspector.core.gate import gate_transcript, item_verdicts, make_toolset
@@ -290,4 +291,207 @@ def test_a_gate_that_ends_early_ends_its_workers_at_once(tmp_path, tools_file, m
         worker.join(timeout=30)  # a bound for a broken build, not a measured time
         # Ended by the signal itself: the handler it inherited, which would have raised in it
         # (and printed a traceback), was put back to the default.
+        assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM
+
+
+# --------------------------------------------------------------------------------------------
+# A large JSON Lines file of bare items, loaded, judged and written by runs
+
+
+@pytest.fixture
+def by_runs(monkeypatch):
+    """Every file gated by runs, in runs of about 1.5 kB (so a small file has many), and what
+    each gate by runs gave (None: the file went the usual way)."""
+    made: list[parallel.FileGate | None] = []
+    original = parallel.gate_jsonl_on_cores
+
+    def spy(*args, **kwargs):
+        made.append(original(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 1)
+    monkeypatch.setattr(parallel, "RUN_BYTES", 1500)
+    monkeypatch.setattr(gate_command, "gate_jsonl_on_cores", spy)
+    return made
+
+
+def _gate(*args: str) -> tuple[int, bytes, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = run(["gate", "--format", "json", *args], out, err)
+    return status, out.getvalue().encode("utf-8"), err.getvalue()
+
+
+def _by_runs_and_alone(log: Path, tools_file: Path, made: list) -> tuple[int, bytes, str]:
+    """Gate `log` by runs on 2 and 3 processes and in one; assert all three say the same."""
+    alone = _gate(str(log), "--tools", str(tools_file), "--jobs", "1")
+    assert made == []  # one process never goes by runs
+    for jobs in ("2", "3"):
+        assert _gate(str(log), "--tools", str(tools_file), "--jobs", jobs) == alone
+    return alone
+
+
+def test_a_file_by_runs_writes_what_one_process_writes(tmp_path, tools_file, by_runs):
+    log = tmp_path / "log.jsonl"
+    _write(log, 400, seed=21, long_numbers=False)
+    status, one, _ = _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    # Runs were made by a forked worker, not only by this process.
+    assert all(made.makers - {os.getpid()} for made in by_runs)
+    document = json.loads(one)["files"][0]
+    verdicts = {row["verdict"] for row in document["items"]}
+    assert {"ok", "arguments_schema", "arguments_parse", "unknown_tool"} <= verdicts
+    assert status == 1
+
+
+def test_runs_cut_next_to_blank_and_crlf_lines(tmp_path, tools_file, by_runs, monkeypatch):
+    # CRLF line ends and blank lines of every kind, cut at many places (each run ends after
+    # the first newline past its size): the lines and indexes are the whole file's.
+    rng = random.Random(5)
+    lines = [json.dumps(item) for item in synthetic.items(150, seed=5)]
+    for blank in ["", " ", "\t", "\x0c \x0b"] * 10:
+        lines.insert(rng.randrange(len(lines) + 1), blank)
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(("\r\n".join(["", *lines]) + "\r\n\r\n").encode("utf-8"))
+    for size in (97, 256, 1000, 1777):
+        monkeypatch.setattr(parallel, "RUN_BYTES", size)
+        by_runs.clear()
+        _by_runs_and_alone(log, tools_file, by_runs)
+        assert by_runs and all(made is not None for made in by_runs)
+
+
+def test_an_error_on_a_line_of_a_later_run_is_the_one_process_error(tmp_path, tools_file, by_runs):
+    log = tmp_path / "log.jsonl"
+    lines = [json.dumps(item) for item in synthetic.items(200, seed=7)]
+    lines[150] = lines[150][:-5]  # cut short: invalid JSON in a later run
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out, err = _by_runs_and_alone(log, tools_file, by_runs)
+    assert by_runs == [None, None]  # the usual way gave the error
+    assert err == ""  # the JSON report holds the error
+    assert status == 2
+    error = json.loads(out)["files"][0]["error"]
+    assert error["line"] == 151
+
+
+def test_findings_that_span_runs_are_the_one_process_findings(tmp_path, tools_file, by_runs):
+    filler = [json.dumps(item) for item in synthetic.items(120, seed=11)]
+    call = {"type": "function_call", "name": "search_web", "status": "completed"}
+
+    def item(**members):
+        return json.dumps(members)
+
+    early = [
+        item(**call, id="fc_a", call_id="span_ok", arguments='{"query": "q"}'),
+        item(**call, id="fc_b", call_id="span_bad", arguments="{broken"),
+        item(**call, id="fc_c", call_id="span_dup", arguments='{"query": "q"}'),
+        item(type="message", id="dup_id", role="user", content="hi"),
+        item(type="function_call_output", call_id="span_late", output="before its call"),
+        item(type="reasoning", id="rs_x", status="incomplete", summary=[]),
+        item(type="vendor_widget", id="w_1"),
+    ]
+    late = [
+        item(type="function_call_output", call_id="span_ok", output="answer"),
+        item(type="function_call_output", call_id="span_bad", output="answer"),
+        item(**call, id="fc_d", call_id="span_dup", arguments='{"query": "r"}'),
+        item(type="message", id="dup_id", role="assistant", content="again"),
+        item(**call, id="fc_e", call_id="span_late", arguments='{"query": "q"}'),
+        item(type="function_call_output", call_id="nowhere", output="orphan"),
+        item(type="function_call_output", call_id=7, output="not a call_id"),
+        item(type="vendor_widget", id="w_2"),
+    ]
+    lines = filler[:40] + early + filler[40:] + late + filler[:10]
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _status, out, _ = _by_runs_and_alone(log, tools_file, by_runs)
+    assert all(made is not None and len(made.rows.sizes) > 4 for made in by_runs)
+    codes = {finding["code"] for finding in json.loads(out)["files"][0]["findings"]}
+    assert {
+        "duplicate_call_id",
+        "duplicate_item_id",
+        "output_before_call",
+        "output_for_blocked_call",
+        "orphan_output",
+        "missing_output",
+        "incomplete_not_last",
+        "non_portable_type",
+    } <= codes
+
+
+def test_a_file_that_is_not_bare_items_goes_the_usual_way(tmp_path, tools_file, by_runs):
+    lines = [json.dumps(item) for item in synthetic.items(200, seed=13)]
+    request = {"model": "m", "input": [{"type": "message", "role": "user", "content": "x"}]}
+    lines.insert(150, json.dumps(request))
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert by_runs == [None, None]
+    # A file with a run of 19 digits is read the plain way: the usual way too.
+    _write(log, 200, seed=14, long_numbers=True)
+    by_runs.clear()
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert by_runs == [None, None]
+
+
+def test_a_run_whose_worker_dies_sends_the_file_the_usual_way(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=15, long_numbers=False)
+    here = os.getpid()
+    original = parallel._gate_run
+
+    def dying(number):
+        if os.getpid() != here:
+            os._exit(3)  # as a worker killed by the kernel ends
+        return original(number)
+
+    monkeypatch.setattr(parallel, "_gate_run", dying)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert by_runs == [None, None]
+
+
+def test_without_temporary_files_the_file_goes_the_usual_way(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    import tempfile
+
+    log = tmp_path / "log.jsonl"
+    _write(log, 200, seed=16, long_numbers=False)
+
+    def refused(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert by_runs == [None, None]
+
+
+def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=17, long_numbers=False)
+    here = os.getpid()
+    seen: list[list[multiprocessing.Process]] = []
+
+    def asleep_or_interrupted(number):
+        if os.getpid() != here:
+            time.sleep(600)  # a worker in its run
+        seen.append(multiprocessing.active_children())
+        raise KeyboardInterrupt  # Ctrl-C while the workers make their runs
+
+    monkeypatch.setattr(parallel, "_gate_run", asleep_or_interrupted)
+
+    def as_the_cli(signum, frame):
+        raise SystemExit(143)  # the entry point turns SIGTERM into an exception
+
+    previous = signal.signal(signal.SIGTERM, as_the_cli)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _gate(str(log), "--tools", str(tools_file), "--jobs", "2")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    (workers,) = seen
+    assert workers
+    for worker in workers:
+        worker.join(timeout=30)  # a bound for a broken build, not a measured time
         assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM

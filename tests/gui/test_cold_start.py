@@ -9,16 +9,25 @@ import subprocess
 import sys
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QToolBar
 
-from inspector.gui.actions import TAB_NAMES, Tab
+from inspector.gui.actions import MENUS, TAB_NAMES, Tab
+from inspector.gui.qt_app import build_parser, open_window
+from inspector.gui.qt_item_panel import ItemPanel
+from inspector.gui.qt_json_view import JsonView
+from inspector.gui.qt_main_window import MainWindow
+from inspector.gui.qt_settings import Settings
+from inspector.resources import sample_pair
 from tests.conftest import SAMPLES
 
 ROOT = SAMPLES.parent
 
 #: Modules the first paint must not need: the panels other than Item's, the engines behind
-#: them (formats, diff, stream, targets, reports, the decisions made of a load) and the
-#: libraries they use (the regex engine is the tool-name look-alike check's and the escaping of
-#: non-ASCII text, both first needed by a loaded file).
+#: them (formats, diff, stream, targets, reports, the decisions made of a load), the gate and
+#: the loading behind the panes (the parsers, the validators, the item records: a pane shows
+#: rows only once a file is loaded, after the first paint) and the libraries they use (the regex
+#: engine is the tool-name look-alike check's and the escaping of non-ASCII text, both first
+#: needed by a loaded file).
 HEAVY = (
     "inspector.gui.qt_schema_panel",
     "inspector.gui.qt_scratch",
@@ -29,6 +38,13 @@ HEAVY = (
     "inspector.gui.qt_changes",
     "inspector.gui.qt_tools_tab",
     "inspector.gui.export",
+    "inspector.cli",
+    "inspector.commands.common",
+    "inspector.gui.qt_actions",
+    "inspector.gui.qt_records",
+    "inspector.gui.qt_diff_controls",
+    "inspector.gui.qt_highlight",
+    "PySide6.QtSvg",
     "inspector.core.formats",
     "inspector.core.diff.compute",
     "inspector.core.diff.align",
@@ -37,6 +53,13 @@ HEAVY = (
     "inspector.core.targets",
     "inspector.core.report",
     "inspector.core.decision",
+    "inspector.core.gate",
+    "inspector.core.model",
+    "inspector.core.jsonio",
+    "inspector.core.schema",
+    "msgspec",
+    "orjson",
+    "jsonschema_rs",
     "pygments",
     "jsonschema",
     "regex",
@@ -44,49 +67,71 @@ HEAVY = (
 
 #: Qt classes the first paint does not need: PySide6 builds the Python enums of a class when it
 #: is first named (QStyle's eleven cost more than a whole pane's widgets), so they are named
-#: where they are used (a cell's compact text, text marks and highlighting, a screenshot).
-QT_LATER = ("QStyle", "QTextCharFormat", "QSaveFile")
+#: where they are used (a cell's compact text, text marks and highlighting, a screenshot, the
+#: actions, menus and toolbar built after the first paint, a file dialog).
+QT_LATER = (
+    "QStyle",
+    "QTextCharFormat",
+    "QSaveFile",
+    "QAction",
+    "QKeySequence",
+    "QToolBar",
+    "QMessageBox",
+    "QFileDialog",
+    "QStandardPaths",
+    "QSyntaxHighlighter",
+    "QTextDocument",
+)
 
-# The window is started as `replay-inspector --tools T LEFT RIGHT` starts it (qt_app's
-# open_window); at its first paint the modules are listed, then the pair it opens after that
-# paint is awaited and the modules listed again.
+# The window is started by the entry point as `replay-inspector --tools T LEFT RIGHT` starts it;
+# at its first paint the modules are listed, then the pair it opens after that paint is awaited
+# and the modules listed again.
 _CHILD = """
 import json, sys, tempfile
 from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QTimer
-from inspector.gui.qt_app import _application, build_parser, open_window
-from inspector.gui.qt_settings import Settings
+from PySide6.QtWidgets import QApplication
+from inspector.__main__ import main
+from inspector.gui import qt_app
 from inspector.resources import sample_pair
 
-app = _application()
-pair = sample_pair()
-args = build_parser().parse_args(["--tools", str(pair.tools), str(pair.left), str(pair.right)])
-window = open_window(args, Settings.open(Path(tempfile.mkdtemp()) / "s.ini"))
 seen = {}
+make_window = qt_app.open_window
 
 def loaded(names):
     inside = tuple(n + "." for n in names)
     return sorted(m for m in sys.modules if m in names or m.startswith(inside))
 
-class Painted(QObject):
-    def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Paint and "painted" not in seen:
-            seen["painted"] = loaded(sys.argv[1:])
-            seen["files_then"] = [p for p in window.session.paths.values() if p]
-            qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
-            seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
-        return False
+def watched(*args, **kwargs):
+    window = make_window(*args, **kwargs)
 
-window.installEventFilter(Painted(window))
+    class Painted(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint and "painted" not in seen:
+                seen["painted"] = loaded(sys.argv[1:])
+                seen["files_then"] = [p for p in window.session.paths.values() if p]
+                seen["furnished_then"] = [window.furnished, hasattr(window, "toolbar")]
+                seen["panes_then"] = [p.isVisible() for p in window.panes.values()]
+                qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
+                seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
+            return False
 
-def diffed():
-    seen["diffed"] = loaded(sys.argv[1:])
-    print(json.dumps(seen))
-    app.quit()
+    window.installEventFilter(Painted(window))
 
-window.session.diffed.connect(diffed)
-QTimer.singleShot(120_000, app.quit)
-app.exec()
+    def diffed():
+        seen["diffed"] = loaded(sys.argv[1:])
+        seen["furnished"] = [window.furnished, len(window.toolbar.actions()), len(window.menus)]
+        print(json.dumps(seen))
+        QApplication.quit()
+
+    window.session.diffed.connect(diffed)
+    QTimer.singleShot(120_000, QApplication.quit)
+    return window
+
+qt_app.open_window = watched
+pair = sample_pair()
+settings = str(Path(tempfile.mkdtemp()) / "s.ini")
+main(["--settings", settings, "--tools", str(pair.tools), str(pair.left), str(pair.right)])
 """
 
 
@@ -102,13 +147,44 @@ def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
         check=True,
     )
     seen = json.loads(run.stdout.strip().splitlines()[-1])
-    # Painted with nothing behind the panes; the files named were not even being opened yet.
+    # Painted with nothing behind the panes; the files named were not even being opened yet,
+    # nor the actions, menus and toolbar made (they come in the next frame).
     assert seen["painted"] == []
     assert seen["files_then"] == []
+    assert seen["furnished_then"] == [False, False]
+    assert seen["panes_then"] == [True, True]
     assert sorted(set(QT_LATER) & set(seen["qt_named"])) == []
     assert "TranscriptPane" not in seen["qt_named"] and "QTreeView" in seen["qt_named"]
     # Then the pair was opened, read and diffed: the engines came with it.
     assert {"inspector.core.formats", "inspector.core.diff.compute"} <= set(seen["diffed"])
+    assert {"inspector.gui.qt_highlight", "pygments"} <= set(seen["diffed"])  # items shown
+    furnished, tools, menus = seen["furnished"]
+    assert furnished and tools > 5 and menus == 5
+
+
+def test_a_started_window_is_furnished_after_its_first_paint_and_works(qtbot, tmp_path) -> None:
+    # As `replay-inspector --tools T LEFT RIGHT` starts: the panes first, the rest after.
+    pair = sample_pair()
+    argv = ["--tools", str(pair.tools), str(pair.left), str(pair.right)]
+    window = open_window(build_parser().parse_args(argv), Settings.open(tmp_path / "s.ini"))
+    qtbot.addWidget(window)
+    assert not window.furnished and not window.findChildren(QToolBar)
+    assert window.menuBar().actions() == []
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
+    assert window.furnished
+    (toolbar,) = window.findChildren(QToolBar)
+    assert toolbar.isVisible() and window.act["open_left"] in toolbar.actions()
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert titles == list(MENUS) and all(a.menu().actions() for a in window.menuBar().actions())
+    assert window.target_selector.count() >= 1 and window.mode_switch.mode == "replay"
+    # Its keys work: F8 steps to the first difference, as in a window built whole.
+    window.activateWindow()  # shortcuts reach the active window only
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.left.tree.setFocus()
+    qtbot.keyClick(window.left.tree, Qt.Key.Key_F8)
+    first = window.alignment.diff.pairs[window.alignment.changed[0]]
+    assert window.left.current_item() == first.left
+    window.runner.wait()
 
 
 def _click_tab(qtbot, window, tab: int) -> None:
@@ -163,3 +239,33 @@ def test_the_main_window_module_stays_under_600_lines() -> None:
     # A view: panels live in their own modules, made by the detail tabs (DESIGN.md).
     source = ROOT / "inspector" / "gui" / "qt_main_window.py"
     assert len(source.read_text(encoding="utf-8").splitlines()) < 600
+
+
+def test_the_item_view_is_highlighted_from_its_first_text(qtbot, pair_window) -> None:
+    # The empty Item tab painted at start-up makes no highlighter; the first item shown is
+    # highlighted (a string's colour differs from a key's), as are the items after it.
+    window = pair_window
+    view = ItemPanel(window).view
+    assert view.highlighter is None
+    view.set_text('{"role": "user"}')
+    assert view.highlighter is not None
+    block = view.document().firstBlock()
+    colours = {r.format.foreground().color().name() for r in block.layout().formats()}
+    assert len(colours) >= 2
+    editor = JsonView(window, read_only=False)  # typed into: highlighted from the first key
+    assert editor.highlighter is not None
+
+
+def test_a_started_window_puts_back_a_hidden_toolbar_once_it_is_made(qtbot, tmp_path) -> None:
+    # The toolbar is made after the first paint: the saved window state is put back then too.
+    path = tmp_path / "s.ini"
+    first = MainWindow(Settings.open(path))
+    qtbot.addWidget(first)
+    first.toolbar.hide()
+    first.save_settings()
+    first.close()
+    window = open_window(build_parser().parse_args([]), Settings.open(path))
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.furnished)
+    assert window.toolbar.isHidden() and window.left.isVisible()
+    window.runner.wait()

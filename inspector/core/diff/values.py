@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, overload
 
-from inspector.core.model import Severity
+from inspector.core.codes import Severity
 
 #: Item fields that always differ between providers and are never compared.
 VOLATILE_FIELDS: frozenset[str] = frozenset({"id"})

@@ -834,7 +834,9 @@ def load_jsonl_lines(
             if line.strip():
                 yield number, load_json(line, path, number - 1, long_digits=check)
 
-    return _load_records(records(), path)
+    loaded = _load_records(records(), path)
+    assert loaded is not None
+    return loaded
 
 
 #: A JSON Lines record the lean reader has added itself (an item).
@@ -842,9 +844,16 @@ _ADDED: Any = object()
 
 
 def _load_records(
-    records: Iterable[tuple[int, Any]], path: str | None, b: Builder | None = None
-) -> Transcript:
-    """Build a transcript from parsed JSONL records, given with their line numbers."""
+    records: Iterable[tuple[int, Any]],
+    path: str | None,
+    b: Builder | None = None,
+    *,
+    items_only: bool = False,
+) -> Transcript | None:
+    """Build a transcript from parsed JSONL records, given with their line numbers.
+
+    `items_only`: None as soon as a record is not a bare item (see `load_jsonl_run`).
+    """
     b = b or _builder(path)
     kinds: set[str] = set()
     for number, obj in records:
@@ -852,6 +861,8 @@ def _load_records(
             kinds.add("item")
             continue
         kind = classify(obj)
+        if items_only and kind != "item":
+            return None
         if kind == "stream_event":
             # The first record was not an event (a stream is detected by its first line).
             raise LoadError(
@@ -860,7 +871,7 @@ def _load_records(
                 line=number,
             )
         kinds.add(_add_record(b, Record(obj, number, ""), kind))
-    if not b.groups:
+    if not b.groups and not items_only:  # a run of blank lines holds no records
         raise LoadError(f"file has no records; expected {REGISTRY.expected}", path=path)
     fmt = "batch" if kinds == {"batch"} else "jsonl"
     return b.transcript(fmt)
@@ -896,25 +907,32 @@ def _jsonl_bytes(
     path: str | None,
     cancel: threading.Event | None = None,
     progress: Progress | None = None,
+    *,
+    run: tuple[_lean.Risks, int, int] | None = None,
 ) -> Transcript | None:
     """Load UTF-8 JSON Lines (framed so by `sniff`) straight from bytes.
 
     Big logs are JSONL: parsing each line's bytes avoids holding the file, its decoded text
     and its split lines at once; items are read lean where they can be (see `_lean`).
-    `cancel` is checked, and `progress` told, between lines.
+    `cancel` is checked, and `progress` told, between lines. `run`: the bytes are a run of a
+    file's lines (`load_jsonl_run`): the whole file's risks, the lines and the items before
+    the run; None when a record is not a bare item.
     """
-    risks = _lean.Risks(data)
+    risks = _lean.Risks(data) if run is None else run[0]
     long_digits = risks.long_digits
     reader = None
     if risks.lean:
         reader = _lean.Reader(data, path, risks, locate=False, item_group=_bare_item_group)
     b = _builder(path)
+    lines_before, items_before = (0, 0) if run is None else run[1:]
+    # Placeholders, so items get their index in the whole file (dropped once loaded).
+    b.items.extend(itertools.repeat(None, items_before))  # type: ignore[arg-type]
 
     check = _checkpoint(cancel, progress, len(data))
 
     def records() -> Iterator[tuple[int, Any]]:
         # One line at a time, rather than a list of every line beside the data itself.
-        position = number = 0
+        position, number = 0, lines_before
         while position < len(data):
             if reader is not None:
                 # Runs of plain items go at once; the line that ends a run comes here.
@@ -954,7 +972,78 @@ def _jsonl_bytes(
                 raise utf8_error(line, exc, path, number) from None
             yield number, load_json(text, path, number - 1, long_digits=long_digits)
 
-    return _load_records(records(), path, b)
+    loaded = _load_records(records(), path, b, items_only=run is not None)
+    if loaded is not None and items_before:
+        loaded = dataclasses.replace(loaded, items=loaded.items[items_before:])
+    return loaded
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JsonlRuns:
+    """A JSON Lines file of bare Open Responses items cut into runs at line starts.
+
+    Each run loads on its own (`load_jsonl_run`) into the items one load of the whole file
+    makes of its lines (the same indexes, lines and values).
+    """
+
+    data: bytes
+    path: str | None
+    #: Each run's (start, stop) in `data`, the lines before it and the items before it.
+    runs: tuple[tuple[int, int, int, int], ...]
+
+
+#: The start of each blank line but the first: its newline's offset plus one.
+_BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n)")
+_BLANK_FIRST = re.compile(rb"[ \t\r\x0b\x0c]*\n")
+
+
+def jsonl_runs(data: bytes, path: str | None, run_bytes: int) -> JsonlRuns | None:
+    """The file's runs of about `run_bytes` each, or None unless the file is JSON Lines that
+    `load_bytes` reads line by line (no other framing, session format, BOM or encoding).
+
+    What else the whole file's load looks at (a lone CR, what sends lines to the plain
+    reader: see `_lean.Risks`) lies within a line, so each run looks at its own.
+    """
+    if is_wide(data) or strip_utf8_bom(data) is not data:
+        return None
+    if _session_format(data) is not None or _sniff(data) is not Framing.JSONL:
+        return None
+    cuts = [0]
+    while cuts[-1] < len(data):
+        end = data.find(b"\n", cuts[-1] + max(run_bytes, 1) - 1)
+        cuts.append(len(data) if end < 0 else end + 1)
+    # Blank lines hold no item: counted so that each run knows its first item's index.
+    blanks = [0] if _BLANK_FIRST.match(data) else []
+    blanks += [m.start() + 1 for m in _BLANK_LINE.finditer(data)]
+    runs = []
+    lines = items = blank = 0
+    for start, stop in itertools.pairwise(cuts):
+        runs.append((start, stop, lines, items))
+        count = data.count(b"\n", start, stop)
+        lines += count
+        while blank < len(blanks) and blanks[blank] < stop:
+            blank, count = blank + 1, count - 1
+        items += count
+    return JsonlRuns(data, path, tuple(runs))
+
+
+def load_jsonl_run(runs: JsonlRuns, number: int) -> Transcript | None:
+    """Load one run of a JSON Lines file (`jsonl_runs`), or None when a record of it is not a
+    bare item (a request, a response, a stream event: the whole file is then read as usual).
+
+    Its items, group and format are those the whole file's load gives them: every record a
+    bare item, the file is one group of them, begun by the first run with an item (a run of
+    blank lines has no group).
+    """
+    start, stop, lines, items = runs.runs[number]
+    data = runs.data[start:stop]
+    risks = _lean.Risks(data)
+    # A line that sends the whole file the plain way, or a lone CR (the file is then split
+    # at CR too): the whole file is read as usual.
+    if not risks.lean or _lone_cr(data):
+        return None
+    with paused_gc():
+        return _jsonl_bytes(data, runs.path, run=(risks, lines, items))
 
 
 def _bare_item_group(b: Builder, line: int) -> int:

@@ -128,8 +128,8 @@ class Builder:
         """Return a LoadError at the record's line."""
         return LoadError(message, path=self.path, line=record.line)
 
-    def transcript(self, fmt: str) -> Transcript:
-        """Freeze what was collected into a Transcript."""
+    def transcript(self, fmt: str, conversation: str | None = None) -> Transcript:
+        """Freeze what was collected into a Transcript (of one conversation of a file)."""
         return Transcript(
             path=self.path,
             format=fmt,
@@ -137,6 +137,7 @@ class Builder:
             groups=tuple(self.groups),
             tools=MappingProxyType(dict(self.tools)),
             tool_choice=self.tool_choice,
+            conversation=conversation,
         )
 
 

@@ -38,7 +38,7 @@ class Corrupt:
     why: str
 
 
-def _pieces(data: bytes) -> Iterator[bytes]:
+def lines_of(data: bytes) -> Iterator[bytes]:
     """The data's lines, as `data.split(b"\\n")` gives them, made one at a time: a large
     file is not held a second time as a list of its lines while its records are parsed."""
     start, size, find = 0, len(data), data.find
@@ -51,6 +51,8 @@ def _pieces(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
+#: What `bytes.strip` takes for white space.
+_BLANK = frozenset(b" \t\n\r\x0b\x0c")
 #: `lean(line, start, number)`: a Line for a record read without parsing it whole (`start`:
 #: where the line begins in the data), or None to parse it.
 Lean = Callable[[bytes, int, int], "Line | None"]
@@ -89,13 +91,14 @@ def iter_lines(
     takes each record as it comes need not hold every record of a large file at once."""
     number = first_number - 1
     done = 0
-    for raw in _pieces(data):
+    for raw in lines_of(data):
         number += 1
         start = done
         done += len(raw) + 1
         if check is not None and not number & 4095:
             check(min(done, len(data)))
-        if not raw.strip() or (skip is not None and skip(raw)):
+        # Only a line that starts blank can be blank (strip copies the line).
+        if not raw or (raw[0] in _BLANK and not raw.strip()) or (skip is not None and skip(raw)):
             continue
         if lean is not None and (read := lean(raw, start, number)) is not None:
             yield read
@@ -121,12 +124,20 @@ def iter_lines(
         check(len(data))
 
 
+def first_line(data: bytes) -> bytes:
+    """The data's first line from its first non-blank byte (without copying the rest, as
+    `data.lstrip()` would: a session file is large)."""
+    start, size = 0, len(data)
+    while start < size and data[start] in _BLANK:
+        start += 1
+    end = data.find(b"\n", start)
+    return data[start : end if end >= 0 else size]
+
+
 def first_record(data: bytes) -> Any:
     """The first non-blank line of the data parsed as JSON, or None when it does not parse."""
-    start = len(data) - len(data.lstrip())
-    end = data.find(b"\n", start)
     try:
-        return orjson.loads(data[start : end if end >= 0 else len(data)])
+        return orjson.loads(first_line(data))
     except orjson.JSONDecodeError:
         return None
 
@@ -165,7 +176,7 @@ def finish(
     """Freeze a conversation, with notes for its first group (corrupt lines, what it holds)."""
     for note in notes:
         b.note(0, note)
-    return dataclasses.replace(b.transcript(fmt), conversation=conversation)
+    return b.transcript(fmt, conversation)
 
 
 def snapshot(

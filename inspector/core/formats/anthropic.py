@@ -186,9 +186,11 @@ def load(b: Builder, record: Record, kind: str) -> None:
 
 _MESSAGE_KEYS = frozenset({"role", "content"})
 #: The fields of a block that its item holds (the rest stay, under the provider's prefix).
-_CALL_KEYS = frozenset({"type", "id", "name", "input"})
-_RESULT_KEYS = frozenset({"type", "tool_use_id", "content"})
-_TEXT_KEYS = frozenset({"type", "text"})
+CALL_KEYS = frozenset({"type", "id", "name", "input"})
+RESULT_KEYS = frozenset({"type", "tool_use_id", "content"})
+TEXT_KEYS = frozenset({"type", "text"})
+#: The mark of a tool result whose content blocks became parts.
+OUTPUT_PARTS = Derivation("output", "converted", "content blocks as parts")
 #: A response's own fields, which describe the response rather than its message.
 _RESPONSE_KEYS = frozenset(
     {"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage", "error"}
@@ -235,14 +237,14 @@ def convert_content(
                 pointer=here,
                 native=block,
                 line=line,
-                fields=prefixed(block, _CALL_KEYS, SLUG),
+                fields=prefixed(block, CALL_KEYS, SLUG),
             )
         elif kind == "tool_result":
             output = block.get("content")
             marks = []
             if isinstance(output, list):
-                output = [_part("user", p) for p in output]
-                marks.append(Derivation("output", "converted", "content blocks as parts"))
+                output = [as_part("user", p) for p in output]
+                marks.append(OUTPUT_PARTS)
             conv.output(
                 call_id=block.get("tool_use_id"),
                 name=None,
@@ -250,22 +252,22 @@ def convert_content(
                 pointer=here,
                 native=block,
                 line=line,
-                fields=prefixed(block, _RESULT_KEYS, SLUG),
+                fields=prefixed(block, RESULT_KEYS, SLUG),
                 derived=marks,
             )
         elif _is_turn_block(kind):
             conv.extra(kind, {k: v for k, v in block.items() if k != "type"}, here, block, line)
         else:
-            conv.part(_part(role, block), PARTS_CONVERTED)
+            conv.part(as_part(role, block), PARTS_CONVERTED)
 
 
-def _part(role: Any, block: Any) -> Any:
+def as_part(role: Any, block: Any) -> Any:
     """A content block as an Open Responses part: text converted, others keep the prefix."""
     if not isinstance(block, dict):
         return block
     kind = block.get("type")
     if kind == "text":
-        return {**text_part(role, block.get("text")), **prefixed(block, _TEXT_KEYS, SLUG)}
+        return {**text_part(role, block.get("text")), **prefixed(block, TEXT_KEYS, SLUG)}
     return {**block, "type": f"{SLUG}:{kind}" if isinstance(kind, str) else f"{SLUG}:block"}
 
 

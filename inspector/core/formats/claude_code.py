@@ -22,7 +22,19 @@ from typing import Any
 import orjson
 
 from inspector.core.formats import anthropic
-from inspector.core.formats._convert import ABSENT, Api, Converter
+from inspector.core.formats._convert import (
+    ABSENT,
+    COMPLETED,
+    HISTORY_STATUS,
+    PARTS_CONVERTED,
+    Api,
+    Converter,
+    empty_text,
+    held,
+    prefixed,
+    serialise,
+    text_part,
+)
 from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.formats._sessions import (
     Corrupt,
@@ -40,6 +52,7 @@ from inspector.core.formats._sessions import (
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import read_bytes
 from inspector.core.model import (
+    Conversion,
     Derivation,
     LoadError,
     Note,
@@ -111,7 +124,9 @@ def load(b: Builder, record: Record, kind: str) -> None:
     line = Line(record.line, record.base, obj)
     if not b.groups or b.groups[-1].kind != "claude_code_session":
         conversation_group(b, "claude_code_session", line, envelope=API.envelope)
-    conv = Converter(b, Record(obj, record.line, record.base), len(b.groups) - 1, API, ABSENT)
+    conv = Converter(
+        b, Record(obj, record.line, record.base), len(b.groups) - 1, API, ABSENT, hold=True
+    )
     _turn(conv, [line])
     finish_lossy(conv, LOSSY, SOURCE)
 
@@ -125,6 +140,8 @@ SOURCE = ("claude_code", LABEL)
 
 def _turn(conv: Converter, run: Sequence[Line]) -> None:
     """Convert one turn: a user record, or the records of one assistant response."""
+    if _plain_turn(conv, run):
+        return
     first = run[0]
     role = first.obj["message"].get("role") or first.obj.get("type")
     conv.begin(role, first.base + "/message", first.obj, first.number)
@@ -134,9 +151,125 @@ def _turn(conv: Converter, run: Sequence[Line]) -> None:
     conv.end()
 
 
-def _message_id(obj: dict[str, Any]) -> Any:
-    """What ties the records of one response together (None: a record is a turn of its own)."""
-    return obj["message"].get("id") if obj.get("type") == "assistant" else None
+#: What a call of a Claude Code turn is marked with: its arguments serialised, and finished (a
+#: session's calls are history, sent back to the model), as `finish_lossy` and
+#: `Converter.finish` mark them.
+_CALL_MARKS = (LOSSY, HISTORY_STATUS)
+_TEXT_MARKS = (PARTS_CONVERTED,)
+_OUTPUT_MARKS = (anthropic.OUTPUT_PARTS,)
+
+
+def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
+    """Convert a turn of the blocks nearly every record holds (text, tool_use and tool_result
+    blocks whose ids are there: nothing to synthesise or pair) straight into items, as
+    `anthropic.convert_content` and `finish_lossy` convert them (text parts gather into a
+    message until a call or result splits them; every call is history); False, and nothing
+    done, for any other turn.
+
+    The bulk of a large session: the converter's general rules (ids to synthesise or pair,
+    stop reasons, blocks of other kinds) cost more than the items themselves. The turn is read
+    once: what it changes in the builder waits until every block was found plain.
+    """
+    first = run[0]
+    native = first.obj
+    role = native["message"].get("role") or native.get("type")
+    at = first.base + "/message"
+    at_line = first.number if first.number is not None else conv.record.line
+    # (raw, line, pointer, native, marks) of each item, in order; text parts gather in `parts`.
+    made: list[tuple[dict[str, Any], int | None, str, Any, tuple[Derivation, ...]]] = []
+    parts: list[Any] = []
+    calls: list[tuple[Any, str]] = []
+    for line in run:
+        content = line.obj["message"].get("content")
+        if type(content) is str:
+            if parts:
+                _gathered(made, parts, role, at_line, at, native)
+            made.append(
+                ({"type": "message", "role": role, "content": content}, at_line, at, native, ())
+            )
+            continue
+        if type(content) is not list:
+            return False
+        where = line.number if line.number is not None else at_line
+        blocks = line.base + "/message/content/"
+        for j, block in enumerate(content):
+            if type(block) is not dict:
+                return False
+            kind = block.get("type")
+            if kind == "text":
+                part = text_part(role, block.get("text"))
+                if len(block) != 2 or "text" not in block:
+                    part.update(prefixed(block, anthropic.TEXT_KEYS, anthropic.SLUG))
+                parts.append(part)
+                continue
+            if kind == "tool_use":
+                call_id = block.get("id")
+                if type(call_id) is not str or not call_id or "input" not in block:
+                    return False
+                if parts:
+                    _gathered(made, parts, role, at_line, at, native)
+                name, given = block.get("name"), block["input"]
+                calls.append((name, call_id))
+                arguments = given if type(given) is str else (serialise(given) or given)
+                raw = {
+                    "type": "function_call",
+                    "status": COMPLETED,
+                    "call_id": call_id,
+                    "name": name,
+                    "arguments": arguments,
+                }
+                if len(block) != 4 or "name" not in block:
+                    raw.update(prefixed(block, anthropic.CALL_KEYS, anthropic.SLUG))
+                made.append((raw, where, blocks + str(j), block, _CALL_MARKS))
+            elif kind == "tool_result":
+                call_id = block.get("tool_use_id")
+                if type(call_id) is not str or not call_id:
+                    return False
+                if parts:
+                    _gathered(made, parts, role, at_line, at, native)
+                output = block.get("content")
+                marks: tuple[Derivation, ...] = ()
+                if type(output) is list:
+                    output = [anthropic.as_part("user", p) for p in output]
+                    marks = _OUTPUT_MARKS
+                raw = {"type": "function_call_output", "call_id": call_id, "output": output}
+                if len(block) != 3 or "content" not in block:
+                    raw.update(prefixed(block, anthropic.RESULT_KEYS, anthropic.SLUG))
+                made.append((raw, where, blocks + str(j), block, marks))
+            else:
+                return False
+    if parts:
+        _gathered(made, parts, role, at_line, at, native)
+    if conv.pending:
+        finish_lossy(conv, LOSSY, SOURCE)  # earlier turns first: the items keep file order
+    b = conv.b
+    turn = (conv.group, at)
+    unanswered, answered = b.unanswered, b.answered
+    for name, call_id in calls:
+        if type(name) is str:
+            unanswered.setdefault(name, []).append((call_id, turn))
+    items, group, envelope = b.items, conv.group, API.envelope
+    into = conv.held
+    if into is None or into.first + len(into.values) != len(items):
+        into = conv.held = held(b)
+    source, label = SOURCE
+    for raw, line_number, pointer, block, marks in made:
+        if raw["type"] == "function_call_output":
+            answered.add(raw["call_id"])
+        conversion = Conversion(source, block, marks, label)
+        into.add(items, raw, line_number, pointer, group, envelope, conversion)
+    return True
+
+
+def _gathered(
+    made: list[Any], parts: list[Any], role: Any, line: int | None, at: str, native: Any
+) -> None:
+    """The message of the text parts gathered so far (none when they are all empty)."""
+    kept = [p for p in parts if not empty_text(p)]
+    if kept:
+        raw = {"type": "message", "role": role, "content": kept}
+        made.append((raw, line, at, native, _TEXT_MARKS))
+    parts.clear()
 
 
 # --------------------------------------------------------------------------------------------
@@ -302,14 +435,6 @@ _SHARED = ("sessionId", "cwd", "version", "gitBranch", "userType", "type", "slug
 _SHARED_MESSAGE = ("role", "type", "model", "stop_reason")
 
 
-def _share(obj: dict[str, Any], keys: tuple[str, ...], share: Callable[[str, str], str]) -> None:
-    """Replace the text of `keys` in `obj` with the one copy of it already met."""
-    for key in keys:
-        value = obj.get(key)
-        if type(value) is str:
-            obj[key] = share(value, value)
-
-
 class Reader:
     """A session's conversations, built record by record as they are read.
 
@@ -348,48 +473,68 @@ class Reader:
         records were)."""
         found, of_uuid, main = self._found, self._of_uuid, self._main
         share = self._shared.setdefault
+        links = self._own_links
         for line in lines:
             obj = line.obj
-            _share(obj, _SHARED, share)
-            message = obj.get("message")
-            if type(message) is dict:
-                _share(message, _SHARED_MESSAGE, share)
-            if self._session is None and isinstance(obj.get("sessionId"), str):
+            get = obj.get
+            for key in _SHARED:
+                value = get(key)
+                if value.__class__ is str:
+                    obj[key] = share(value, value)
+            message = get("message")
+            if message.__class__ is dict:
+                for key in _SHARED_MESSAGE:
+                    value = message.get(key)
+                    if value.__class__ is str:
+                        message[key] = share(value, value)
+            if self._session is None and isinstance(get("sessionId"), str):
                 self._session = obj["sessionId"]
-            agent = obj.get("agentId") if isinstance(obj.get("agentId"), str) else None
-            uuid = obj.get("uuid")
-            if obj.get("isSidechain") is True:
-                parent = obj.get("parentUuid")
-                key = of_uuid.get(parent) if isinstance(parent, str) else None
-                if key is None or key == MAIN:  # a sidechain starts here, whoever its parent is
-                    key = f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}"
+            agent = get("agentId")
+            if agent is not None and not isinstance(agent, str):
+                agent = None
+            uuid = get("uuid")
+            if get("isSidechain") is True:
+                parent = get("parentUuid")
+                known = of_uuid.get(parent) if isinstance(parent, str) else None
+                # Unknown, or the main thread's: a sidechain starts here.
+                key = known or (f"agent-{agent}" if agent else f"sidechain-{uuid or line.number}")
+                if isinstance(uuid, str):
+                    of_uuid[uuid] = key
             else:
                 key = MAIN
-                if self._own_links and _may_link(obj):
+                if links and _may_link(obj):
                     main.append(line)
-            if isinstance(uuid, str):
-                of_uuid[uuid] = key
-            if not _is_turn(obj):
+                if of_uuid and isinstance(uuid, str):
+                    # Only sidechain records are looked up: a main one is as good as absent.
+                    of_uuid.pop(uuid, None)
+            if message.__class__ is not dict or get("type") not in TURN_TYPES:
                 continue
             live = found.get(key)
             if live is None:
                 live = found[key] = self._open(key, line)
-            if key != MAIN and agent:
+            if agent and key != MAIN:
                 live.agent = agent
-            if not live.prompted and obj.get("type") == "user":
+            if not live.prompted and get("type") == "user":
                 live.prompted, live.prompt = True, _prompt_of(obj)
-            self._take(live, line)
+            # One more record of the last response, or a turn of its own (`_take`).
+            turn_key = message.get("id") if get("type") == "assistant" else None
+            if live.run and live.mark is None and (turn_key is None or turn_key != live.run_key):
+                _turn(live.conv, live.run)
+                live.run = [line]
+                live.run_key = turn_key
+            else:
+                self._take(live, line, turn_key)
         self._corrupt += corrupt  # after the lines: they may be read as they are parsed
 
     def _open(self, key: str, first: Line) -> _Live:
         b = builder(self.path)
         group = conversation_group(b, "claude_code_session", first, envelope=API.envelope)
         record = Record(first.obj, first.number, first.base)
-        return _Live(key, b, Converter(b, record, group, API, ABSENT))
+        return _Live(key, b, Converter(b, record, group, API, ABSENT, hold=True))
 
-    def _take(self, live: _Live, line: Line) -> None:
-        """Add a turn record: it ends the last turn, or is one more record of its response."""
-        key = _message_id(line.obj)
+    def _take(self, live: _Live, line: Line, key: Any) -> None:
+        """Add a turn record (`key`: its response's message id): it ends the last turn, or is
+        one more record of its response."""
         if live.run and (key is None or key != live.run_key):
             self._close(live)
         elif live.mark is not None:

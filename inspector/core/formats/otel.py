@@ -35,13 +35,22 @@ from typing import Any
 
 import orjson
 
-from inspector.core.formats._convert import ABSENT, Api, Converter, serialise, text_part
+from inspector.core.formats._convert import (
+    ABSENT,
+    Api,
+    Converter,
+    prefixed,
+    serialise,
+    text_part,
+)
 from inspector.core.formats._records import CERTAIN, Builder, Detection, Record, tools_from_list
 from inspector.core.formats._sessions import (
     builder,
     conversation_group,
     finish,
     finish_lossy,
+    first_line,
+    lines_of,
     several_note,
 )
 from inspector.core.formats.spec import FormatSpec
@@ -141,6 +150,9 @@ PYDANTIC_PARAMETERS = "model_request_parameters"
 PYDANTIC_TOOL_LISTS = ("function_tools", "output_tools")
 #: Attributes whose values' JSON Pointers are kept.
 _POINTED = (INPUT, OUTPUT, SYSTEM, TOOLS, EVENTS_ATTRIBUTE, PYDANTIC_PARAMETERS)
+_POINTED_KEYS = frozenset(_POINTED)
+#: The fields of a message that its items take over (the others stay, prefixed).
+_MESSAGE_KEYS = frozenset({"role", "parts", "finish_reason"})
 #: Part types that go into a message's content as Open Responses parts.
 _MEDIA = frozenset({"blob", "uri", "file"})
 _FLAT = re.compile(r"gen_ai\.(prompt|completion)\.(\d+)\.(.+)")
@@ -229,8 +241,13 @@ def attributes(listed: Any) -> dict[str, Any]:
         return {str(k): value(v) for k, v in listed.items()}
     found: dict[str, Any] = {}
     for entry in listed if isinstance(listed, list) else ():
-        if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-            found[entry["key"]] = value(entry.get("value"))
+        if isinstance(entry, dict) and isinstance(key := entry.get("key"), str):
+            raw = entry.get("value")
+            # Nearly every attribute is a string: read here, without a call for it.
+            if type(raw) is dict and len(raw) == 1 and "stringValue" in raw:
+                found[key] = raw["stringValue"]
+            else:
+                found[key] = value(raw)
     return found
 
 
@@ -243,9 +260,10 @@ def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dic
         for key in _POINTED:
             where[key] = join_pointer(at, field_name, key)
         return where
+    pointed = _POINTED_KEYS
     for i, entry in enumerate(listed if isinstance(listed, list) else ()):
         name = entry.get("key") if isinstance(entry, dict) else None
-        if isinstance(name, str) and name in _POINTED:
+        if isinstance(name, str) and name in pointed:
             key = name
             raw = entry.get("value")
             kind = next(iter(raw), "") if isinstance(raw, dict) and len(raw) == 1 else ""
@@ -435,7 +453,8 @@ def _from_record(
             messages, plain = _chat_messages(found.get(key), role)
             legacy += [(side, m, at) for m in messages]
             plain_at.update([at] if plain else [])
-    bodies = _parsed(attrs.get(EVENTS_ATTRIBUTE)) if _is_genai(attrs) else None
+    genai = _is_genai(attrs)
+    bodies = _parsed(attrs.get(EVENTS_ATTRIBUTE)) if genai else None
     if isinstance(bodies, list):
         at = _value_pointers(pointer, record.get(layout.attributes), layout.attributes).get(
             EVENTS_ATTRIBUTE, pointer
@@ -448,7 +467,7 @@ def _from_record(
         base = made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
         base.plain_at = plain_at
         yield _with_messages(base, legacy)
-    elif _is_genai(attrs):
+    elif genai:
         yield made(pointer, attrs, record.get(layout.attributes), layout.attributes, time)
     yield from details
 
@@ -814,8 +833,8 @@ def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bo
     if not isinstance(parts, list):
         # A message in a provider's own shape (`content`, as some instrumentations write).
         parts = [{"type": "text", "content": message.get("content")}]
-    known = ("role", "parts", "finish_reason")
-    fields = {f"{SLUG}:{k}": v for k, v in message.items() if k not in known}
+    # Nearly every message holds only the known fields: nothing to keep beside them.
+    fields = {} if message.keys() <= _MESSAGE_KEYS else prefixed(message, _MESSAGE_KEYS, SLUG)
     conv.begin(role, pointer, message, None, fields)
     if plain:
         conv.note(_PLAIN_TEXT)
@@ -979,13 +998,13 @@ def _add_inference(
     record = Record(inference.attrs, inference.line, inference.pointer)
     # Only the first output message continues the conversation (the others are choices).
     fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]])
-    history = Converter(b, record, group, API, ABSENT)
+    history = Converter(b, record, group, API, ABSENT, hold=True)
     for (message, pointer, plain), new in zip(sent, fresh, strict=False):
         if new:
             _message(history, seen, message, pointer, plain)
     finish_lossy(history, LOSSY, (FORMAT.name, LABEL), objects_only=True)
     if got:
-        response = Converter(b, record, group, API, reason, answered)
+        response = Converter(b, record, group, API, reason, answered, hold=True)
         response.alternatives(len(got), "choices")
         message, pointer, plain = got[0]
         if fresh[-1]:
@@ -1014,14 +1033,14 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
         return
     if document is not None:
         raise LoadError("an OTLP JSON export must be an object", path=path)
-    first = data.lstrip().split(b"\n", 1)[0]
     try:
-        orjson.loads(first)
+        orjson.loads(first_line(data))
     except orjson.JSONDecodeError:
         # Not the file exporter's lines: one document that does not parse; say where.
         load_json(data.decode("utf-8", "replace"), path)
         raise LoadError("the OTLP JSON export does not parse", path=path) from None
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    # One line at a time: the file is not held a second time as a list of its lines.
+    for number, raw in enumerate(lines_of(data), start=1):
         if not raw.strip():
             continue
         try:

@@ -17,11 +17,16 @@ class Streamed:
     level); otherwise each element is written at once, without looking inside it.
     """
 
-    __slots__ = ("elements", "nested")
+    __slots__ = ("elements", "encoded", "nested")
 
-    def __init__(self, elements: Iterable[Any], *, nested: bool = False) -> None:
+    def __init__(
+        self, elements: Iterable[Any], *, nested: bool = False, encoded: int | None = None
+    ) -> None:
         self.elements = elements
         self.nested = nested
+        #: The elements are already encoded for this level of the document: `elements` are
+        #: parts, each blocks of bytes, each part some elements as the writer joins them.
+        self.encoded = encoded
 
 
 def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
@@ -79,14 +84,17 @@ def transcript_info(transcript: Transcript) -> dict[str, Any]:
 
 
 def gate_document(
-    path: str, result: GateResult, decision: Decision | None = None
+    path: str, result: GateResult, decision: Decision | None = None, rows: Streamed | None = None
 ) -> dict[str, Any]:
-    """Return the JSON object for one gated file (with its decision, when given)."""
+    """Return the JSON object for one gated file (with its decision, when given).
+
+    `rows`: the item rows, already encoded (a file gated by runs; its transcript has no items).
+    """
     info = transcript_info(result.transcript)
     document: dict[str, Any] = {
         "path": path,
         "format": info["format"],
-        "items": Streamed(item_rows(result)),
+        "items": Streamed(item_rows(result)) if rows is None else rows,
         "findings": [f.to_json() for f in result.findings],
         "summary": result.summary(),
         "groups": info["groups"],

@@ -1,0 +1,126 @@
+"""The scan's pool workers do no work a single process would do once: what they import and build.
+
+Each test runs `inspector scan` in a subprocess of its own, as the command runs: one thread, so
+the workers are forked from it (a test runner's threads would make them come from a fork
+server). A driver wraps the pool's worker functions before the command starts; the forked
+workers inherit the wrappers and log what they find.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.core import formats, scan
+from tests.core.test_scan import make_fleet
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Runs `inspector scan ARGS…` (argv[2:]) and appends to argv[1], one JSON object a line: the
+#: parent's modules when it makes the pool and when the scan ends, each worker's modules when
+#: it starts (before its initializer) and, after each task, the modules it imported since.
+DRIVER = """\
+import concurrent.futures, gc, json, os, sys
+from inspector.cli import run
+from inspector.core import scan
+
+def note(**entry):
+    with open(sys.argv[1], "a") as log:
+        log.write(json.dumps(entry) + "\\n")
+
+make = concurrent.futures.ProcessPoolExecutor.__init__
+
+def made(self, *args, **kwargs):
+    note(who="parent", at="pool", modules=sorted(sys.modules))
+    make(self, *args, **kwargs)
+
+concurrent.futures.ProcessPoolExecutor.__init__ = made
+init = scan._init_worker
+started = set()
+
+def traced_init(options):
+    started.update(sys.modules)
+    note(who="worker", at="start", pid=os.getpid(), gc=gc.isenabled())
+    init(options)
+    note(who="worker", at="init", pid=os.getpid(), new=sorted(set(sys.modules) - started))
+
+scan._init_worker = traced_init
+chunk = scan._worker_chunk
+
+def traced_chunk(paths):
+    done = chunk(paths)
+    note(who="worker", at="task", pid=os.getpid(), new=sorted(set(sys.modules) - started))
+    return done
+
+scan._worker_chunk = traced_chunk
+gc.disable()  # as python -m inspector runs a command
+status = run(sys.argv[2:])
+note(who="parent", at="end", modules=sorted(sys.modules))
+os._exit(status)
+"""
+
+
+def _scan(log: Path, *args: str) -> list[dict[str, Any]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-c", DRIVER, str(log), "scan", *args]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode in (0, 1, 2), done.stderr
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """300 files: every transcript sample twice over, some gzipped, some unreadable."""
+    folder = tmp_path_factory.mktemp("mixed")
+    make_fleet(folder, 300)
+    return folder
+
+
+def test_no_worker_imports_a_module_and_the_rows_are_those_of_one_job(
+    mixed: Path, tmp_path: Path
+) -> None:
+    """The parent preloaded every format module before the pool started; the workers, forked
+    from it, scan every kind of file without importing anything (each would otherwise import
+    every format module, the stream machinery and `regex` again)."""
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    log = _scan(tmp_path / "log", str(mixed), "--target", "openai", "--jobs", "2", "-o", str(two))
+    (pool,) = [e for e in log if e["at"] == "pool"]
+    assert set(scan.worker_modules()) <= set(pool["modules"])
+    for name in formats.FORMAT_MODULES:
+        assert f"inspector.core.formats.{name}" in pool["modules"]
+    starts = [e for e in log if e["at"] == "start"]
+    assert len(starts) == 2 and not any(e["gc"] for e in starts)
+    tasks = [e for e in log if e["at"] == "task"]
+    assert len({e["pid"] for e in tasks}) == 2  # both workers scanned
+    for entry in [e for e in log if e["at"] == "init"] + tasks:
+        assert entry["new"] == [], f"worker {entry['pid']} imported {entry['new']}"
+    # One job, on the same files, scans in this process and writes the same bytes.
+    single = _scan(
+        tmp_path / "log1", str(mixed), "--target", "openai", "--jobs", "1", "-o", str(one)
+    )
+    assert not [e for e in single if e["who"] == "worker"]
+    assert one.read_bytes() == two.read_bytes()
+    # What the single process imported while scanning, the pool's parent had before forking
+    # (its walk's `glob` aside): nothing a file needs is left for a worker to import.
+    (end,) = [e for e in single if e["at"] == "end"]
+    assert set(end["modules"]) - set(pool["modules"]) <= {"glob"}
+
+
+def test_one_job_imports_only_the_formats_its_files_need(tmp_path: Path) -> None:
+    """`--jobs 1` keeps loading formats on first use: an Open Responses file imports no other."""
+    sample = tmp_path / "request.json"
+    sample.write_text(
+        '{"model": "m", "input": [{"type": "message", "role": "user", "content": "hi"}]}'
+    )
+    log = _scan(tmp_path / "log", str(sample), "--jobs", "1", "-o", str(tmp_path / "rows.jsonl"))
+    (end,) = [e for e in log if e["at"] == "end"]
+    others = [
+        f"inspector.core.formats.{n}" for n in formats.FORMAT_MODULES if n != "open_responses"
+    ]
+    assert not set(others) & set(end["modules"])
