@@ -474,9 +474,10 @@ def _renamed_consistently(diff: DiffResult) -> bool:
     mapping: dict[Any, Any] = {}
     calls = 0
     pairs = diff.pairs
-    lefts, rights = pairs.sides("left"), pairs.sides("right")
+    # The pairs' own arrays (-1: no item), not a list of integers a pair.
+    lefts, rights = pairs.indexes("left"), pairs.indexes("right")
     for number, (i, j) in enumerate(zip(lefts, rights, strict=True)):
-        if i is None or j is None:
+        if i < 0 or j < 0:
             continue
         left = diff.left.transcript.items[i]
         if left.type != "function_call":

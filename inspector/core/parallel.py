@@ -61,8 +61,20 @@ def default_jobs_for(size: int | None) -> int:
     """The processes `gate` uses by default for a file of `size` bytes (None: not known).
 
     Every core from POOL_MIN_BYTES on, else one: a small file is done before workers start.
+    Under an address-space cap (`ulimit -v`, RLIMIT_AS), one: the pool's threads each reserve
+    a malloc arena and a stack (about 140 MB of address space in all), so a cap that one
+    process fits under could refuse the pool (`--jobs N` still asks for it).
     """
-    return default_jobs() if size is not None and size >= POOL_MIN_BYTES else 1
+    if size is None or size < POOL_MIN_BYTES or _address_space_capped():
+        return 1
+    return default_jobs()
+
+
+def _address_space_capped() -> bool:
+    """Whether this process's address space has a finite cap."""
+    import resource
+
+    return resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY
 
 
 def gate_on_cores(

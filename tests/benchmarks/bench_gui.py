@@ -76,7 +76,12 @@ def _shown_window(scratch: str, *, synchronous: bool) -> MainWindow:
     window = open_window(build_parser().parse_args([]), settings, synchronous=synchronous)
     window.resize(1400, 900)
     app.processEvents()
-    while window.runner.busy("targets") or not window.target_selector.count() > 1:
+    # The toolbar's target selector is made after the first paint.
+    while (
+        getattr(window, "target_selector", None) is None
+        or window.runner.busy("targets")
+        or not window.target_selector.count() > 1
+    ):
         window.runner.wait()
         app.processEvents()
     return window

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inspector.core.diff import align_items, display_order
 from inspector.core.diff import match as matcher
@@ -126,3 +128,32 @@ def test_compare_mode_pairs_calls_by_name_whatever_their_call_ids() -> None:
     assert align_items(left, right, mode="compare") == [(0, 1), (1, 0)]
     # Replay mode: no call_id matches, so content decides and only one call can keep its order.
     assert align_items(left, right) == [(0, None), (1, 0), (None, 1)]
+
+
+def _sorted_order(pairs, n_left, n_right):
+    """The display order by its definition: one sort on (place, right-only first, index)."""
+    left_of_right = {j: i for i, j in pairs if i is not None and j is not None}
+    paired_lefts = sorted(left_of_right.values())
+    keys = []
+    for i, j in pairs:
+        if i is not None:
+            keys.append((i, 1, 0))
+            continue
+        before = [k for k in left_of_right if k < j]  # paired right items before this one
+        anchor = left_of_right[max(before)] if before else -1
+        place = next((p for p in paired_lefts if p >= anchor + 1), n_left)
+        keys.append((place, 0, j))
+    return [pair for _, pair in sorted(zip(keys, pairs, strict=True))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_display_order_is_the_sort_on_place_and_index(data) -> None:
+    n_left, n_right = data.draw(st.integers(0, 8)), data.draw(st.integers(0, 8))
+    lefts = data.draw(st.permutations(range(n_left)))
+    rights = data.draw(st.permutations(range(n_right)))
+    paired = data.draw(st.integers(0, min(n_left, n_right)))
+    pairs = list(zip(lefts[:paired], rights[:paired], strict=True))
+    pairs += [(i, None) for i in lefts[paired:]] + [(None, j) for j in rights[paired:]]
+    pairs = data.draw(st.permutations(pairs))
+    assert display_order(pairs, n_left, n_right) == _sorted_order(pairs, n_left, n_right)

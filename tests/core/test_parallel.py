@@ -9,6 +9,8 @@ import os
 import pickle
 import random
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -30,6 +32,8 @@ from inspector.core.gate import (
 )
 from inspector.core.model import LoadError, Transcript
 from tests.benchmarks import synthetic
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _call(rng: random.Random, number: int) -> dict[str, object]:
@@ -167,6 +171,27 @@ def test_by_default_a_large_file_takes_every_core_and_a_small_one_this_process(
     assert pooled == alone
     # Standard input has no size to go by: one process.
     assert parallel.default_jobs_for(None) == 1
+
+
+def test_under_an_address_space_cap_a_large_file_is_gated_in_one_process_by_default():
+    # The pool's threads reserve a malloc arena and a stack each: under `ulimit -v` a default
+    # gate stays in the one process that fits (measured: 100k calls gate at a 170 MB cap in one
+    # process, and need 300 MB with the pool); `--jobs N` still asks for workers.
+    script = (
+        "import resource\n"
+        "from inspector.core import parallel\n"
+        "parallel.default_jobs = lambda: 2\n"
+        "big = parallel.POOL_MIN_BYTES\n"
+        "unlimited = resource.RLIM_INFINITY\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (unlimited, unlimited))\n"
+        "print(parallel.default_jobs_for(big), parallel.default_jobs_for(big - 1))\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))\n"
+        "print(parallel.default_jobs_for(big), parallel.default_jobs_for(big - 1))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert done.stdout.split("\n")[:2] == ["2 1", "1 1"]
 
 
 def _dying_worker(start: int, stop: int) -> None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from itertools import compress
+from operator import lt
 
 from inspector.core.diff.keys import (
+    _Alike,
     _arguments_key,
     _hashable,
     _output_key,
@@ -13,8 +18,10 @@ from inspector.core.diff.keys import (
     _signature,
 )
 from inspector.core.diff.match import (
+    Found,
     IndexPair,
     Leaf,
+    Out,
     _by_position,
     _difflib,
     _equal_runs,
@@ -26,43 +33,84 @@ from inspector.core.diff.values import CALL_TYPES, DiffMode
 from inspector.core.model import Item
 
 
-def _call_pairs(left: _Side, right: _Side) -> list[tuple[int, int]]:
-    """Pair calls (and outputs) by call_id, occurrence by occurrence.
+def _call_pairs(left: _Side, right: _Side) -> tuple[array[int], array[int]]:
+    """Pair calls (and outputs) by call_id, occurrence by occurrence: the left and the right
+    item of each pair, in left order.
 
     A call_id that occurs more often on one side (providers that number calls per response,
     call_0, call_1, …) is ambiguous: those items are left to content alignment instead.
     """
-    # By type, then call_id: no tuple a call; a call_id met once keeps its index, not a list.
-    slots: dict[str, dict[str, int | list[int]]] = {kind: {} for kind in CALL_TYPES}
-    for index in right.calls:
-        kind, call_id = right.call(index)
-        held = slots[kind]
-        found = held.get(call_id)
-        if found is None:
-            held[call_id] = index
-        elif isinstance(found, list):
-            found.append(index)
+    # By type, then call_id: the right item of a call_id met once a side (the common case);
+    # -1 - j once the left's has taken it, so that a second left one is seen.
+    at: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
+    repeated = False
+    for j, kind, call_id in zip(right.calls, right.call_kinds, right.call_id_of, strict=True):
+        held = at[kind]
+        repeated = repeated or call_id in held
+        held[call_id] = j
+    lefts, rights = array("i"), array("i")
+    if not repeated:
+        for i, kind, call_id in zip(left.calls, left.call_kinds, left.call_id_of, strict=True):
+            held = at[kind]
+            partner = held.get(call_id)
+            if partner is None:
+                continue  # no such call_id on the right: unpaired, however often it occurs
+            if partner < 0:
+                repeated = True
+                break
+            held[call_id] = -1 - partner
+            lefts.append(i)
+            rights.append(partner)
         else:
-            held[call_id] = [found, index]
-    counts: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
-    for index in left.calls:
-        kind, call_id = left.call(index)
-        counted = counts[kind]
-        counted[call_id] = counted.get(call_id, 0) + 1
-    used: dict[str, dict[str, int]] = {kind: {} for kind in CALL_TYPES}
+            return lefts, rights
+    del at
+    lefts, rights = array("i"), array("i")
+    found: list[tuple[int, int]] = []
+    lids = dict(zip(left.calls, left.call_id_of, strict=True))
+    rids = dict(zip(right.calls, right.call_id_of, strict=True))
+    for kind in sorted(CALL_TYPES):
+        lcalls = [i for i, t in zip(left.calls, left.call_kinds, strict=True) if t == kind]
+        rcalls = [j for j, t in zip(right.calls, right.call_kinds, strict=True) if t == kind]
+        found += _repeated_call_pairs(lcalls, rcalls, lids, rids)
+    found.sort()
+    lefts.extend(i for i, _ in found)
+    rights.extend(j for _, j in found)
+    return lefts, rights
+
+
+def _repeated_call_pairs(
+    lcalls: list[int], rcalls: list[int], lids: Mapping[int, str], rids: Mapping[int, str]
+) -> list[tuple[int, int]]:
+    """`_call_pairs` of one type whose call_ids repeat on a side: the k-th occurrence of a
+    call_id on the left with the k-th on the right, where it occurs equally often."""
+    # A call_id met once keeps its index, not a list.
+    slots: dict[str, int | list[int]] = {}
+    for index in rcalls:
+        call_id = rids[index]
+        held = slots.get(call_id)
+        if held is None:
+            slots[call_id] = index
+        elif isinstance(held, list):
+            held.append(index)
+        else:
+            slots[call_id] = [held, index]
+    counts: dict[str, int] = {}
+    for index in lcalls:
+        counts[lids[index]] = counts.get(lids[index], 0) + 1
+    used: dict[str, int] = {}
     pairs: list[tuple[int, int]] = []
-    for index in left.calls:
-        kind, call_id = left.call(index)
-        found = slots[kind].get(call_id)
-        if found is None:
+    for index in lcalls:
+        call_id = lids[index]
+        held = slots.get(call_id)
+        if held is None:
             continue
-        if not isinstance(found, list):
-            if counts[kind][call_id] == 1:
-                pairs.append((index, found))
-        elif len(found) == counts[kind][call_id]:
-            taken = used[kind].get(call_id, 0)
-            pairs.append((index, found[taken]))
-            used[kind][call_id] = taken + 1
+        if not isinstance(held, list):
+            if counts[call_id] == 1:
+                pairs.append((index, held))
+        elif len(held) == counts[call_id]:
+            taken = used.get(call_id, 0)
+            pairs.append((index, held[taken]))
+            used[call_id] = taken + 1
     return pairs
 
 
@@ -188,12 +236,12 @@ def _outputs_by_call(
     # the output of the call its call_id names, so the mismatch is told about that pair.
     orphans: dict[str, list[int]] = {}
     for j in reversed(ro):
-        call_id = right.call_ids[j]
+        call_id = right.call_id(j)
         if j not in used and j not in right_answers and isinstance(call_id, str):
             orphans.setdefault(call_id, []).append(j)
     for i in rest:
         call = partner.get(left_answers.get(i, -1))
-        call_id = right.call_ids[call] if call is not None else None
+        call_id = right.call_id(call) if call is not None else None
         waiting = orphans.get(call_id) if isinstance(call_id, str) else None
         if waiting and i not in taken:
             take(i, waiting.pop())
@@ -203,7 +251,7 @@ def _outputs_by_call(
 def _by_signature(left: _Side, right: _Side) -> Leaf:
     """The leaf of content alignment: align a gap on signatures, then difflib, then position."""
 
-    def leaf(a: list[int], b: list[int], out: list[IndexPair]) -> None:
+    def leaf(a: list[int], b: list[int], out: Out) -> None:
         if not a or not b:
             _by_position(a, b, out)
             return
@@ -220,61 +268,109 @@ def align_items(
 ) -> list[IndexPair]:
     """Pair the items of two transcripts (see the package docstring); display order, each once."""
     shared: dict[bytes, int] = {}
-    return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode))
+    return _align(_Side.of(left, shared), _Side.of(right, shared), DiffMode(mode)).pairs()
 
 
-def _align(left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY) -> list[IndexPair]:
+def _align(
+    left: _Side, right: _Side, mode: DiffMode = DiffMode.REPLAY, alike: _Alike | None = None
+) -> Found:
+    """`align_items` of two sides, in display order; `alike` (made here when not given) tells
+    items alike."""
+    alike = _Alike(left, right) if alike is None else alike
     if mode is DiffMode.COMPARE:
-        call_pairs = _compare_anchors(left, right)
+        anchors = _compare_anchors(left, right)
+        call_lefts = array("i", [i for i, _ in anchors])
+        call_rights = array("i", [j for _, j in anchors])
+        del anchors
     else:
-        call_pairs = _call_pairs(left, right)
-    out: list[IndexPair] = list(call_pairs)
+        call_lefts, call_rights = _call_pairs(left, right)
+    out = Found()
+    out.both(call_lefts, call_rights)
     n_left, n_right = len(left.items), len(right.items)
     # A byte an item, not a set of integers.
     paired_left, paired_right = bytearray(n_left), bytearray(n_right)
-    for i, j in call_pairs:
-        paired_left[i] = paired_right[j] = 1
+    for i in call_lefts:
+        paired_left[i] = 1
+    for j in call_rights:
+        paired_right[j] = 1
     leaf = _by_signature(left, right)
+    test = alike.test
+    if all(map(lt, call_rights, call_rights[1:])):
+        chain: Iterable[tuple[int, int]] = zip(call_lefts, call_rights, strict=True)
+    else:
+        chain = _longest_chain(list(zip(call_lefts, call_rights, strict=True)))
     # The in-order call_id anchors cut both sides into segments aligned independently.
     last_left = last_right = 0
-    for stop_left, stop_right in [*_longest_chain(call_pairs), (n_left, n_right)]:
+    for stop_left, stop_right in chain_and_end(chain, n_left, n_right):
         if stop_left > last_left or stop_right > last_right:
             a = [i for i in range(last_left, stop_left) if not paired_left[i]]
             b = [j for j in range(last_right, stop_right) if not paired_right[j]]
-            _patience(a, b, left.keys, right.keys, leaf, out)
+            if len(a) == len(b) and all(map(test, a, b)):
+                out.both(a, b)  # alike item for item: what _patience finds
+            else:
+                _patience(a, b, left.keys, right.keys, leaf, out, alike)
         last_left, last_right = stop_left + 1, stop_right + 1
-    return display_order(out, n_left, n_right)
+    return _display_order(out, n_left, n_right)
+
+
+def chain_and_end(
+    chain: Iterable[tuple[int, int]], n_left: int, n_right: int
+) -> Iterator[tuple[int, int]]:
+    """The anchors of a chain, then the end of both sides."""
+    yield from chain
+    yield n_left, n_right
 
 
 def display_order(pairs: Sequence[IndexPair], n_left: int, n_right: int) -> list[IndexPair]:
-    """Sort pairs into merged order: by left index; a right-only item goes after the left-only
-    run that follows the pair of its nearest paired predecessor on the right."""
-    left_of_right = [-1] * n_right
-    paired_lefts = [False] * n_left
-    for i, j in pairs:
-        if i is not None and j is not None:
+    """Sort pairs (each item in one at most) into merged order: by left index; a right-only
+    item goes after the left-only run that follows the pair of its nearest paired predecessor
+    on the right, right-only items of one place by right index."""
+    found = Found()
+    found.extend(pairs)
+    return _display_order(found, n_left, n_right).pairs()
+
+
+def _display_order(found: Found, n_left: int, n_right: int) -> Found:
+    """`display_order` of found pairs, in one pass a side rather than a sort."""
+    right_of_left = array("i", [-1]) * n_left
+    left_of_right = array("i", [-1]) * n_right
+    has_left = bytearray(n_left)
+    right_only: list[int] = []
+    for i, j in zip(found.lefts, found.rights, strict=True):
+        if i < 0:
+            right_only.append(j)
+            continue
+        has_left[i] = 1
+        if j >= 0:
+            right_of_left[i] = j
             left_of_right[j] = i
-            paired_lefts[i] = True
-    # next_paired[i]: the smallest paired left index >= i (n_left when none).
-    next_paired = [n_left] * (n_left + 1)
-    for i in range(n_left - 1, -1, -1):
-        next_paired[i] = i if paired_lefts[i] else next_paired[i + 1]
-    place_right = [0] * n_right
-    anchor = -1
-    for j in range(n_right):
-        if left_of_right[j] >= 0:
-            anchor = left_of_right[j]
-        else:
-            place_right[j] = next_paired[anchor + 1]
-
-    # (place, right-only first, j) as one integer: no tuple a pair while sorting.
-    width = n_right + 1
-
-    def key(pair: IndexPair) -> int:
-        i, j = pair
-        if i is not None:
-            return i * width + n_right
-        assert j is not None
-        return place_right[j] * width + j
-
-    return sorted(pairs, key=key)
+    # Read once: its arrays go now rather than with the caller's last reference.
+    del found.lefts[:], found.rights[:]
+    # Each right-only item's place: the left index it is shown before (n_left: at the end),
+    # the first paired left item after the pair of its nearest paired predecessor.
+    placed: dict[int, list[int]] = {}
+    if right_only:
+        paired_lefts = array("i", compress(range(n_left), map((-1).__lt__, right_of_left)))
+        paired_rights = array("i", compress(range(n_right), map((-1).__lt__, left_of_right)))
+        for j in sorted(right_only):
+            before = bisect_left(paired_rights, j) - 1
+            anchor = left_of_right[paired_rights[before]] if before >= 0 else -1
+            after = bisect_left(paired_lefts, anchor + 1)
+            place = paired_lefts[after] if after < len(paired_lefts) else n_left
+            placed.setdefault(place, []).append(j)
+    out = Found()
+    lefts, rights = out.lefts, out.rights
+    start = 0
+    places = sorted(placed)
+    if not places or places[-1] != n_left:
+        places.append(n_left)
+    for place in places:
+        # The left items up to the place, each in its pair, then the right-only ones there.
+        shown = has_left[start:place]
+        lefts.extend(compress(range(start, place), shown))
+        rights.extend(compress(right_of_left[start:place], shown))
+        if place in placed:
+            lefts.extend(array("i", [-1]) * len(placed[place]))
+            rights.extend(placed[place])
+        start = place
+    return out

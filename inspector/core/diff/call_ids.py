@@ -7,7 +7,6 @@ from typing import Any
 
 from inspector.core.diff.changes import _ABSENT, _is_object, same_json
 from inspector.core.diff.keys import _Side
-from inspector.core.diff.match import IndexPair
 from inspector.core.diff.reasons import _label
 from inspector.core.diff.values import ERROR, INFO, Change
 from inspector.core.gate import item_label
@@ -26,14 +25,15 @@ class _CallIds:
 
     def __init__(
         self,
-        index_pairs: Sequence[IndexPair],
+        lefts: Sequence[int],
+        rights: Sequence[int],
         left: _Side,
         right: _Side,
         litems: Sequence[Item],
         ritems: Sequence[Item],
     ) -> None:
         self.left, self.right, self.litems, self.ritems = left, right, litems, ritems
-        self.right_of = {i: j for i, j in index_pairs if i is not None and j is not None}
+        self.right_of = {i: j for i, j in zip(lefts, rights, strict=True) if i >= 0 and j >= 0}
         self.left_of = {j: i for i, j in self.right_of.items()}
         self.left_answers = left.answers()
         self.right_answers = right.answers()
@@ -46,7 +46,7 @@ class _CallIds:
         for i, j in self.right_of.items():
             if self._output(i, j) is False:
                 continue
-            lcall, rcall = left.call_ids[i], right.call_ids[j]
+            lcall, rcall = left.call_id(i), right.call_id(j)
             if isinstance(lcall, str) and isinstance(rcall, str):
                 self.forward.setdefault(lcall, {}).setdefault(rcall, i)
                 self.backward.setdefault(rcall, {}).setdefault(lcall, i)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -15,8 +16,8 @@ from inspector.core.diff.changes import (
     pair_changes,
     same_json,
 )
-from inspector.core.diff.keys import _is_call_type, _Side
-from inspector.core.diff.match import IndexPair
+from inspector.core.diff.keys import _Alike, _is_call_type, _Side
+from inspector.core.diff.match import Found
 from inspector.core.diff.reasons import _reasons
 from inspector.core.diff.result import DiffResult
 from inspector.core.diff.values import (
@@ -30,7 +31,7 @@ from inspector.core.diff.values import (
     Reason,
     _plural,
 )
-from inspector.core.gate import GateResult, ToolSet, answered_history, gate_transcript
+from inspector.core.gate import GateResult, ToolSet, Verdict, answered_history, gate_transcript
 from inspector.core.model import Envelope, Item, Tool, Transcript, paused_gc
 
 
@@ -116,15 +117,12 @@ def _diff_results(
     litems, ritems = left.transcript.items, right.transcript.items
     total = max(len(litems) + len(ritems), 1)
 
-    def read(offset: int) -> Callable[[int], None]:
-        return lambda done: progress("Reading the items", _READ * (offset + done) / total)
-
     progress("Reading the items", 0.0)
     shared: dict[bytes, int] = {}
-    lside = _Side.of(litems, shared, done=read(0))
-    rside = _Side.of(ritems, shared, done=read(len(litems)))
-    del shared
-    lkeys, rkeys = lside.keys, rside.keys
+    lside = _Side.of(litems, shared)
+    progress("Reading the items", _READ * len(litems) / total)
+    rside = _Side.of(ritems, shared)
+    alike = _Alike(lside, rside)
     history = (
         (answered_history(left), answered_history(right)) if compare else (frozenset(), frozenset())
     )
@@ -132,52 +130,64 @@ def _diff_results(
         # Whether a schema is known is a property of a file, not a difference between the runs:
         # the tools known on either side judge both.
         tools = _either(left, right)
-        lverdicts = _format_neutral_verdicts(left, tools, history[0])
-        rverdicts = _format_neutral_verdicts(right, tools, history[1])
+        lverdicts: Sequence[Verdict] = _format_neutral_verdicts(left, tools, history[0])
+        rverdicts: Sequence[Verdict] = _format_neutral_verdicts(right, tools, history[1])
     else:
-        lverdicts = [v.verdict for v in left.verdicts]
-        rverdicts = [v.verdict for v in right.verdicts]
+        lverdicts, rverdicts = _Verdicts(left), _Verdicts(right)
+    # A byte an item to compare by (each verdict's number), not a list of the verdicts.
+    lcodes, rcodes = _codes(lverdicts), _codes(rverdicts)
     progress("Aligning the items", _READ)
-    index_pairs = _align(lside, rside, mode)
+    aligned = _align(lside, rside, mode, alike)
     if compare:
-        index_pairs = _split_unlike(index_pairs, litems, ritems)
-    call_ids = _CallIds(index_pairs, lside, rside, litems, ritems) if compare else None
-    pairs = Pairs()
+        aligned = _split_unlike(aligned, litems, ritems)
+    lefts, rights = aligned.lefts, aligned.rights
+    del aligned
+    call_ids = _CallIds(lefts, rights, lside, rside, litems, ritems) if compare else None
+    count = len(lefts)
+    made: dict[int, Pair] = {}
     notes: dict[int, str] = {}
-    step = max(len(index_pairs) // _PAIR_REPORTS, 1)
-    for number, (i, j) in enumerate(index_pairs):
-        if number % step == 0:
-            done = _ALIGNED + (1 - _ALIGNED) * number / len(index_pairs)
-            progress("Comparing the pairs", done)
-        if j is None:
-            assert i is not None
-            pairs.append(i, None, (one_side_change(litems[i], "left", mode),))
-            continue
-        if i is None:
-            pairs.append(None, j, (one_side_change(ritems[j], "right", mode),))
-            continue
-        lcall, rcall = lside.call_ids[i], rside.call_ids[j]
-        if (
-            lkeys[i] == rkeys[j]
-            and (compare or (type(lcall) is type(rcall) and lcall == rcall))
-            and lverdicts[i] == rverdicts[j]
-        ):
-            # The common case, decided on bytes: nothing but the id (and in compare mode the
-            # call_id, checked below) differs.
-            changes: tuple[Change, ...] = ()
-        else:
-            changes = pair_changes(
-                litems[i], ritems[j], lverdicts[i], rverdicts[j], mode=mode, history=history
-            )
-        if call_ids is not None and (found := call_ids.change(i, j)) is not None:
-            change, note = found
-            at = 1 if changes and changes[0].pointer == "/type" else 0
-            changes = (*changes[:at], change, *changes[at:])
-            if note is not None:
-                notes[len(pairs)] = note
-        pairs.append(i, j, changes)
+    test, known = alike.test, alike.known
+    step = max(count // _PAIR_REPORTS, 1)
+    for first in range(0, count, step):
+        progress("Comparing the pairs", _ALIGNED + (1 - _ALIGNED) * first / count)
+        for number in range(first, min(first + step, count)):
+            i, j = lefts[number], rights[number]
+            if j < 0:
+                made[number] = Pair(i, None, (one_side_change(litems[i], "left", mode),))
+                continue
+            if i < 0:
+                made[number] = Pair(None, j, (one_side_change(ritems[j], "right", mode),))
+                continue
+            if (
+                lcodes[i] == rcodes[j]
+                and (
+                    compare
+                    # The same value of the same kind (1 and true are not one call_id).
+                    or (
+                        type(lcall := litems[i].call_id) is type(rcall := ritems[j].call_id)
+                        and lcall == rcall
+                    )
+                )
+                and (known[i] == j or test(i, j))
+            ):
+                # The common case, decided on bytes: nothing but the id (and in compare mode
+                # the call_id, checked below) differs.
+                changes: tuple[Change, ...] = ()
+            else:
+                changes = pair_changes(
+                    litems[i], ritems[j], lverdicts[i], rverdicts[j], mode=mode, history=history
+                )
+            if call_ids is not None and (found := call_ids.change(i, j)) is not None:
+                change, note = found
+                at = 1 if changes and changes[0].pointer == "/type" else 0
+                changes = (*changes[:at], change, *changes[at:])
+                if note is not None:
+                    notes[number] = note
+            if changes:
+                made[number] = Pair(i, j, changes)
     if compare:
-        pairs = Pairs(_mark_reordered(list(pairs), litems))
+        _mark_reordered(lefts, rights, made, litems)
+    pairs = Pairs.held(lefts, rights, made)
     documents = document_changes(left, right, mode)
     details = [Reason(d.code, d.message, None) for d in documents if d.severity == ERROR] + [
         Reason(code, text, number)
@@ -199,6 +209,36 @@ def _diff_results(
     )
 
 
+class _Verdicts(Sequence[Verdict]):
+    """The gate's verdict of each item, read from its result when asked for."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, result: GateResult) -> None:
+        self._held = result.verdicts
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def __getitem__(self, index: int) -> Verdict:  # type: ignore[override]  # no slices
+        return self._held[index].verdict
+
+    def codes(self) -> bytes:
+        """`_codes` of these verdicts."""
+        numbers = _NUMBERS
+        return bytes([numbers[v.verdict] for v in self._held])
+
+
+_NUMBERS = {verdict: number for number, verdict in enumerate(Verdict)}
+
+
+def _codes(verdicts: Sequence[Verdict]) -> bytes:
+    """Each verdict's number, a byte an item."""
+    if isinstance(verdicts, _Verdicts):
+        return verdicts.codes()
+    return bytes(map(_NUMBERS.__getitem__, verdicts))
+
+
 def _either(left: GateResult, right: GateResult) -> ToolSet:
     """The tools known on either side (the left's win a clash), limited as either side limits."""
     if left.toolset.tools == right.toolset.tools:
@@ -208,23 +248,22 @@ def _either(left: GateResult, right: GateResult) -> ToolSet:
     return ToolSet(MappingProxyType(tools), frozenset().union(*allowed) if allowed else None)
 
 
-def _split_unlike(
-    pairs: list[IndexPair], litems: Sequence[Item], ritems: Sequence[Item]
-) -> list[IndexPair]:
+def _split_unlike(found: Found, litems: Sequence[Item], ritems: Sequence[Item]) -> Found:
     """Compare mode: a call or output never pairs with another kind of item, nor reasoning or
     an assistant's words with a call; such pairs become one item on each side."""
-    out: list[IndexPair] = []
-    for i, j in pairs:
-        if i is not None and j is not None:
+    out = Found()
+    for i, j in zip(found.lefts, found.rights, strict=True):
+        if i >= 0 and j >= 0:
             left, right = litems[i], ritems[j]
             lcall, rcall = _is_call_type(left.type), _is_call_type(right.type)
             # A call that became a provider-prefixed item stays one pair: became_namespaced.
             prefixed = any(isinstance(t, str) and ":" in t for t in (left.type, right.type))
             unlike = (lcall or rcall) and not prefixed and not same_json(left.type, right.type)
             if unlike or is_filler(left) != is_filler(right) or _other_wording(left, right):
-                out += [(i, None), (None, j)]
+                out.extend(((i, None), (None, j)))
                 continue
-        out.append((i, j))
+        out.lefts.append(i)
+        out.rights.append(j)
     return out
 
 
@@ -235,33 +274,33 @@ def _other_wording(left: Item, right: Item) -> bool:
     return is_filler(left) and is_filler(right) and not same_json(left.type, right.type)
 
 
-def _mark_reordered(pairs: list[Pair], litems: Sequence[Item]) -> list[Pair]:
+def _mark_reordered(
+    lefts: array[int], rights: array[int], made: dict[int, Pair], litems: Sequence[Item]
+) -> None:
     """Compare mode: calls and outputs paired out of order (a parallel batch against calls made
-    one after another) carry `calls_reordered`, information."""
+    one after another) carry `calls_reordered`, information (added to `made`)."""
     calls = [
         n
-        for n, p in enumerate(pairs)
-        if p.left is not None and p.right is not None and _is_call_type(litems[p.left].type)
+        for n, (i, j) in enumerate(zip(lefts, rights, strict=True))
+        if i >= 0 and j >= 0 and _is_call_type(litems[i].type)
     ]
-    calls.sort(key=lambda n: pairs[n].left or 0)
-    rights = [pairs[n].right or 0 for n in calls]
+    calls.sort(key=lefts.__getitem__)
+    paired = [rights[n] for n in calls]
     crossed = set()
     highest = -1
-    for n, right in zip(calls, rights, strict=True):
+    for n, right in zip(calls, paired, strict=True):
         if right < highest:
             crossed.add(n)
         highest = max(highest, right)
-    lowest = len(rights) and max(rights) + 1
-    for n, right in zip(reversed(calls), reversed(rights), strict=True):
+    lowest = len(paired) and max(paired) + 1
+    for n, right in zip(reversed(calls), reversed(paired), strict=True):
         if right > lowest:
             crossed.add(n)
         lowest = min(lowest, right)
-    out = list(pairs)
     for n in crossed:
-        pair = pairs[n]
-        change = Change("calls_reordered", "", pair.left, pair.right, INFO)
-        out[n] = Pair(pair.left, pair.right, (*pair.changes, change))
-    return out
+        held = made.get(n)
+        change = Change("calls_reordered", "", lefts[n], rights[n], INFO)
+        made[n] = Pair(lefts[n], rights[n], (*(held.changes if held else ()), change))
 
 
 def diff_transcripts(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 import json
 from array import array
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
 from typing import Any
@@ -52,12 +52,12 @@ _DIRECT_LIMIT = 16 * 1024 * 1024
 _UNREAD: Any = object()
 
 
-def _digests(items: Sequence[Item], start: int, stop: int) -> Iterator[bytes]:
-    """`content_key` of items[start:stop]; a lean item's value is parsed straight from its run
-    of the file's bytes (the generic path costs about 2 µs an item in calls) and, held by no
-    one else, loses its ids in place."""
+def _digests(items: Sequence[Item], indexes: Iterable[int]) -> Iterator[bytes]:
+    """`content_key` of the items at `indexes`; a lean item's value is parsed straight from its
+    run of the file's bytes (the generic path costs about 2 µs an item in calls) and, held by
+    no one else, loses its ids in place."""
     loads, decode_error, encode = orjson.loads, orjson.JSONDecodeError, _CANONICAL.encode
-    for index in range(start, stop):
+    for index in indexes:
         item = items[index]
         source = item.lean_source
         if source is None:
@@ -126,8 +126,86 @@ def _is_call_type(kind: Any) -> bool:
     return isinstance(kind, str) and kind in CALL_TYPES
 
 
-#: Items read between two progress reports of `_Side.of`.
-_KEY_CHUNK = 4096
+class _Keys(Sequence[int]):
+    """Each item's content key as a number, equal for equal content across the sides that share
+    one digest table, made when first asked for.
+
+    Most items never need one: `_Alike` tells two items alike from their bytes, and only the
+    items of a stretch that changed are counted by key. A key's digest is kept for the diff.
+    """
+
+    __slots__ = ("_items", "_numbers", "_shared")
+
+    def __init__(self, items: Sequence[Item], shared: dict[bytes, int]) -> None:
+        self._items = items
+        self._shared = shared
+        #: Each item's number (-1: not made yet); empty until the first key is made.
+        self._numbers: array[int] = array("i")
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index: int) -> int:  # type: ignore[override]  # no slices
+        numbers = self._numbers
+        if not numbers or numbers[index] < 0:
+            self.fill((index,))
+            numbers = self._numbers
+        return numbers[index]
+
+    def made(self) -> int:
+        """How many keys have been made so far."""
+        return len(self._numbers) - self._numbers.count(-1)
+
+    def fill(self, indexes: Iterable[int]) -> None:
+        """Make the keys of the items at `indexes` that have none yet, in one pass."""
+        if not self._numbers:
+            self._numbers = array("i", [-1]) * len(self._items)
+        numbers, shared = self._numbers, self._shared
+        todo = [index for index in indexes if numbers[index] < 0]
+        for index, digest in zip(todo, _digests(self._items, todo), strict=True):
+            numbers[index] = shared.setdefault(digest, len(shared))
+
+
+@dataclass(slots=True)
+class _Texts:
+    """Which run of a file's bytes holds each lean item's JSON, for a whole side (found run by
+    run rather than item by item)."""
+
+    #: Each item's run (-1: not a lean item read from a run).
+    which: array[int]
+    #: By run: its bytes, where its items' JSON starts and ends, and its first item's index.
+    data: list[bytes]
+    starts: list[array[int]]
+    ends: list[array[int]]
+    firsts: list[int]
+
+    @classmethod
+    def of(cls, items: Sequence[Item]) -> _Texts:
+        """The texts of `items` (a transcript's: each item's index is its position)."""
+        count = len(items)
+        texts = cls(array("i", [-1]) * count, [], [], [], [])
+        numbered: dict[int, int] = {}
+        k = 0
+        while k < count:
+            item = items[k]
+            source = item.lean_source
+            if type(source) is not JsonRun or item.index != k:
+                k += 1
+                continue
+            stop = min(count, source.first + len(source.starts))
+            last = items[stop - 1]
+            if last.lean_source is not source or last.index != stop - 1:
+                stop = k + 1  # not one stretch of the run: this item alone
+            number = numbered.get(id(source))
+            if number is None:
+                number = numbered[id(source)] = len(texts.data)
+                texts.data.append(source.data)
+                texts.starts.append(source.starts)
+                texts.ends.append(source.ends)
+                texts.firsts.append(source.first)
+            texts.which[k:stop] = array("i", [number]) * (stop - k)
+            k = stop
+        return texts
 
 
 @dataclass(slots=True)
@@ -135,51 +213,38 @@ class _Side:
     """What alignment needs of one transcript, computed in one pass over the items."""
 
     items: Sequence[Item]
-    keys: array[int]
-    call_ids: list[Any]
+    keys: _Keys
     calls: array[int]  # indexes of the calls and outputs that have a call_id
+    call_kinds: list[str]  # the type of each of `calls`
+    call_id_of: list[str]  # the call_id of each of `calls`
+    texts: _Texts
     # Compare mode asks these many times; replay mode never does, so they are computed lazily.
     _typed: dict[str, list[int]] | None = None
     _answers: dict[int, int] | None = None
 
     @classmethod
-    def of(
-        cls,
-        items: Sequence[Item],
-        shared: dict[bytes, int] | None = None,
-        *,
-        done: Callable[[int], None] | None = None,
-    ) -> _Side:
+    def of(cls, items: Sequence[Item], shared: dict[bytes, int] | None = None) -> _Side:
         """The side of `items`; its keys are numbers, equal for equal content across the sides
-        given one `shared` (a key's digest → its number).
-
-        `done` hears how many items have been read, after each chunk of them.
-        """
-        # Each item's value is read once, for its key, and not kept: a lean item's parse
-        # would otherwise be a second copy of the transcript. A key is a machine integer, its
-        # digest held only while the keys are made.
-        shared = {} if shared is None else shared
-        keys = array("i")
-        for start in range(0, len(items), _KEY_CHUNK):
-            stop = min(start + _KEY_CHUNK, len(items))
-            keys.extend(shared.setdefault(k, len(shared)) for k in _digests(items, start, stop))
-            if done is not None:
-                done(stop)
-        call_ids: list[Any] = [item.call_id for item in items]
+        given one `shared` (a key's digest → its number), made when asked for."""
+        # Shorthand items (no type) are messages or references, never calls; a tuple, not
+        # the set: a garbage type may be a list, which a set cannot hash.
+        kinds = tuple(CALL_TYPES)
         calls = array(
             "i",
-            (
+            [
                 index
                 for index, item in enumerate(items)
-                # Shorthand items (no type) are messages or references, never calls.
-                if isinstance(call_ids[index], str) and _is_call_type(item.type)
-            ),
+                if type(item.call_id) is str and item.type in kinds
+            ],
         )
-        return cls(items, keys, call_ids, calls)
+        call_kinds = [items[index].type for index in calls]
+        call_id_of = [items[index].call_id for index in calls]
+        keys = _Keys(items, {} if shared is None else shared)
+        return cls(items, keys, calls, call_kinds, call_id_of, _Texts.of(items))
 
-    def call(self, index: int) -> tuple[str, str]:
-        """The type and call_id of one of `calls`."""
-        return self.items[index].type, self.call_ids[index]
+    def call_id(self, index: int) -> Any:
+        """The call_id of an item (None when it has none)."""
+        return self.items[index].call_id
 
     def typed(self, kind: str) -> list[int]:
         """Indexes of the items whose `type` is `kind` (function_call or its output)."""
@@ -200,7 +265,7 @@ class _Side:
             calls = self.typed("function_call")
             outputs = self.typed("function_call_output")
             for index in heapq.merge(calls, outputs):
-                call_id = self.call_ids[index]
+                call_id = self.items[index].call_id
                 if not isinstance(call_id, str):
                     continue
                 if self.items[index].type == "function_call":
@@ -209,6 +274,103 @@ class _Side:
                     answers[index] = latest[call_id]
             self._answers = answers
         return self._answers
+
+
+class _Alike:
+    """Whether a left and a right item have the same content (`id` and `call_id` aside), as
+    their keys say, told from the bytes of two lean items where those say it at once.
+
+    Two runs of a session mostly differ only in their ids: the left item's text with its `id`
+    and `call_id` values replaced by the right item's is then the right item's text. That
+    proves the same content (see `_same_text`); anything else is decided by the keys.
+    """
+
+    __slots__ = ("known", "left", "right", "test")
+
+    def __init__(self, left: _Side, right: _Side) -> None:
+        self.left, self.right = left, right
+        #: The right item each left item was found alike to (-1: none yet).
+        self.known = array("i", [-1]) * len(left.items)
+        #: test(i, j): whether left item i and right item j are alike (a closure over locals:
+        #: it is called once an item).
+        self.test = _alike(left, right, self.known)
+
+    def prepare(self, a: Iterable[int], b: Iterable[int]) -> None:
+        """Make the keys of these left and right items at once (they are about to be counted)."""
+        self.left.keys.fill(a)
+        self.right.keys.fill(b)
+
+
+def _alike(left: _Side, right: _Side, known: array[int]) -> Callable[[int, int], bool]:
+    """`_Alike`'s test of left item i and right item j."""
+    litems, ritems, lkeys, rkeys = left.items, right.items, left.keys, right.keys
+    lt, rt = left.texts, right.texts
+    lwhich, ldata, lstarts, lends, lfirsts = lt.which, lt.data, lt.starts, lt.ends, lt.firsts
+    rwhich, rdata, rstarts, rends, rfirsts = rt.which, rt.data, rt.starts, rt.ends, rt.firsts
+
+    def alike(i: int, j: int) -> bool:
+        if known[i] == j:
+            return True
+        lrun, rrun = lwhich[i], rwhich[j]
+        if lrun >= 0 and rrun >= 0:
+            k, m = i - lfirsts[lrun], j - rfirsts[rrun]
+            ltext = ldata[lrun][lstarts[lrun][k] : lends[lrun][k]]
+            rtext = rdata[rrun][rstarts[rrun][m] : rends[rrun][m]]
+            if ltext == rtext or _same_text(ltext, rtext, litems[i], ritems[j]):
+                known[i] = j
+                return True
+        if lkeys[i] == rkeys[j]:
+            known[i] = j
+            return True
+        return False
+
+    return alike
+
+
+def _text(item: Item) -> bytes | None:
+    """A lean item's JSON exactly as its file has it (None for any other item)."""
+    source = item.lean_source
+    if type(source) is not JsonRun:
+        return None
+    k = item.index - source.first
+    return source.data[source.starts[k] : source.ends[k]]
+
+
+#: The JSON text of a member name and its colon, as a compact writer puts it before the value.
+_ID_MEMBER, _CALL_ID_MEMBER = b'"id":', b'"call_id":'
+
+
+def _same_text(ltext: bytes, rtext: bytes, left: Item, right: Item) -> bool:
+    """Whether two lean items' texts prove the same content, `id` and `call_id` aside: equal
+    once the left's `"id":"…"` (and `"call_id":"…"`; or `"id": "…"`, with the space of the
+    standard library's writer) is replaced, first occurrence only, by the right's, where the
+    two decoded values differ.
+
+    Why that proves it: the bytes `"id":` open a member whose name ends in `id` (a quote just
+    before `id` that is escaped belongs to a name ending in `"id`; an unescaped one opens the
+    name), and the JSON string after the colon is one token, so a replacement changes one
+    string member's value and nothing of the structure around it. If the member changed were
+    not a top-level `id` (a nested one, or a name ending in `"id`), every top-level `id` would
+    be the same bytes on both sides, and decode to the same value: but the values differ. So the
+    texts differ only in the two members the key leaves out. False says nothing: the keys decide.
+    """
+    for member, lvalue, rvalue in (
+        (_ID_MEMBER, left.id, right.id),
+        (_CALL_ID_MEMBER, left.call_id, right.call_id),
+    ):
+        if lvalue is rvalue or (type(lvalue) is str and lvalue == rvalue):
+            continue  # no replacement: these members must then be the same bytes
+        if type(lvalue) is not str or type(rvalue) is not str:
+            return False
+        try:
+            was, becomes = orjson.dumps(lvalue), orjson.dumps(rvalue)
+        except orjson.JSONEncodeError:  # a lone surrogate
+            return False
+        replaced = ltext.replace(member + was, member + becomes, 1)
+        if replaced == ltext:  # not there: written as `json.dumps` writes it, with a space?
+            replaced = ltext.replace(member + b" " + was, member + b" " + becomes, 1)
+        ltext = replaced
+    return ltext == rtext
 
 
 #: Text part types whose `text` is the whole message in every format.

@@ -6,6 +6,8 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import eq
 
 from inspector.core.diff.values import (
     ERROR,
@@ -53,11 +55,7 @@ class DiffResult:
             ("_left_slot", "left", len(self.left.transcript.items)),
             ("_right_slot", "right", len(self.right.transcript.items)),
         ):
-            slots = array("i", [-1]) * count
-            for number, index in enumerate(self.pairs.sides(side)):
-                if index is not None:
-                    slots[index] = number
-            object.__setattr__(self, name, slots)
+            object.__setattr__(self, name, _slots(self.pairs.indexes(side), count))
 
     def _pair_at(self, slots: array[int], index: int) -> Pair | None:
         if not 0 <= index < len(slots) or slots[index] < 0:
@@ -83,12 +81,12 @@ class DiffResult:
         """Count pairs: same, info (informational changes only), changed, only_left, only_right."""
         counts = {"same": 0, "info": 0, "changed": 0, "only_left": 0, "only_right": 0}
         pairs = self.pairs
-        lefts, rights = pairs.sides("left"), pairs.sides("right")
-        counts["only_left"] = rights.count(None)
-        counts["only_right"] = lefts.count(None)
+        lefts, rights = pairs.indexes("left"), pairs.indexes("right")  # -1: no item
+        counts["only_left"] = rights.count(-1)
+        counts["only_right"] = lefts.count(-1)
         both = len(pairs) - counts["only_left"] - counts["only_right"]
         for number in pairs.with_changes():  # one-sided pairs always have a change
-            if lefts[number] is not None and rights[number] is not None:
+            if lefts[number] >= 0 and rights[number] >= 0:
                 counts["changed" if pairs[number].changed else "info"] += 1
         counts["same"] = both - counts["changed"] - counts["info"]
         return counts
@@ -137,3 +135,16 @@ class DiffResult:
         ]
         groups.sort(key=lambda g: (_SEVERITY_RANK[Severity(g.severity)], g.code))
         return tuple(groups)
+
+
+def _slots(held: array[int], count: int) -> array[int]:
+    """Each of `count` items' position among the pairs, from each pair's item (-1: none)."""
+    present = bytes(map((-1).__lt__, held))  # a byte a pair: 1 where it has an item here
+    if present.count(1) == count and all(map(eq, compress(held, present), range(count))):
+        # Each item once, in item order (the left side in display order): no look-ups.
+        return array("i", compress(range(len(held)), present))
+    slots = array("i", [-1]) * count
+    for number, index in enumerate(held):
+        if 0 <= index < count:
+            slots[index] = number
+    return slots

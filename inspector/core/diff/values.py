@@ -107,6 +107,14 @@ class Pairs(Sequence[Pair]):
         for pair in pairs:
             self.append(pair.left, pair.right, pair.changes)
 
+    @classmethod
+    def held(cls, lefts: array[int], rights: array[int], changed: dict[int, Pair]) -> Pairs:
+        """The pairs of each position's two items (-1: none) and the `Pair` of each position
+        with changes (the arrays and the dict are taken, not copied)."""
+        pairs = cls()
+        pairs._lefts, pairs._rights, pairs._changes = lefts, rights, changed
+        return pairs
+
     def append(self, left: int | None, right: int | None, changes: tuple[Change, ...]) -> None:
         """Add a pair at the end (while the diff is made)."""
         if changes:
@@ -148,6 +156,10 @@ class Pairs(Sequence[Pair]):
     def rows(self, side: str) -> SideRows:
         """`sides` without a list: each item read when asked for."""
         return SideRows(self._lefts if side == "left" else self._rights)
+
+    def indexes(self, side: str) -> array[int]:
+        """The item of one side in each pair, in order (-1: no item); the held array itself."""
+        return self._lefts if side == "left" else self._rights
 
     def with_changes(self) -> list[int]:
         """The positions of the pairs that have changes, in order."""
