@@ -243,16 +243,24 @@ def _judge(start: int, stop: int) -> tuple[int, list[Sent], array[int]]:
     # The file's time budget runs from when the parent began, as it would in one process.
     with paused_gc(), file_budget(FileBudget(started=started)):
         made = item_verdicts(items[start:stop], toolset, budget=budget)
-    places: dict[int, int] = {}
-    table: list[Sent] = []
+    distinct, codes = _tabled(made, id)
+    return os.getpid(), [_detached(verdict) for verdict in distinct], codes
+
+
+def _tabled(
+    made: Sequence[ItemVerdict], key: Callable[[ItemVerdict], Any]
+) -> tuple[list[ItemVerdict], array[int]]:
+    """Each verdict distinct by `key`, first seen first, and each verdict's place among them:
+    how a run's verdicts travel back, each distinct one once."""
+    places: dict[Any, int] = {}
+    distinct: list[ItemVerdict] = []
     codes = array("I")
     for verdict in made:
-        place = places.get(id(verdict))
-        if place is None:
-            place = places[id(verdict)] = len(table)
-            table.append(_detached(verdict))
+        place = places.setdefault(key(verdict), len(distinct))
+        if place == len(distinct):
+            distinct.append(verdict)
         codes.append(place)
-    return os.getpid(), table, codes
+    return distinct, codes
 
 
 def _detached(verdict: ItemVerdict) -> Sent:
@@ -604,21 +612,18 @@ def _gate_run(number: int) -> _Run | None:
                 written = os.pwrite(handle, view, size)
                 size += written
                 view = view[written:]
-        places: dict[tuple[Verdict, str], int] = {}
-        table: list[tuple[Verdict, str]] = []
-        codes = array("I")
-        for verdict in made:
-            key = (verdict.verdict, verdict.detail)
-            place = places.get(key)
-            if place is None:
-                place = places[key] = len(table)
-                table.append(key)
-            codes.append(place)
+        distinct, codes = _tabled(made, _word_and_detail)
+        table = [_word_and_detail(verdict) for verdict in distinct]
         # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
         plain = list(map(tuple, item_facts(transcript.items)))
         facts = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
     group = transcript.groups[0] if transcript.groups else None
     return _Run(len(made), size, table, codes, facts, group, os.getpid())
+
+
+def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:
+    """All a decision and the findings read of a verdict made by runs."""
+    return verdict.verdict, verdict.detail
 
 
 def _one_group(transcript: Transcript) -> bool:
