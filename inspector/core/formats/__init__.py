@@ -920,13 +920,14 @@ def _jsonl_bytes(
     """
     risks = _lean.Risks(data) if run is None else run[0]
     long_digits = risks.long_digits
+    lines_before, items_before = (0, 0) if run is None else run[1:]
     reader = None
     if risks.lean:
-        reader = _lean.Reader(data, path, risks, locate=False, item_group=_bare_item_group)
+        reader = _lean.Reader(
+            data, path, risks, locate=False, item_group=_bare_item_group, first=items_before
+        )
     b = _builder(path)
-    lines_before, items_before = (0, 0) if run is None else run[1:]
-    # Placeholders, so items get their index in the whole file (dropped once loaded).
-    b.items.extend(itertools.repeat(None, items_before))  # type: ignore[arg-type]
+    b.first = items_before  # items get their index in the whole file
 
     check = _checkpoint(cancel, progress, len(data))
 
@@ -972,10 +973,7 @@ def _jsonl_bytes(
                 raise utf8_error(line, exc, path, number) from None
             yield number, load_json(text, path, number - 1, long_digits=long_digits)
 
-    loaded = _load_records(records(), path, b, items_only=run is not None)
-    if loaded is not None and items_before:
-        loaded = dataclasses.replace(loaded, items=loaded.items[items_before:])
-    return loaded
+    return _load_records(records(), path, b, items_only=run is not None)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

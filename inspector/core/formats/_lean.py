@@ -298,6 +298,7 @@ class Reader:
         *,
         locate: bool,
         item_group: Any = None,
+        first: int = 0,
     ) -> None:
         self.data = data
         self.path = path
@@ -310,6 +311,9 @@ class Reader:
         self.run: JsonRun | None = None
         #: `item_group(b, line)`: the group a bare item joins (open_responses.item_group).
         self.item_group = item_group
+        #: The whole file's index of the first item added (a run of a file's lines: see
+        #: formats.load_jsonl_run): items are numbered from it.
+        self.first = first
 
     def item(
         self,
@@ -342,7 +346,7 @@ class Reader:
             name = strings.setdefault(name, name)
         items.append(
             Item(
-                len(items),
+                self.first + len(items),
                 run,
                 None,
                 group,
@@ -400,7 +404,7 @@ class Reader:
             if check is not None:
                 check(stop)
             number += 1
-            index = len(items)
+            index = self.first + len(items)
             if group is None:
                 # Consecutive bare items form one group, as in the plain loader.
                 group = b.open_item_group = self.item_group(b, number)
@@ -510,7 +514,7 @@ def add_lean_array(
             if unclaimed_object(None, keys):
                 raise unrecognised_item(keys, Origin(reader.path, line, join_pointer(pointer, k)))
         if run is None:
-            run = JsonRun(data, reader.path, len(items), pointer, k)
+            run = JsonRun(data, reader.path, reader.first + len(items), pointer, k)
         run.starts.append(start)
         run.ends.append(position)
         run.lines.append(line or 0)

@@ -71,6 +71,9 @@ class Builder:
     answered: set[str] = field(default_factory=set)
     #: How many call ids were synthesised so far (they are numbered in file order).
     synthesised: int = 0
+    #: The whole file's index of the first item (a run of a file's lines: see
+    #: formats.load_jsonl_run): items are numbered from it.
+    first: int = 0
 
     def group(self, kind: str, origin: Origin, **fields: Any) -> int:
         """Start a group (the record items come from) and return its index."""
@@ -90,7 +93,8 @@ class Builder:
         """Append one item (an object no format claims is refused, naming where it is)."""
         if type(raw) is dict and raw.get("type") is None and unclaimed_object(None, raw):
             raise unrecognised_item(raw, origin)
-        self.items.append(Item(len(self.items), raw, origin, group, envelope, conversion))
+        index = self.first + len(self.items)
+        self.items.append(Item(index, raw, origin, group, envelope, conversion))
 
     def note(self, group: int, note: Note) -> None:
         """Attach a note (something assumed or left out) to a group."""
