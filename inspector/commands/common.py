@@ -21,6 +21,7 @@ import orjson
 from inspector.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from inspector.core.gate import GateResult
     from inspector.core.targets import Profile
 
 EXIT_CLEAN = 0
@@ -116,6 +117,170 @@ def encoded_elements(elements: Iterable[Any], level: int) -> Iterator[bytes]:
     while batch := list(islice(elements, _BATCH)):
         yield separator + _encode_batch(batch, level)
         separator = b","
+
+
+def _members(value: dict[str, Any], level: int) -> bytes:
+    """An object's members as orjson writes them inside it at `level`, without its braces
+    (each member begins with a newline and its indent); orjson's refusals are raised."""
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    if b"\xc2" in data or b"\xe2\x80" in data:
+        data = _JSON_UNSAFE.sub(_json_escape, data)
+    data = data.replace(b"\n", b"\n" + b"  " * level)
+    return data[1 : -(2 * level + 2)]
+
+
+def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
+    """A gate's item rows (`report.item_rows`) as `encoded_elements` writes them at `level`,
+    byte for byte, without making each row's dict.
+
+    A row of a JSON Lines item is a template filled in: its index, id, call_id and line are
+    written here, and the rest comes from pieces orjson wrote once for each distinct (type,
+    name, role, status), verdict, and (pointer, envelope). Any other row (a member that is not
+    a string, a non-ASCII id, a converted item, an element of a document's array) is made and
+    encoded as before, in batches.
+    """
+    from inspector.core.model import LazySource, stored_raw
+    from inspector.core.report import item_row
+
+    step = b"  " * (level + 2)
+    template = b"".join(
+        (
+            b"\n" + b"  " * (level + 1) + b"{",
+            b"\n" + step + b'"index": %d,',
+            b"\n" + step + b'"type": %b,',
+            b"\n" + step + b'"id": %b,',
+            b"\n" + step + b'"call_id": %b%b%b,',
+            b"\n" + step + b'"source": {',
+            b"\n" + step + b'  "line": %d%b',
+        )
+    )
+    dumps = orjson.dumps
+    hot: dict[Any, tuple[bytes, bytes] | None] = {}
+    told: dict[Any, bytes | None] = {}
+    tails: dict[tuple[str, str], bytes | None] = {}
+    pieces: list[bytes] = []
+    slow: list[dict[str, Any]] = []
+    separator = b""
+    source: Any = None
+    first, lines, pointer = 0, None, ""
+    for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
+        raw = stored_raw(item)
+        if raw is not source:
+            source = raw
+            found = raw.records() if isinstance(raw, LazySource) else None
+            lines = None
+            if found is not None:
+                first, lines, pointer = found
+        row = None
+        # One pass, left by `break` for the slow way at the first member it cannot write.
+        while lines is not None and item.conversion is None:
+            index, item_id, call_id = item.index, item.id, item.call_id
+            line = lines[index - first]
+            if not line:
+                break
+            # ASCII ids (nearly all) need no look for characters the output escapes.
+            if not (
+                (item_id is None or (type(item_id) is str and item_id.isascii()))
+                and (call_id is None or (type(call_id) is str and call_id.isascii()))
+            ):
+                break
+            id_text = b"null" if item_id is None else dumps(item_id)
+            call_text = b"null" if call_id is None else dumps(call_id)
+            key = (item.type, item.name, item.role, item.status)
+            try:
+                pair = hot[key]
+            except KeyError:
+                pair = hot[key] = _hot_pieces(key, level)
+            except TypeError:  # an object or array member cannot be a key
+                break
+            try:
+                said = told[id(verdict)]
+            except KeyError:
+                said = told[id(verdict)] = _verdict_piece(verdict, told, level)
+            envelope = item.envelope.name
+            try:
+                tail = tails[pointer, envelope]
+            except KeyError:
+                tail = tails[pointer, envelope] = _tail_piece(pointer, envelope, level)
+            if pair is None or said is None or tail is None:
+                break
+            row = template % (index, pair[0], id_text, call_text, pair[1], said, line, tail)
+            break
+        if row is None:
+            slow.append(item_row(item, verdict))
+            if len(slow) < _BATCH:
+                continue
+            row = _encode_batch(slow, level)
+            slow = []
+        elif slow:
+            pieces.append(_encode_batch(slow, level))
+            slow = []
+        pieces.append(row)
+        if len(pieces) >= _BATCH:
+            yield separator + b",".join(pieces)
+            pieces, separator = [], b","
+    if slow:
+        pieces.append(_encode_batch(slow, level))
+    if pieces:
+        yield separator + b",".join(pieces)
+
+
+def _hot_pieces(key: tuple[Any, ...], level: int) -> tuple[bytes, bytes] | None:
+    """A row's type, and its name, role and status members; None unless each is a string (the
+    type) or a string or null (the rest) that orjson writes."""
+    kind, *rest = key
+    if type(kind) is not str or not all(v is None or type(v) is str for v in rest):
+        return None
+    name, role, status = rest
+    try:
+        members = _members({"name": name, "role": role, "status": status}, level + 1)
+        kind_text = _members({"type": kind}, 0).split(b": ", 1)[1]
+    except orjson.JSONEncodeError:
+        return None
+    return kind_text, b"," + members
+
+
+def _verdict_piece(verdict: Any, told: dict[Any, bytes | None], level: int) -> bytes | None:
+    """A row's verdict, detail and errors members (shared by equal verdicts without errors);
+    None when orjson cannot write them."""
+    errors = verdict.errors
+    key = (verdict.verdict, verdict.detail)
+    if not errors and key in told:
+        return told[key]
+    try:
+        piece: bytes | None = b"," + _members(
+            {
+                "verdict": verdict.verdict.value,
+                "detail": verdict.detail,
+                "errors": [e.to_json() for e in errors],
+            },
+            level + 1,
+        )
+    except orjson.JSONEncodeError:
+        piece = None
+    if not errors:
+        told[key] = piece
+    return piece
+
+
+def _tail_piece(pointer: str, envelope: str, level: int) -> bytes | None:
+    """What follows a row's line: its pointer, the source's end, its envelope, the row's end."""
+    try:
+        source = _members({"line": 0, "pointer": pointer}, level + 2)
+        after = _members({"envelope": envelope}, level + 1)
+    except orjson.JSONEncodeError:
+        return None
+    indent = b"  " * (level + 2)
+    return (
+        source.split(b'"line": 0', 1)[1]
+        + b"\n"
+        + indent
+        + b"},"
+        + after
+        + b"\n"
+        + b"  " * (level + 1)
+        + b"}"
+    )
 
 
 def _materialised(value: dict[Any, Any]) -> tuple[dict[Any, Any] | None, dict[Any, Any]]:

@@ -9,11 +9,12 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from inspector.commands.common import (
+    _SHORT,
     EXIT_CLEAN,
     EXIT_FINDINGS,
     EXIT_UNREADABLE,
     Style,
-    encoded_elements,
+    encoded_item_rows,
     safe_text,
     stdin_twice,
     target_profile,
@@ -32,7 +33,7 @@ from inspector.core.parallel import (
     gate_jsonl_on_cores,
     gate_on_cores,
 )
-from inspector.core.report import Streamed, error_document, gate_document, item_rows
+from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
@@ -259,7 +260,11 @@ def file_document(
     path: str, result: GateResult, decision: Decision | None = None
 ) -> dict[str, Any]:
     """The JSON object for one gated transcript (its decision, its conversation id if any)."""
-    document = gate_document(path, result, decision)
+    rows = None
+    if len(result.verdicts) > SHORT_ROWS:
+        # Encoded as they are written; a short document is written whole by one orjson call.
+        rows = Streamed((_encode_rows(result),), encoded=ROWS_LEVEL)
+    document = gate_document(path, result, decision, rows)
     if result.transcript.conversation is not None:
         document["conversation"] = result.transcript.conversation
     return document
@@ -267,11 +272,13 @@ def file_document(
 
 #: Where a file's item rows sit in the JSON report: {"files": [{"items": [row…]}]}.
 ROWS_LEVEL = 3
+#: Rows of a document `write_json` may write whole (see `common._SHORT`).
+SHORT_ROWS = _SHORT
 
 
 def _encode_rows(result: GateResult) -> Iterator[bytes]:
-    """A run's item rows as the JSON report writes them (`parallel.RowEncoder`)."""
-    return encoded_elements(item_rows(result), ROWS_LEVEL)
+    """A gate's item rows as the JSON report writes them (`parallel.RowEncoder`)."""
+    return encoded_item_rows(result, ROWS_LEVEL)
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

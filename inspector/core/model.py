@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -240,6 +240,12 @@ class LazySource:
         origin = self.origin(index)
         return origin.line, origin.pointer
 
+    def records(self) -> tuple[int, Sequence[int], str] | None:
+        """When each of its items is a whole record at one JSON Pointer (a run of JSON Lines):
+        the index of its first item, each item's line (0: not known) and that pointer; else
+        None. Reports read the lines of a run of items from here, not one `place` call each."""
+        return None
+
 
 # Which of an item's hot members its object holds (bits of `Item._mask`).
 HAS_TYPE = 1
@@ -334,6 +340,9 @@ class _ItemFields(msgspec.Struct, frozen=True, gc=False):
 
 
 _STORED_RAW = _ItemFields.__dict__["raw"]
+#: An item's stored `raw` member, unparsed: a lean item's LazySource, any other item's value.
+#: (One C call: a report looks at every item's source to find the runs of a JSON Lines file.)
+stored_raw = _STORED_RAW.__get__
 _STORED_ORIGIN = _ItemFields.__dict__["origin"]
 _set = msgspec.structs.force_setattr
 #: Values of lean items parsed lately, by their JSON text: a view asking for the same item

@@ -121,3 +121,65 @@ def test_short_documents_are_written_whole_as_their_parts_would_be(monkeypatch):
     monkeypatch.setattr(common, "_encode_whole", lambda value, level: None)
     assert written == _written(lazy())
     assert json.loads(written.replace("\ud800", "")) is not None
+
+
+def _odd_log(path) -> None:
+    """A JSON Lines log whose rows take every way through `encoded_item_rows`."""
+    lines = []
+    for i in range(3 * common._BATCH):
+        lines.append({"type": "message", "role": "user", "content": f"hi {i}"})
+        lines.append({"type": "reasoning", "id": f"rs_{i}", "summary": []})
+        call = {"type": "function_call", "id": f"fc_{i}", "call_id": f"c_{i}", "name": "t"}
+        arguments = ['{"n": 1}', '{"n": "x"}', "{", '{"n": 1, "n": 2}'][i % 4]
+        lines.append({**call, "arguments": arguments, "status": "completed"})
+        lines.append({"type": "function_call_output", "call_id": f"c_{i}", "output": "ok"})
+    odd = [
+        {"type": "message", "id": "ид_1", "role": "assistant", "content": []},  # non-ASCII id
+        {"type": "message", "id": "a\x85b\u2028", "role": "user", "content": []},  # C1, U+2028
+        {"type": "message", "id": 'q"\\\x01', "role": "user", "content": []},  # escapes
+        {"type": "message", "id": 7, "role": 1.5, "content": []},  # numbers
+        {"type": "message", "id": {"a": [1]}, "role": ["x"], "content": []},  # containers
+        {"type": "function_call", "call_id": True, "name": {"n": 1}, "status": None},
+        {"type": "function_call", "call_id": "c", "name": "t\x9b", "status": "in_\u2029"},
+        {"type": "openai:web_search_call", "id": "ws_1", "status": "completed"},  # a plain item
+        {"role": "user", "content": "a shorthand message"},
+        {"type": "message", "role": "user", "status": "\u00e9t\u00e9", "content": []},
+    ]
+    for k, item in enumerate(odd):
+        lines.insert(200 * k + 7, item)
+    text = "\n".join(json.dumps(line, ensure_ascii=k % 2 == 0) for k, line in enumerate(lines))
+    lone = '{"type": "message", "id": "\\ud800", "role": "user", "content": []}'
+    path.write_text(text + "\n\n" + lone + "\n", encoding="utf-8")
+
+
+def test_item_rows_from_templates_are_the_rows_encoded(tmp_path, monkeypatch):
+    # The oracle: each row made as a dict and encoded in batches. Strings orjson escapes or
+    # refuses, members that are not strings, plain and shorthand items among lean ones, blank
+    # lines and rows with schema errors; at several levels of the document.
+    from inspector.core import report
+    from inspector.core.formats import load_conversations, load_tools
+    from inspector.core.gate import gate_transcript
+
+    log, tools = tmp_path / "odd.jsonl", tmp_path / "tools.json"
+    _odd_log(log)
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    tool = {"type": "function", "name": "t", "parameters": schema}
+    tools.write_text(json.dumps({"tools": [tool]}))
+    (transcript,) = load_conversations(log)
+    result = gate_transcript(transcript, load_tools(tools))
+    words = {v.verdict.value for v in result.verdicts}
+    assert words >= {"ok", "arguments_schema", "arguments_parse"}
+    made = []
+    item_row = report.item_row
+
+    def counted(item, verdict):
+        made.append(item.index)
+        return item_row(item, verdict)
+
+    monkeypatch.setattr(report, "item_row", counted)
+    for level in (0, 1, 3):
+        made.clear()
+        templated = b"".join(common.encoded_item_rows(result, level))
+        # Only the odd rows were made as dicts: the others were filled in from templates.
+        assert 0 < len(made) < 20
+        assert templated == b"".join(common.encoded_elements(report.item_rows(result), level))

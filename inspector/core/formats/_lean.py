@@ -265,6 +265,10 @@ class JsonRun(LazySource):
             return self.lines[k] or None, self.base
         return self.lines[k] or None, join_pointer(self.base, self.position + k)
 
+    def records(self) -> tuple[int, array[int], str] | None:
+        """Each item a whole JSON Lines record (see `LazySource.records`), or None."""
+        return (self.first, self.lines, self.base) if self.position is None else None
+
 
 def _too_big(elements: list[msgspec.Raw]) -> bool:
     """Whether an element is over LEAN_ITEM_LIMIT (the array is then read the plain way)."""

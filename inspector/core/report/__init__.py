@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from inspector.core.decision import Decision
-from inspector.core.gate import GateResult, Verdict
-from inspector.core.model import LoadError, Transcript
+from inspector.core.gate import GateResult, ItemVerdict, Verdict
+from inspector.core.model import Item, LoadError, Transcript
 
 
 class Streamed:
@@ -29,40 +29,48 @@ class Streamed:
         self.encoded = encoded
 
 
+#: Each verdict's word in JSON output.
+_WORDS = {verdict: verdict.value for verdict in Verdict}
+
+
 def item_rows(result: GateResult) -> Iterator[dict[str, Any]]:
     """Yield one JSON object per item: identity, verdict, detail, schema errors, source."""
-    words = {verdict: verdict.value for verdict in Verdict}
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
-        kind = item.type
-        lean = item.lean_source
-        if lean is not None:
-            # A lean item's origin is made only to be read here: its line and pointer suffice.
-            line, pointer = lean.place(item.index)
-            source: dict[str, Any] = {"line": line, "pointer": pointer}
-        else:
-            origin = item.origin
-            source = {"line": origin.line, "pointer": origin.pointer}
-            if origin.event_index is not None:
-                source["event_index"] = origin.event_index
-        errors = verdict.errors
-        row: dict[str, Any] = {
-            "index": item.index,
-            "type": kind if type(kind) is str else item.type_label,
-            "id": item.id,
-            "call_id": item.call_id,
-            "name": item.name,
-            "role": item.role,
-            "status": item.status,
-            "verdict": words[verdict.verdict],
-            "detail": verdict.detail,
-            "errors": [e.to_json() for e in errors] if errors else [],
-            "source": source,
-            "envelope": item.envelope.name,
-        }
-        if item.conversion is not None:
-            # Converted from another API: what was derived (the native block is at `source`).
-            row["converted"] = item.conversion.to_json()
-        yield row
+        yield item_row(item, verdict)
+
+
+def item_row(item: Item, verdict: ItemVerdict) -> dict[str, Any]:
+    """One item's JSON object (see `item_rows`)."""
+    kind = item.type
+    lean = item.lean_source
+    if lean is not None:
+        # A lean item's origin is made only to be read here: its line and pointer suffice.
+        line, pointer = lean.place(item.index)
+        source: dict[str, Any] = {"line": line, "pointer": pointer}
+    else:
+        origin = item.origin
+        source = {"line": origin.line, "pointer": origin.pointer}
+        if origin.event_index is not None:
+            source["event_index"] = origin.event_index
+    errors = verdict.errors
+    row: dict[str, Any] = {
+        "index": item.index,
+        "type": kind if type(kind) is str else item.type_label,
+        "id": item.id,
+        "call_id": item.call_id,
+        "name": item.name,
+        "role": item.role,
+        "status": item.status,
+        "verdict": _WORDS[verdict.verdict],
+        "detail": verdict.detail,
+        "errors": [e.to_json() for e in errors] if errors else [],
+        "source": source,
+        "envelope": item.envelope.name,
+    }
+    if item.conversion is not None:
+        # Converted from another API: what was derived (the native block is at `source`).
+        row["converted"] = item.conversion.to_json()
+    return row
 
 
 def transcript_info(transcript: Transcript) -> dict[str, Any]:
