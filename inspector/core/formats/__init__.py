@@ -1148,7 +1148,7 @@ def refuse_invalid(
 
 def _lone_cr(body: bytes) -> bool:
     """Whether lines end at a lone CR somewhere (the bytes reader splits at LF only)."""
-    return body.count(b"\r") != body.count(b"\r\n")
+    return b"\r" in body and body.count(b"\r") != body.count(b"\r\n")
 
 
 def load_path(

@@ -53,6 +53,7 @@ from inspector.core.model import (
 )
 
 _UNSET = msgspec.UNSET
+_OPEN = Envelope.OPEN_RESPONSES
 
 
 class _Hot(msgspec.Struct, gc=False):
@@ -381,6 +382,13 @@ class Reader:
         run = self.run
         group = b.open_item_group
         added = 0
+        # `item`, inlined for the bulk of a large log: a typed item of the portable core.
+        shared, append, envelope, typed = (
+            self.strings.setdefault,
+            items.append,
+            _OPEN,
+            LEAN | HAS_TYPE,
+        )
         while position < size:
             stop = find(b"\n", position)
             if stop < 0:
@@ -417,7 +425,31 @@ class Reader:
             run.starts.append(position)
             run.ends.append(stop)
             run.lines.append(number)
-            self.item(items, hot, run, group, Envelope.OPEN_RESPONSES, line)
+            # The few distinct types, statuses, roles and names are shared, not held per item.
+            status, role, name = hot.status, hot.role, hot.name
+            if type(status) is str:
+                status = shared(status, status)
+            if type(role) is str:
+                role = shared(role, role)
+            if type(name) is str:
+                name = shared(name, name)
+            append(
+                Item(
+                    index,
+                    run,
+                    None,
+                    group,
+                    envelope,
+                    None,
+                    shared(t, t),
+                    hot.id,
+                    hot.call_id,
+                    name,
+                    role,
+                    status,
+                    typed,
+                )
+            )
             added += 1
             position = stop + 1
         return position, number, added
