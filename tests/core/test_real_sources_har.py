@@ -1,12 +1,12 @@
-"""Polly.JS HAR recordings of real calls to an OpenAI-compatible local server (LM Studio), checked
-against the raw capture read with plain `json`.
+"""Polly.JS HAR recordings of real provider calls, checked against the raw capture read with
+plain `json`: ragged's tests calling OpenAI (a tool call and its result sent back) and Azure
+OpenAI, and electron-template's tests calling a local LM Studio server through the Vercel AI SDK.
 
 The counts are made here from the HAR's entries, not by the loader: an entry is a provider call
-when its URL's path is one of the APIs' paths and its method posts a body; a message is an
+when its URL's path ends in one of the APIs' paths and its method posts a body; a message is an
 element of the request's `messages` or a response's first choice, or the text a stream's
 `data:` chunks add up to; a call is an element of a message's `tool_calls` and a result a
-message whose role is `tool`. The recordings are those of electron-template's tests, written
-by Polly.JS 6.0.6 around Vercel AI SDK 5 requests.
+message whose role is `tool`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,11 @@ from tests.core.test_otel import check_gate_golden
 HAR = SAMPLES / "sessions" / "har"
 MUTATIONS = HAR / "lmstudio-polly.har"
 STREAM = HAR / "lmstudio-polly-stream.har"
-RECORDINGS = [MUTATIONS, STREAM]
-API_PATHS = ("/v1/chat/completions", "/v1/messages")
+ROUNDTRIP = HAR / "openai-polly-tool-roundtrip.har"
+AZURE = HAR / "azure-openai-polly.har"
+LMSTUDIO = [MUTATIONS, STREAM]
+RECORDINGS = [ROUNDTRIP, AZURE, *LMSTUDIO]
+API_PATHS = ("/chat/completions", "/v1/messages")
 
 
 def entries(path: Path) -> list[dict[str, Any]]:
@@ -39,7 +42,8 @@ def calls_made(path: Path) -> list[dict[str, Any]]:
     return [
         e
         for e in entries(path)
-        if urlsplit(e["request"]["url"]).path in API_PATHS and e["request"]["method"] == "POST"
+        if urlsplit(e["request"]["url"]).path.endswith(API_PATHS)
+        and e["request"]["method"] == "POST"
     ]
 
 
@@ -83,9 +87,13 @@ def test_calls_messages_and_results_match_the_raw_entries(path):
     for entry, transcript in zip(made, transcripts, strict=True):
         messages = messages_of(entry)
         items = transcript.items
-        assert [i.raw["role"] for i in items if i.type == "message"] == [
-            m["role"] for m in messages
+        # A tool message is a result, and an assistant turn of calls alone is its calls.
+        said = [
+            m["role"]
+            for m in messages
+            if m["role"] != "tool" and (m["content"] or not m.get("tool_calls"))
         ]
+        assert [i.raw["role"] for i in items if i.type == "message"] == said
         calls = sum(len(m.get("tool_calls") or []) for m in messages)
         results = sum(m["role"] == "tool" for m in messages)
         assert sum(i.type == "function_call" for i in items) == calls
@@ -134,7 +142,7 @@ def test_the_recorders_and_clients_are_named_in_the_captures():
     creators = {json.loads(p.read_text("utf-8"))["log"]["creator"]["version"] for p in RECORDINGS}
     agents = {
         h["value"]
-        for path in RECORDINGS
+        for path in LMSTUDIO
         for e in calls_made(path)
         for h in e["request"]["headers"]
         if h["name"] == "user-agent"
@@ -144,7 +152,8 @@ def test_the_recorders_and_clients_are_named_in_the_captures():
         "ai/5.0.89 ai-sdk/provider-utils/3.0.16 runtime/browser",
         "ai-sdk/openai-compatible/1.0.27 ai-sdk/provider-utils/3.0.17 runtime/browser",
     }
-    # The recordings hold no secret: LM Studio takes any key, and the client sent a placeholder.
+    # The recordings hold no secret: LM Studio takes any key and the client sent a placeholder;
+    # ragged's recorder replaced OpenAI's and Azure's keys before writing.
     keys = {
         h["value"]
         for path in RECORDINGS
@@ -152,7 +161,37 @@ def test_the_recorders_and_clients_are_named_in_the_captures():
         for h in e["request"]["headers"]
         if h["name"] in ("authorization", "x-api-key")
     }
-    assert keys == {"Bearer not-required", "not-required"}
+    assert keys == {"Bearer not-required", "not-required", "Bearer <redacted>"}
+    assert {h["value"] for e in calls_made(AZURE) for h in e["request"]["headers"]} >= {
+        "<redacted>"
+    }
+
+
+def test_a_tool_call_and_the_result_sent_back_match_the_raw_messages():
+    first, second = calls_made(ROUNDTRIP)
+    (made,) = json.loads(first["response"]["content"]["text"])["choices"][0]["message"][
+        "tool_calls"
+    ]
+    sent = json.loads(second["request"]["postData"]["text"])
+    (answered,) = [m for m in sent["messages"] if m["role"] == "tool"]
+    asked, answer = load_conversations(ROUNDTRIP)
+    (call,) = [i for i in asked.items if i.type == "function_call"]
+    assert (call.raw["call_id"], call.raw["name"], call.raw["arguments"]) == (
+        made["id"],
+        made["function"]["name"],
+        made["function"]["arguments"],
+    )
+    # The next request sends the call back with its result: one conversation holds both.
+    (output,) = [i for i in answer.items if i.type == "function_call_output"]
+    assert output.raw["call_id"] == answered["tool_call_id"] == made["id"]
+    assert output.raw["output"] == answered["content"]
+    # Each request declared the tool: the call is judged against its schema.
+    declared = {t["function"]["name"] for t in sent["tools"]}
+    assert set(answer.tools) == declared
+    for transcript in (asked, answer):
+        verdicts = gate_transcript(transcript, {}).verdicts
+        judged = zip(transcript.items, verdicts, strict=True)
+        assert [v.verdict for i, v in judged if i.type == "function_call"] == ["ok"]
 
 
 def har(tmp_path: Path, url: str, body: dict[str, Any]) -> Path:
@@ -191,5 +230,12 @@ def test_an_error_body_of_a_message_alone_is_read_and_other_shapes_are_not(tmp_p
         load_conversations(other)
 
 
-def test_golden_output(golden):
-    check_gate_golden("sessions-har-lmstudio-polly", MUTATIONS, golden)
+GOLDEN = [
+    ("sessions-har-lmstudio-polly", MUTATIONS),
+    ("sessions-har-openai-polly-tool-roundtrip", ROUNDTRIP),
+]
+
+
+@pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden_outputs(name, path, golden):
+    check_gate_golden(name, path, golden)
