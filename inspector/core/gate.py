@@ -455,7 +455,9 @@ def item_verdicts(
         if kind != "function_call":
             append(_type_verdict(kind))
             continue
-        status = item.get("status", _ABSENT)
+        status = item.status  # as `get` has it, unless None (null, or absent: `get` tells)
+        if status is None:
+            status = item.get("status", _ABSENT)
         name = item.name
         arguments = item.get("arguments", _ABSENT)
         if status == "completed" and type(name) is str and type(arguments) is str:

@@ -643,7 +643,7 @@ def _strict_fast(text: str) -> tuple[Any, bool]:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) - len(data.translate(None, _DIGITS)) >= 19 and has_long_digits(data):
         return _UNDECIDED, False
-    if not orjson_has_headroom(len(data)):
+    if len(data) >= _HEADROOM_FROM and not orjson_has_headroom(len(data)):
         return _UNDECIDED, False
     try:
         value = orjson.loads(data)  # no NaN, no lone surrogate, no invalid UTF-8
