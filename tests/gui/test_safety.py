@@ -216,7 +216,7 @@ _PLAIN_DELEGATES = {
 def test_the_cell_delegate_leaves_the_drawing_to_the_stock_delegate():
     from PySide6.QtWidgets import QStyledItemDelegate
 
-    from inspector.gui.qt_pane import CellDelegate
+    from inspector.gui.qt_pane_tree import CellDelegate
 
     assert issubclass(CellDelegate, QStyledItemDelegate)
     assert "paint" not in vars(CellDelegate) and "createEditor" not in vars(CellDelegate)
