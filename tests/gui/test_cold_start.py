@@ -46,6 +46,7 @@ HEAVY = (
     "inspector.gui.qt_diff_controls",
     "inspector.gui.qt_highlight",
     "inspector.gui.qt_pane_tree",
+    "inspector.gui.qt_bug_dialog",
     "PySide6.QtSvg",
     "inspector.core.formats",
     "inspector.core.diff.compute",
@@ -91,6 +92,12 @@ QT_LATER = (
     "QStyleOptionViewItem",
     "QItemSelectionModel",
     "QProgressBar",
+    # The bug dialog, and the text classes of a view's marks (the Item tab is empty at first).
+    "QDialog",
+    "QDialogButtonBox",
+    "QTextCursor",
+    "QTextFormat",
+    "QTextEdit",
 )
 
 # The window is started by the entry point as `replay-inspector --tools T LEFT RIGHT` starts it;
