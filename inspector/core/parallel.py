@@ -406,10 +406,15 @@ def gate_jsonl_on_cores(
     order. The report is byte for byte what one process writes.
     """
     jobs = default_jobs() if jobs is None else jobs
-    read = file_for_runs(path, jobs, extra_tools)
-    if read is None:
+    if not forkable_file(path, jobs, POOL_MIN_BYTES):
         return None
-    data, toolset = read
+    toolset, _ = make_toolset(None, extra_tools)
+    if not _pool_can_judge(toolset):
+        return None
+    try:
+        data = read_bytes(path)
+    except LoadError:
+        return None  # the usual way says what is wrong
     runs = jsonl_runs(data, name, RUN_BYTES)
     del data
     if runs is None or len(runs.runs) < 2:
@@ -422,27 +427,16 @@ def gate_jsonl_on_cores(
     return gate.gate()
 
 
-def file_for_runs(
-    path: str, jobs: int, extra_tools: Mapping[str, Tool] | None
-) -> tuple[bytes, ToolSet] | None:
-    """A file's bytes and the toolset to judge it with, when it may be gated by runs on `jobs`
-    processes: a regular file of POOL_MIN_BYTES or more, read without error, in a process
-    that can fork, with tools the workers can judge. None: the usual way."""
+def forkable_file(path: str, jobs: int, min_bytes: int) -> bool:
+    """Whether a file may be gated by runs in forked workers: more than one job, a regular
+    file of `min_bytes` or more, and a process that can fork."""
     try:
         info = os.stat(path)
     except OSError:
-        return None
-    if jobs < 2 or not stat.S_ISREG(info.st_mode) or info.st_size < POOL_MIN_BYTES:
-        return None
-    if not _can_fork():
-        return None
-    toolset, _ = make_toolset(None, extra_tools)
-    if not _pool_can_judge(toolset):
-        return None
-    try:
-        return read_bytes(path), toolset
-    except LoadError:
-        return None  # the usual way says what is wrong
+        return False
+    if jobs < 2 or not stat.S_ISREG(info.st_mode) or info.st_size < min_bytes:
+        return False
+    return _can_fork()
 
 
 class _RunGate:
@@ -683,6 +677,7 @@ __all__ = [
     "RowParts",
     "default_jobs",
     "default_jobs_for",
+    "forkable_file",
     "gate_jsonl_on_cores",
     "gate_on_cores",
 ]

@@ -24,18 +24,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from inspector.core import parallel
 from inspector.core.formats import _session_format
-from inspector.core.gate import ItemVerdict
-from inspector.core.model import Tool, paused_gc
+from inspector.core.gate import ItemVerdict, make_toolset
+from inspector.core.jsonio import read_bytes
+from inspector.core.model import LoadError, Tool, paused_gc
 from inspector.core.parallel import (
     FileGate,
     RowEncoder,
     RowParts,
     _Forks,
+    _pool_can_judge,
     _Run,
     default_jobs,
-    file_for_runs,
     file_gate,
+    forkable_file,
     gated_run,
 )
 from inspector.core.schema import DEFAULT_BUDGET, FileBudget
@@ -73,10 +76,15 @@ def gate_session_on_cores(
     the usual way, which also gives any error exactly).
     """
     jobs = default_jobs() if jobs is None else jobs
-    read = file_for_runs(path, jobs, extra_tools)
-    if read is None:
+    if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES):
         return None
-    data, toolset = read
+    toolset, _ = make_toolset(None, extra_tools)
+    if not _pool_can_judge(toolset):
+        return None
+    try:
+        data = read_bytes(path)
+    except LoadError:
+        return None  # the usual way says what is wrong
     # Imported only for a file large enough: a small gate imports no other format.
     import tempfile
 
