@@ -318,9 +318,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             path = display_name(arg)  # `-` is shown as <stdin>
             jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             if by_runs and arg != STDIN and jobs != 1:
-                runs = gate_jsonl_on_cores(
+                runs = gate_session_on_cores(
                     arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
-                ) or gate_session_on_cores(
+                ) or gate_jsonl_on_cores(
                     arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
                 )
                 if runs is not None:

@@ -76,7 +76,7 @@ def gate_session_on_cores(
     the usual way, which also gives any error exactly).
     """
     jobs = default_jobs() if jobs is None else jobs
-    if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES):
+    if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES) or not _claude_code(path):
         return None
     toolset, _ = make_toolset(None, extra_tools)
     if not _pool_can_judge(toolset):
@@ -85,12 +85,11 @@ def gate_session_on_cores(
         data = read_bytes(path)
     except LoadError:
         return None  # the usual way says what is wrong
-    # Imported only for a file large enough: a small gate imports no other format.
     import tempfile
 
     from inspector.core.formats import claude_code
 
-    if _session_format(data) is not claude_code or not claude_code.can_share(data, Path(path)):
+    if not claude_code.can_share(data, Path(path)):
         return None
     cuts = _cuts(data, jobs)
     count = len(cuts) - 1
@@ -137,6 +136,26 @@ def gate_session_on_cores(
     return file_gate(
         head, verdicts, [run.facts for run in runs], toolset, RowParts(files, sizes), makers
     )
+
+
+#: Bytes read of a file to tell whether it is a Claude Code session before it is read whole.
+_HEAD = 1 << 16
+
+
+def _claude_code(path: str) -> bool:
+    """Whether the file is a Claude Code session, told from its first bytes as the loader
+    tells it from the whole (its first line and first KiB), when they hold its first line."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD)
+    except OSError:
+        return False
+    if head.find(b"\n", len(head) - len(head.lstrip())) < 0:
+        return False
+    # Imported only for a file that shows a session's marks: a gate imports no other format.
+    from inspector.core.formats import claude_code
+
+    return _session_format(head) is claude_code
 
 
 def _cuts(data: bytes, shares: int) -> list[int]:

@@ -455,7 +455,12 @@ class Reader:
     skip = None
 
     def __init__(
-        self, path: str | None, *, links: Links | None = None, parent: str | None = None
+        self,
+        path: str | None,
+        *,
+        links: Links | None = None,
+        parent: str | None = None,
+        share_values: bool = True,
     ) -> None:
         self.path = path
         self._links = links if links is not None else Links()
@@ -469,8 +474,10 @@ class Reader:
         #: read for links so far: only a session with subagents needs them read.
         self._main: list[Line] = []
         self._linked = 0
-        #: One copy of each value that every record repeats (see `_SHARED`).
+        #: One copy of each value that every record repeats (see `_SHARED`), unless the
+        #: conversations are not kept for long (a share's, in a worker: `share_values`).
         self._shared: dict[str, str] = {}
+        self._keys = (_SHARED, _SHARED_MESSAGE) if share_values else ((), ())
 
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
         """Take the next records of the file (and the broken lines among them, read once the
@@ -478,16 +485,17 @@ class Reader:
         found, of_uuid, main = self._found, self._of_uuid, self._main
         share = self._shared.setdefault
         links = self._own_links
+        shared, shared_message = self._keys
         for line in lines:
             obj = line.obj
             get = obj.get
-            for key in _SHARED:
+            for key in shared:
                 value = get(key)
                 if value.__class__ is str:
                     obj[key] = share(value, value)
             message = get("message")
             if message.__class__ is dict:
-                for key in _SHARED_MESSAGE:
+                for key in shared_message:
                     value = message.get(key)
                     if value.__class__ is str:
                         message[key] = share(value, value)
@@ -754,7 +762,9 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
     corrupt: list[Corrupt] = []
     lines = iter_lines(data[start:stop], path, corrupt, number)
     session: str | None = None
-    reader = Reader(path, links=Links())  # no subagent to link: none is read this way
+    # No subagent to link (none is read this way); the share's items are dropped once its
+    # rows are written, so the values records repeat are not shared.
+    reader = Reader(path, links=Links(), share_values=False)
     for line in lines:
         # The turn before may go on here: its records are the run's before.
         key = _turn_key(line.obj)
