@@ -23,7 +23,7 @@ import itertools
 import json
 import re
 from array import array
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,18 +231,21 @@ class Held(LazySource):
         return self.lines[k] or None, self.pointers[k]
 
 
-def renumber(items: Iterable[Item], offset: int) -> None:
+def renumber(items: Sequence[Item], offset: int) -> None:
     """Number items made on their own, before anything else has seen them, from `offset` on:
     the whole file's index of a run of its records converted by another process."""
-    runs: dict[int, Held] = {}
     number = force_setattr
     for item in items:
         number(item, "index", item.index + offset)
-        source = item.lean_source
+    # A run of held items is consecutive: one look at its first item finds it.
+    k = 0
+    while k < len(items):
+        source = items[k].lean_source
         if type(source) is Held:
-            runs[id(source)] = source
-    for run in runs.values():
-        run.first += offset
+            source.first += offset
+            k += len(source.values)
+        else:
+            k += 1
 
 
 def held(b: Builder) -> Held:
