@@ -10,8 +10,11 @@ import dataclasses
 import io
 import itertools
 import json
+import multiprocessing
 import os
 import shutil
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -309,3 +312,35 @@ def test_a_share_whose_worker_dies_sends_the_file_the_usual_way(
     monkeypatch.setattr(session_gate, "_converted", dying)
     _by_shares_and_alone(path, by_shares)
     assert by_shares == [None, None]
+
+
+def test_a_gate_by_shares_that_ends_early_ends_its_workers_at_once(
+    tmp_path: Path, by_shares: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "session.jsonl"
+    synthetic.write_claude_code(path, 100_000)
+    here = os.getpid()
+    seen: list[list[multiprocessing.Process]] = []
+
+    def asleep_or_interrupted(number: int, counts: Any) -> Any:
+        if os.getpid() != here:
+            time.sleep(600)  # a worker in its share
+        seen.append(multiprocessing.active_children())
+        raise KeyboardInterrupt  # Ctrl-C while the workers convert their shares
+
+    monkeypatch.setattr(session_gate, "_converted", asleep_or_interrupted)
+
+    def as_the_cli(signum: int, frame: Any) -> None:
+        raise SystemExit(143)  # the entry point turns SIGTERM into an exception
+
+    previous = signal.signal(signal.SIGTERM, as_the_cli)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _gate(str(path), "--jobs", "2")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    (workers,) = seen
+    assert workers
+    for worker in workers:
+        worker.join(timeout=30)  # a bound for a broken build, not a measured time
+        assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM
