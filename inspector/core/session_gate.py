@@ -107,7 +107,6 @@ def gate_session_on_cores(
         counts=multiprocessing.get_context("fork").Array("q", [_PENDING] * count),
         toolset=toolset,
         budget=budget,
-        started=FileBudget().started,
         encode=encode,
         files=[handle.fileno() for handle in files],
     )
@@ -174,7 +173,10 @@ def _cuts(data: bytes, shares: int) -> list[int]:
 def _gathered(count: int) -> list[_Done] | None:
     """Every share, this process's first, the workers' as they send them; None when one could
     not be converted on its own."""
-    forks = _Forks(count - 1, _share, [(k,) for k in range(1, count)])
+    try:
+        forks = _Forks(count - 1, _share, [(k,) for k in range(1, count)])
+    except Exception:  # no process to be had, or one died as the shares were handed out
+        return None
     try:
         made = _collected(forks.futures)
     except BaseException:
@@ -238,7 +240,9 @@ def _converted(number: int, counts: Any) -> _Done | None:
     if transcript is None:
         return _Done(share, None)
     renumber(items, offset)
-    run = gated_run(transcript, shared, number)
+    # The file's validation budget runs from when its items begin to be judged, as in one
+    # process, where it begins once the file is loaded: not from before the conversion.
+    run = gated_run(transcript, {**shared, "started": FileBudget().started}, number)
     # The items stay here: the findings need only the run's facts.
     return _Done(dataclasses.replace(share, transcript=None), run)
 
