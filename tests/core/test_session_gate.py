@@ -232,6 +232,10 @@ def by_shares(monkeypatch: pytest.MonkeyPatch) -> list[parallel.FileGate | None]
 
     monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 1)
     monkeypatch.setattr(gate_command, "gate_session_on_cores", spy)
+    # A thread another test left idle in this process (Dask's offload thread, after the scan
+    # tests) would keep every gate here; these tests start none (test_parallel checks that a
+    # process with another thread is not forked).
+    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
     return made
 
 
