@@ -142,6 +142,8 @@ def _straddling() -> bytes:
         progress,
         *_response("msg_2", {"type": "text", "text": "b"}, {"type": "text", "text": "c"}),
         snapshot,
+        # A type that is no string is no turn (the reader once raised TypeError on it).
+        {"type": ["user"], "message": {"role": "user", "content": "x"}},
         *_response("msg_3", {"type": "text", "text": "d"}),
         *_response("msg_3", {**call, "id": "t3"}),
         progress,
