@@ -35,6 +35,7 @@ from inspector.core.parallel import (
 )
 from inspector.core.report import Streamed, error_document, gate_document
 from inspector.core.schema import DEFAULT_BUDGET
+from inspector.core.session_gate import gate_session_on_cores
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
 VERDICT_SGR = {
@@ -257,11 +258,11 @@ def heading(path: str, transcript: Transcript) -> str:
 
 
 def file_document(
-    path: str, result: GateResult, decision: Decision | None = None
+    path: str, result: GateResult, decision: Decision | None = None, rows: Streamed | None = None
 ) -> dict[str, Any]:
-    """The JSON object for one gated transcript (its decision, its conversation id if any)."""
-    rows = None
-    if len(result.verdicts) > SHORT_ROWS:
+    """The JSON object for one gated transcript (its decision, its conversation id if any;
+    `rows`: its item rows already encoded, as `gate_document` takes them)."""
+    if rows is None and len(result.verdicts) > SHORT_ROWS:
         # Encoded as they are written; a short document is written whole by one orjson call.
         rows = Streamed((_encode_rows(result),), encoded=ROWS_LEVEL)
     document = gate_document(path, result, decision, rows)
@@ -323,7 +324,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             path = display_name(arg)  # `-` is shown as <stdin>
             jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             if by_runs and arg != STDIN and jobs != 1:
-                runs = gate_jsonl_on_cores(
+                runs = gate_session_on_cores(
+                    arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
+                ) or gate_jsonl_on_cores(
                     arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
                 )
                 if runs is not None:
@@ -348,7 +351,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         documents = (
             error_document(path, r)
             if isinstance(r, LoadError)
-            else gate_document(path, r.result, decision, Streamed(r.rows, encoded=ROWS_LEVEL))
+            else file_document(path, r.result, decision, Streamed(r.rows, encoded=ROWS_LEVEL))
             if isinstance(r, FileGate)
             else file_document(path, r, decision)
             for path, r, decision in reports()

@@ -1,4 +1,4 @@
-"""Start the desktop inspector: arguments, the application object, screenshots, the bug dialog."""
+"""Start the desktop inspector: arguments, the application object, screenshots, the bug hook."""
 
 from __future__ import annotations
 
@@ -21,14 +21,7 @@ from PySide6.QtCore import (
     qInstallMessageHandler,
 )
 from PySide6.QtGui import QGuiApplication, QPixmap
-from PySide6.QtWidgets import (
-    QApplication,
-    QDialog,
-    QDialogButtonBox,
-    QPlainTextEdit,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication, QWidget
 
 from inspector import __version__
 from inspector.core.diff.values import DiffMode
@@ -37,7 +30,6 @@ from inspector.gui import qt_palette
 from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow, Tab
 from inspector.gui.qt_settings import APPLICATION, ORGANIZATION, Settings
-from inspector.gui.qt_text import monospace_font, plain_label
 
 #: The size screenshots are rendered at unless --size says otherwise.
 SCREENSHOT_SIZE = (1400, 900)
@@ -164,34 +156,6 @@ def _apply_theme(app: QApplication, args: argparse.Namespace) -> None:
         qt_palette.set_theme(qt_palette.detect_theme())
 
 
-class BugDialog(QDialog):
-    """Shows an unexpected exception's traceback as plain text."""
-
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Replay Inspector — unexpected error")
-        self.resize(760, 420)
-        column = QVBoxLayout(self)
-        column.addWidget(
-            plain_label(
-                "Something went wrong inside Replay Inspector. This is a bug, not a problem "
-                "with your file; the details below help to fix it.",
-                self,
-            )
-        )
-        view = QPlainTextEdit(self)
-        view.setReadOnly(True)
-        view.setFont(monospace_font())
-        view.setPlainText(text)
-        view.setObjectName("traceback")
-        column.addWidget(view, 1)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
-        copy = buttons.addButton("Copy", QDialogButtonBox.ButtonRole.ActionRole)
-        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(text))
-        column.addWidget(buttons)
-
-
 _showing_bug = False
 
 
@@ -205,6 +169,8 @@ def excepthook(kind: type[BaseException], value: BaseException, tb: TracebackTyp
         return
     _showing_bug = True
     try:
+        from inspector.gui.qt_bug_dialog import BugDialog  # made only for a bug
+
         BugDialog(text, QApplication.activeWindow()).exec()
     finally:
         _showing_bug = False

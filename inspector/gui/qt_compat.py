@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import sys
 
 #: The reference count the singletons are raised to: far beyond what any session can drop.
@@ -48,6 +47,8 @@ def pin_singletons() -> bool:
         return False
     if not singletons_leak():
         return False
+    import ctypes  # only where the work-around applies: a start-up needs it nowhere else
+
     for singleton in (None, True, False):
         # ob_refcnt is the first field of every object in a release build of CPython 3.11.
         count = ctypes.c_ssize_t.from_address(id(singleton))

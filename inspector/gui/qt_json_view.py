@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QBrush, QColor, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from inspector.gui.json_text import locate, visible
 from inspector.gui.qt_text import monospace_font
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the text classes' enums are made when first named: with the first marks
+    from PySide6.QtGui import QBrush, QColor
+    from PySide6.QtWidgets import QTextEdit
+
     from inspector.gui.qt_highlight import JsonHighlighter
 
 
@@ -36,8 +38,9 @@ class JsonView(QPlainTextEdit):
         Inside JSON strings an escape is the same value, so an editor's text still parses to
         what the file holds.
         """
-        self._marks.clear()
-        self.setExtraSelections([])
+        if self._marks:
+            self._marks.clear()
+            self._apply()
         if text:
             self._highlight()
         self.setPlainText(visible(text, lines=True))
@@ -70,7 +73,8 @@ class JsonView(QPlainTextEdit):
     ) -> None:
         """Give character spans a background, and a text colour and a wavy underline in
         `underline` if given (replacing the group's earlier marks)."""
-        from PySide6.QtGui import QTextCharFormat  # its enums are made when first named
+        from PySide6.QtGui import QTextCharFormat, QTextCursor
+        from PySide6.QtWidgets import QTextEdit
 
         marks = []
         for start, end in spans:
@@ -93,7 +97,8 @@ class JsonView(QPlainTextEdit):
 
     def mark_lines(self, group: str, lines: Iterable[int], brush: QBrush) -> None:
         """Give whole lines (0-based block numbers) a full-width background."""
-        from PySide6.QtGui import QTextCharFormat
+        from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextFormat
+        from PySide6.QtWidgets import QTextEdit
 
         marks = []
         document = self.document()
@@ -117,6 +122,8 @@ class JsonView(QPlainTextEdit):
 
     def select_span(self, start: int, end: int) -> None:
         """Select a span and scroll it into view."""
+        from PySide6.QtGui import QTextCursor
+
         cursor = self.textCursor()
         cursor.setPosition(start)
         cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)

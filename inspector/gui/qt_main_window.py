@@ -48,8 +48,8 @@ OPEN_FILTER = (
 
 
 class MainWindow(QMainWindow):
-    """Replay Inspector's window; `furnished=False` leaves its actions, menus' contents,
-    toolbar and status-bar buttons to `furnish()` (a start-up calls it after the first paint)."""
+    """Replay Inspector's window; `furnished=False` leaves the panes' trees, the actions, menus'
+    contents, toolbar and status-bar buttons to `furnish()` (called after the first paint)."""
 
     act: dict[str, QAction]
     mode_switch: controls.ModeSwitch
@@ -83,7 +83,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(qt_palette.app_icon())
         self.setAcceptDrops(False)
 
-        self.panes = {side: TranscriptPane(side, self) for side in SIDES}
+        self.panes = {side: TranscriptPane(side, self, complete=False) for side in SIDES}
         self.left, self.right = self.panes["left"], self.panes["right"]
         self._build_central()
         self.link = PaneLink(
@@ -101,10 +101,12 @@ class MainWindow(QMainWindow):
             self.furnish()
 
     def furnish(self) -> None:
-        """Build the actions, menus, toolbar and status-bar buttons (once)."""
+        """Build the panes' trees, the actions, menus, toolbar and status-bar buttons (once)."""
         if not self.furnished:
             from inspector.gui.qt_actions import furnish
 
+            self.link.complete_panes()
+            self.settings.restore_headers(self._header_names())
             furnish(self)
             self.furnished = True
             self._update_actions()
@@ -202,7 +204,7 @@ class MainWindow(QMainWindow):
         raise AttributeError(name)
 
     def _header_names(self) -> dict[str, Any]:
-        return {side: pane.tree.header() for side, pane in self.panes.items()}
+        return {side: pane.tree.header() for side, pane in self.panes.items() if pane.completed}
 
     def save_settings(self) -> None:
         """Write geometry, window and splitter state and view options to the settings store."""

@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
-    QItemSelectionModel,
     QModelIndex,
     QObject,
-    QPersistentModelIndex,
     QPoint,
     QSize,
     Qt,
@@ -22,27 +20,18 @@ from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
     QFont,
-    QFontMetrics,
-    QGuiApplication,
     QKeyEvent,
     QPalette,
     QResizeEvent,
 )
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QMenu,
-    QProgressBar,
     QPushButton,
     QStackedWidget,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -51,58 +40,28 @@ from inspector.core.verdicts import PASSING, Verdict
 from inspector.gui import qt_palette
 from inspector.gui.conversations import conversation_labels
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
-from inspector.gui.json_text import copy_text, pretty
 from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
     HEADERS,
     Column,
-    CompactRole,
     IndexRole,
-    ItemRole,
     PointerRole,
     TranscriptModel,
-    ValueRole,
-    VerdictRole,
     is_target_finding,
 )
 from inspector.gui.qt_workers import debounce
 
 if TYPE_CHECKING:  # what a pane shows comes with a load, after the window's first paint
+    from PySide6.QtWidgets import QHeaderView, QMenu, QTreeView
+
     from inspector.core.gate import GateResult
     from inspector.core.model import LoadError
+    from inspector.gui.qt_pane_tree import ColumnFitter
     from inspector.gui.qt_session import Loaded
 
 #: Milliseconds between the last keystroke in the filter box and the filter running.
 FILTER_DELAY_MS = 200
 
-#: How many items the columns are fitted to (Qt's own fit would read every row of a large
-#: transcript), and the widest a column is made automatically; the user may widen it further.
-_FIT_ITEMS = 1000
-_FIT_CAP = 480
-#: Room around a cell's text (the delegate's margins and focus frame, with a little air), and
-#: for an icon drawn beside it.
-_CELL_PADDING = 10
-_ICON_ROOM = 22
-#: The width of a column that shows its icon alone.
-_ICON_ONLY_WIDTH = _ICON_ROOM + 4
-#: The narrowest the identifiers (type, name, call_id) are squeezed to once every other column
-#: has given way, and the narrowest any column is made when even that is not enough.
-_FLEX_FLOOR = 90
-_LAST_FLOOR = 40
-#: Columns that never lose a character while another column has room to give: what a person
-#: matches across the panes.
-_IDENTIFIERS = (Column.NAME, Column.CALL_ID)
-#: Columns that give way first, down to their short form (the verdict's short word beside its
-#: icon, the change's short label, "call" for function_call), and then to their icon alone
-#: (the tooltip keeps the words).
-_YIELDING = (Column.STATUS, Column.ID, Column.TYPE, Column.VERDICT, Column.CHANGE)
-_ICON_ONLY = (Column.VERDICT, Column.CHANGE)
-#: Where a cut text keeps its characters: ids differ at their end (call_198 / call_199), so
-#: they lose their start; other texts lose their middle, keeping the `.delta` / `.done` end.
-_ELIDE: dict[int, Qt.TextElideMode] = {
-    Column.CALL_ID: Qt.TextElideMode.ElideLeft,
-    Column.ID: Qt.TextElideMode.ElideLeft,
-}
 #: Hidden until the user shows them from the header menu (they rarely decide a replay). A
 #: pair's changes are the same seen from either side, so they are marked on the right only,
 #: as in the window sketch; the left pane's changed cells are still coloured.
@@ -110,8 +69,6 @@ _HIDDEN_BY_DEFAULT = {
     "left": (Column.ID, Column.STATUS, Column.CHANGE),
     "right": (Column.ID, Column.STATUS),
 }
-#: Columns that take the spare width, and their shares of it.
-_FLEXIBLE = {Column.NAME: 2, Column.CALL_ID: 1}
 
 
 class CountsMode(IntEnum):
@@ -326,7 +283,11 @@ class _Page:
 
 
 class TranscriptPane(QFrame):
-    """A transcript side: header with file name, format and counts; filter; tree."""
+    """A transcript side: header with file name, format and counts; filter; tree.
+
+    `complete=False` makes only what an empty pane shows (header, filter row, drop target);
+    `complete()` adds the tree, loading and error pages.
+    """
 
     #: The user asked to open a file into this pane.
     open_requested = Signal()
@@ -347,7 +308,7 @@ class TranscriptPane(QFrame):
     #: The user picked another conversation of the file (its position in the file).
     conversation_picked = Signal(int)
 
-    def __init__(self, side: str, parent: QWidget | None = None) -> None:
+    def __init__(self, side: str, parent: QWidget | None = None, *, complete: bool = True) -> None:
         super().__init__(parent)
         self.side = side
         self.setObjectName(f"pane-{side}")
@@ -355,6 +316,7 @@ class TranscriptPane(QFrame):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.model = TranscriptModel(self)
         self.path: str | None = None
+        self.completed = False
         self._filter_timer = debounce(self, FILTER_DELAY_MS, self.filter_changed.emit)
 
         layout = QVBoxLayout(self)
@@ -364,11 +326,19 @@ class TranscriptPane(QFrame):
         layout.addWidget(self._build_filter_row())
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self._build_empty_page())
-        self.stack.addWidget(self._build_tree())
-        self.stack.addWidget(self._build_loading_page())
-        self.stack.addWidget(self._build_error_page())
         layout.addWidget(self.stack, 1)
         self.show_empty()
+        if complete:
+            self.complete()
+
+    def complete(self) -> None:
+        """Build the pages the empty pane does not show: the tree, the loading and the error
+        page (once; a window's start-up paints the empty pane first)."""
+        if not self.completed:
+            self.stack.addWidget(self._build_tree())
+            self.stack.addWidget(self._build_loading_page())
+            self.stack.addWidget(self._build_error_page())
+            self.completed = True
 
     # ---- construction ---------------------------------------------------------------------
 
@@ -474,6 +444,17 @@ class TranscriptPane(QFrame):
         return page
 
     def _build_tree(self) -> QTreeView:
+        # Imported here, with the Qt classes only a tree names (see qt_pane_tree).
+        from PySide6.QtWidgets import QAbstractItemView, QHeaderView
+
+        from inspector.gui.qt_pane_tree import (
+            CellDelegate,
+            ColumnFitter,
+            TranscriptTree,
+            add_copy_menu,
+            span_field_rows,
+        )
+
         tree = TranscriptTree(self)
         tree.setObjectName(f"tree-{self.side}")
         tree.setUniformRowHeights(True)  # lets Qt lay out 200,000 rows without asking each one
@@ -514,6 +495,8 @@ class TranscriptPane(QFrame):
         self.loading_label = plain_label("", page)
         self.loading_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.loading_label.setWordWrap(True)
+        from PySide6.QtWidgets import QProgressBar  # only a loading page names it
+
         self.progress = QProgressBar(page)
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
@@ -644,6 +627,8 @@ class TranscriptPane(QFrame):
 
     def _near_last_rows(self, exposed: int) -> bool:
         """Whether the tree shows rows within two pages of the last of `exposed` rows."""
+        from PySide6.QtWidgets import QAbstractItemView
+
         bar = self.tree.verticalScrollBar()
         if self.tree.verticalScrollMode() != QAbstractItemView.ScrollMode.ScrollPerItem:
             return True
@@ -735,7 +720,7 @@ class TranscriptPane(QFrame):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Announce the current row when the tree gains the focus; Esc clears the filter."""
-        if watched is self.tree and event.type() == QEvent.Type.FocusIn:
+        if self.completed and watched is self.tree and event.type() == QEvent.Type.FocusIn:
             self.announce_current()
         elif (
             watched is self.filter_edit
@@ -770,6 +755,9 @@ class TranscriptPane(QFrame):
 
     def select_item(self, item: int | None, *, notify: bool = True) -> bool:
         """Make an item's row current and selected, scrolled into view; False if not shown."""
+        from PySide6.QtCore import QItemSelectionModel
+        from PySide6.QtWidgets import QAbstractItemView
+
         selection = self.tree.selectionModel()
         if item is None:
             self._silently(notify, selection.clear)
@@ -793,6 +781,8 @@ class TranscriptPane(QFrame):
         """Select several items (the first becomes current)."""
         if not items:
             return
+        from PySide6.QtCore import QItemSelectionModel
+
         self.select_item(items[0])
         selection = self.tree.selectionModel()
         for item in items[1:]:
@@ -832,39 +822,6 @@ class TranscriptPane(QFrame):
             self.files_dropped.emit(paths)
 
 
-def copy_actions(index: QModelIndex, menu: QMenu) -> None:
-    """Add the copy entries for a tree row: its value in full, and its whole item as JSON."""
-    if not index.isValid() or index.data(ItemRole) is None:
-        return
-    value = index.data(ValueRole)
-    pointer = index.data(PointerRole) or ""
-    if pointer:
-        size = f" ({len(value):,} chars)" if isinstance(value, str) else ""
-        copy = menu.addAction(f"Copy Value{size}")
-        copy.triggered.connect(lambda _c=False: _to_clipboard(copy_text(value)))
-    item = index.data(ItemRole)
-    whole = menu.addAction("Copy Item JSON")
-    whole.triggered.connect(lambda _c=False: _to_clipboard(pretty(item.raw)))
-
-
-def add_copy_menu(tree: QTreeView) -> None:
-    """Give a transcript tree a context menu that copies a row's full value or item."""
-    tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-
-    def show(pos: QPoint) -> None:
-        menu = QMenu(tree)
-        copy_actions(tree.indexAt(pos), menu)
-        if not menu.isEmpty():
-            menu.exec(tree.viewport().mapToGlobal(pos))
-        menu.deleteLater()
-
-    tree.customContextMenuRequested.connect(show)
-
-
-def _to_clipboard(text: str) -> None:
-    QGuiApplication.clipboard().setText(text)
-
-
 def fill_column_menu(
     menu: QMenu, headers: Sequence[QHeaderView], changed: Callable[[], None] | None = None
 ) -> None:
@@ -884,81 +841,6 @@ def fill_column_menu(
         action.setCheckable(True)
         action.setChecked(any(not h.isSectionHidden(column) for h in headers))
         action.toggled.connect(lambda on, c=column: toggle(c, on))
-
-
-def span_field_rows(tree: QTreeView) -> None:
-    """Let each field row of an expanded item span the columns, so its key and value read whole."""
-
-    def expanded(index: QModelIndex) -> None:
-        model = index.model()
-        for row in range(model.rowCount(index)):
-            tree.setFirstColumnSpanned(row, index, True)
-
-    tree.expanded.connect(expanded)
-
-
-class CellDelegate(QStyledItemDelegate):
-    """Draws an item row's cells: ids cut at their start, and a column too narrow for a full
-    verdict or change shows its short form (the verdict beside its icon)."""
-
-    def initStyleOption(
-        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        """Pick the elision side and, when the full text does not fit, the short text."""
-        super().initStyleOption(option, index)
-        if index.internalId() != 0:
-            return  # a field row spans the row: its key and value read whole
-        column = index.column()
-        option.textElideMode = _ELIDE.get(column, Qt.TextElideMode.ElideMiddle)
-        compact = index.data(CompactRole)
-        if not compact or compact == option.text or self._fits(option, option.text):
-            return
-        decorated = QStyleOptionViewItem.ViewItemFeature.HasDecoration
-        if column == Column.VERDICT and not option.features & decorated:
-            verdict = index.data(VerdictRole)
-            option.icon = qt_palette.verdict_swatch(verdict).icon
-            option.features |= decorated
-            option.decorationSize = QSize(16, 16)
-        # Narrower still, the icon alone speaks (the tooltip has the words).
-        fits = self._fits(option, compact) or column not in _ICON_ONLY
-        option.text = compact if fits else ""
-
-    @staticmethod
-    def _fits(option: QStyleOptionViewItem, text: str) -> bool:
-        # Imported here: naming QStyle makes PySide6 build its enums, which the first paint
-        # does not need.
-        from PySide6.QtWidgets import QStyle
-
-        widget = option.widget
-        style = widget.style() if widget is not None else None
-        margin = (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) if style else 2) + 1
-        # Two pixels more: Qt elides a text whose fractional width rounds to the room exactly.
-        room = option.rect.width() - 2 * margin - 2
-        if option.features & QStyleOptionViewItem.ViewItemFeature.HasDecoration:
-            room -= option.decorationSize.width() + 2 * margin
-        return option.fontMetrics.horizontalAdvance(text) <= room
-
-
-class TranscriptTree(QTreeView):
-    """The transcript tree; keyboard moves reach rows the model has not exposed yet."""
-
-    def moveCursor(
-        self, cursorAction: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
-    ) -> QModelIndex:
-        """Expose the rows a move needs first: all of them for Ctrl+End, a page more for Down."""
-        model = self.model()
-        if isinstance(model, TranscriptModel):
-            action = QAbstractItemView.CursorAction
-            if cursorAction == action.MoveEnd:
-                model.ensure_row(model.display_rows - 1)
-            elif cursorAction in (action.MoveDown, action.MovePageDown, action.MoveNext):
-                current = self.currentIndex()
-                while current.parent().isValid():
-                    current = current.parent()
-                page = max(self.viewport().height() // max(self.sizeHintForRow(0), 1), 1)
-                if current.row() + page >= model.fetched_rows:
-                    model.ensure_row(min(current.row() + page, model.display_rows - 1))
-        return super().moveCursor(cursorAction, modifiers)
 
 
 def twin_index(model: TranscriptModel, index: QModelIndex) -> QModelIndex:
@@ -988,184 +870,3 @@ def left_share(total: int, left: ColumnFitter, right: ColumnFitter) -> int:
         lack = [max(f - n, 0) for f, n in zip(full, least, strict=True)]
         return least[0] + (total - sum(least)) * lack[0] // max(sum(lack), 1)
     return total * least[0] // max(sum(least), 1)
-
-
-def _give_way(
-    widths: dict[int, int], columns: list[int], floor: int | dict[int, int], spare: int
-) -> int:
-    """Narrow `columns` (not below their floor) by up to -`spare`, each in proportion to what it
-    has above the floor; return what is still missing (0 when nothing is)."""
-    floors = floor if isinstance(floor, dict) else dict.fromkeys(columns, floor)
-    room = {c: max(widths[c] - floors.get(c, _LAST_FLOOR), 0) for c in columns}
-    total = sum(room.values())
-    given = min(-spare, total)
-    if given <= 0:
-        return spare
-    shares = {c: given * r // total for c, r in room.items()}
-    # Rounding down leaves a few pixels over: the roomiest column gives them too.
-    shares[max(room, key=room.__getitem__)] += given - sum(shares.values())
-    for column, give in shares.items():
-        widths[column] -= give
-    return spare + given
-
-
-class ColumnFitter(QObject):
-    """Sizes a transcript tree's columns to their content, within the width the tree has.
-
-    Each column wants the width of its widest text among the first items (capped); `#` fits the
-    digits of the last item number. When they fit, Name and call_id share the spare width; when
-    they do not, the status, id, verdict and change columns give way first, down to their
-    short forms; only then the identifiers (type, name, call_id), down to a floor; then every
-    column. A column the user resizes by hand keeps the width given.
-    """
-
-    def __init__(self, tree: QTreeView, model: TranscriptModel) -> None:
-        super().__init__(tree)
-        self.tree = tree
-        self.model = model
-        self._wanted: dict[int, int] = {}
-        self._least: dict[int, int] = {}
-        #: What the measured widths are of: the transcript, its diff and the shown columns.
-        self._measured: tuple[object, ...] | None = None
-        self._fitting = False
-        self.user_sized: set[int] = set()
-        tree.header().sectionResized.connect(self._resized)
-        #: The tree's viewport, watched from the first fit (until a file is shown there is
-        #: nothing to fit): asking Qt for the viewport it made makes PySide6 find the widget's
-        #: type among every QWidget class, building their enums, which a first paint never needs.
-        self._viewport: QWidget | None = None
-
-    def refit(self) -> None:
-        """Measure the content again (if it changed) and fit."""
-        self.fit()
-
-    def _wanted_widths(self) -> dict[int, int]:
-        header = self.tree.header()
-        hidden = tuple(header.isSectionHidden(c) for c in Column)
-        key = (self.model.result, self.model.alignment, hidden)
-        old = self._measured
-        # Measuring reads a thousand items: only when the transcript, its diff (the objects
-        # themselves, not their equality) or the shown columns change.
-        if old is None or old[0] is not key[0] or old[1] is not key[1] or old[2] != hidden:
-            (self._wanted, self._least), self._measured = self._measure(), key
-        return self._wanted
-
-    def needed(self, *, identifiers_only: bool = False) -> int:
-        """The width the tree needs to show every shown column whole (0 with nothing shown);
-        `identifiers_only`: to show names and call_ids whole, the other columns given way."""
-        if self.model.result is None:
-            return 0
-        wanted = self._wanted_widths()
-        header = self.tree.header()
-
-        def width(column: int, full: int) -> int:
-            if column in self.user_sized:
-                return header.sectionSize(column)
-            if not identifiers_only or column in _IDENTIFIERS or column == Column.INDEX:
-                return full
-            if column in _ICON_ONLY:
-                return min(full, _ICON_ONLY_WIDTH)
-            least = self._least.get(column, full)
-            return min(least, _FLEX_FLOOR) if column == Column.TYPE else least
-
-        columns = sum(width(c, w) for c, w in wanted.items() if not header.isSectionHidden(c))
-        scrollbar = self.tree.verticalScrollBar()
-        bar = scrollbar.sizeHint().width() if scrollbar.isVisible() else 0
-        return columns + bar + 2 * self.tree.frameWidth()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Fit again when the tree's width changes."""
-        # Only plain Python comparisons before the event is known to be a resize: filters also
-        # see the events of the viewport's destruction, when the tree is half gone.
-        if event.type() == QEvent.Type.Resize and watched is self._viewport:
-            self.fit()
-        return False
-
-    def _resized(self, column: int, _old: int, new: int) -> None:
-        if not self._fitting and new > 0 and not self.tree.header().isSectionHidden(column):
-            self.user_sized.add(column)
-
-    def _measure(self) -> tuple[dict[int, int], dict[int, int]]:
-        """Each shown column's full width, and the least it may give way to first."""
-        bold = QFont(self.tree.font())
-        bold.setBold(True)  # provider-prefixed items and major changes are drawn bold
-        metrics = {False: self.tree.fontMetrics(), True: QFontMetrics(bold)}
-        header = self.tree.header()
-        wanted: dict[int, int] = {}
-        least: dict[int, int] = {}
-
-        def widest(column: int, compact: bool = False) -> int:
-            texts = self.model.cell_texts(column, _FIT_ITEMS, compact=compact)
-            return max((metrics[b].horizontalAdvance(t[:200]) for t, b in texts), default=0)
-
-        for column in Column:
-            if header.isSectionHidden(column):
-                continue
-            title = header.fontMetrics().horizontalAdvance(HEADERS[column]) + _CELL_PADDING
-            if column == Column.INDEX:
-                digits = len(str(max(self.model.item_count() - 1, 0)))
-                text = metrics[False].horizontalAdvance("0" * max(digits, 2))
-                # The branch arrow and the verdict icon sit in this column too.
-                wanted[column] = self.tree.indentation() + _ICON_ROOM + text + _CELL_PADDING
-                continue
-            full = widest(column)
-            room = _ICON_ROOM if column == Column.CHANGE and full else 0
-            wanted[column] = min(max(full + room + _CELL_PADDING, title), _FIT_CAP)
-            if column in _YIELDING:
-                # The short form, with the icon drawn beside it.
-                icon = _ICON_ROOM if column in _ICON_ONLY else 0
-                least[column] = min(widest(column, True) + icon + _CELL_PADDING, wanted[column])
-        return wanted, least
-
-    def fit(self) -> None:
-        """Give each shown column its width for the tree's current width."""
-        if self.model.result is None:
-            return
-        if self._viewport is None:
-            self._viewport = self.tree.viewport()
-            self._viewport.installEventFilter(self)
-        wanted = self._wanted_widths()
-        header = self.tree.header()
-        widths = {
-            c: (header.sectionSize(c) if c in self.user_sized else w)
-            for c, w in wanted.items()
-            if not header.isSectionHidden(c)
-        }
-        free = [c for c in widths if c not in self.user_sized]
-        flexible = [c for c in _FLEXIBLE if c in free]
-        # A tree not shown yet has no real width: it gets what its content wants, and is fitted
-        # to its width when it is shown.
-        visible = self.tree.isVisible()
-        spare = self.tree.viewport().width() - sum(widths.values()) if visible else 0
-        if spare >= 0:
-            shares = sum(_FLEXIBLE[c] for c in flexible) or 1
-            for column in flexible:
-                widths[column] += spare * _FLEXIBLE[column] // shares
-        else:
-            # The yielding columns go to their short forms first; the identifiers are cut only
-            # when nothing else can give, and then every column but `#`, so that the columns
-            # never need more than the tree's width (no sideways scroll).
-            def give(columns: Sequence[int], floor: int | dict[int, int]) -> int:
-                return _give_way(widths, [c for c in columns if c in free], floor, spare)
-
-            spare = give(_YIELDING, self._least)
-            spare = give(_ICON_ONLY, _ICON_ONLY_WIDTH)
-            spare = give((Column.TYPE,), _FLEX_FLOOR)
-            spare = give(_IDENTIFIERS, _FLEX_FLOOR)
-            give([c for c in free if c != Column.INDEX], _LAST_FLOOR)
-        self._fitting = True
-        try:
-            for section, width in widths.items():
-                if header.sectionSize(section) != width:
-                    header.resizeSection(section, width)
-        finally:
-            self._fitting = False
-        metrics = header.fontMetrics()
-        self.model.set_icon_headers(
-            [
-                c
-                for c in _ICON_ONLY
-                if c in widths
-                and widths[c] < metrics.horizontalAdvance(HEADERS[Column(c)]) + _CELL_PADDING
-            ]
-        )

@@ -54,10 +54,17 @@ class PaneLink(QObject):
         split.installEventFilter(self)
         for side, pane in panes.items():
             pane.columns_fitted.connect(self.balance)
+            pane.model.rowsInserted.connect(lambda parent, _f, _l, s=side: self._fetched(s, parent))
+
+    def complete_panes(self) -> None:
+        """Make the panes' trees (an empty pane is painted without) and keep them level."""
+        for side, pane in self.panes.items():
+            if pane.completed:
+                continue
+            pane.complete()
             pane.tree.verticalScrollBar().valueChanged.connect(
                 lambda value, s=side: self._scrolled(s, value)
             )
-            pane.model.rowsInserted.connect(lambda parent, _f, _l, s=side: self._fetched(s, parent))
             pane.tree.expanded.connect(lambda index, s=side: self._expanded(s, index, True))
             pane.tree.collapsed.connect(lambda index, s=side: self._expanded(s, index, False))
 
@@ -216,6 +223,8 @@ class PaneLink(QObject):
     def balance(self) -> None:
         """Share the width between the panes by what their columns need (until the user moves
         the splitter): a pane whose names are longer gets the room to show them whole."""
+        if not all(pane.completed for pane in self.panes.values()):
+            return  # nothing to fit before the trees are made
         needs = [pane.fitter.needed() for pane in self.panes.values()]
         total = sum(self.split.sizes())
         if self.user_sized or not all(needs) or total <= 0:

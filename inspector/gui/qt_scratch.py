@@ -37,7 +37,7 @@ from inspector.gui.json_text import visible
 from inspector.gui.paste import PasteKind, route_paste
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
-from inspector.gui.qt_pane import add_copy_menu, span_field_rows
+from inspector.gui.qt_pane_tree import add_copy_menu, span_field_rows
 from inspector.gui.qt_records import Record, RecordsModel, fit_columns, records_view
 from inspector.gui.qt_schema_panel import NO_TOOLS
 from inspector.gui.qt_text import dim, plain_label, tooltip

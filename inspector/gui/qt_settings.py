@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings
-from PySide6.QtWidgets import QHeaderView, QMainWindow, QMenu, QSplitter, QWidget
+
+if TYPE_CHECKING:  # named only to be typed: naming QHeaderView builds its enums, at start-up
+    from PySide6.QtWidgets import QHeaderView, QMainWindow, QMenu, QSplitter, QWidget
 
 from inspector.gui.json_text import visible
 from inspector.gui.qt_text import menu_text, tooltip
@@ -177,6 +179,10 @@ class Settings:
                 splitter.restoreState(saved)
             elif name == "main":
                 splitter.setSizes([500, 400])
+        self.restore_headers(headers)
+
+    def restore_headers(self, headers: Mapping[str, QHeaderView]) -> None:
+        """Put back the headers' saved states (columns shown, their widths and order)."""
         for name, header in headers.items():
             saved = self.header(name)
             if saved is not None:

@@ -17,6 +17,7 @@ from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
+from inspector.gui.qt_transcript_model import Column
 from inspector.resources import sample_pair
 from tests.conftest import SAMPLES
 
@@ -44,6 +45,8 @@ HEAVY = (
     "inspector.gui.qt_records",
     "inspector.gui.qt_diff_controls",
     "inspector.gui.qt_highlight",
+    "inspector.gui.qt_pane_tree",
+    "inspector.gui.qt_bug_dialog",
     "PySide6.QtSvg",
     "inspector.core.formats",
     "inspector.core.diff.compute",
@@ -81,6 +84,20 @@ QT_LATER = (
     "QStandardPaths",
     "QSyntaxHighlighter",
     "QTextDocument",
+    # The panes' trees, loading and error pages: an empty pane shows its drop target alone.
+    "QTreeView",
+    "QAbstractItemView",
+    "QHeaderView",
+    "QStyledItemDelegate",
+    "QStyleOptionViewItem",
+    "QItemSelectionModel",
+    "QProgressBar",
+    # The bug dialog, and the text classes of a view's marks (the Item tab is empty at first).
+    "QDialog",
+    "QDialogButtonBox",
+    "QTextCursor",
+    "QTextFormat",
+    "QTextEdit",
 )
 
 # The window is started by the entry point as `replay-inspector --tools T LEFT RIGHT` starts it;
@@ -112,6 +129,7 @@ def watched(*args, **kwargs):
                 seen["files_then"] = [p for p in window.session.paths.values() if p]
                 seen["furnished_then"] = [window.furnished, hasattr(window, "toolbar")]
                 seen["panes_then"] = [p.isVisible() for p in window.panes.values()]
+                seen["trees_then"] = [hasattr(p, "tree") for p in window.panes.values()]
                 qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
                 seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
             return False
@@ -121,6 +139,7 @@ def watched(*args, **kwargs):
     def diffed():
         seen["diffed"] = loaded(sys.argv[1:])
         seen["furnished"] = [window.furnished, len(window.toolbar.actions()), len(window.menus)]
+        seen["rows"] = [p.tree.model().rowCount() for p in window.panes.values()]
         print(json.dumps(seen))
         QApplication.quit()
 
@@ -153,13 +172,15 @@ def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
     assert seen["files_then"] == []
     assert seen["furnished_then"] == [False, False]
     assert seen["panes_then"] == [True, True]
+    assert seen["trees_then"] == [False, False]
     assert sorted(set(QT_LATER) & set(seen["qt_named"])) == []
-    assert "TranscriptPane" not in seen["qt_named"] and "QTreeView" in seen["qt_named"]
+    assert "TranscriptPane" not in seen["qt_named"] and "QStackedWidget" in seen["qt_named"]
     # Then the pair was opened, read and diffed: the engines came with it.
     assert {"inspector.core.formats", "inspector.core.diff.compute"} <= set(seen["diffed"])
     assert {"inspector.gui.qt_highlight", "pygments"} <= set(seen["diffed"])  # items shown
     furnished, tools, menus = seen["furnished"]
     assert furnished and tools > 5 and menus == 5
+    assert all(rows > 0 for rows in seen["rows"])  # each pane's tree made, the pair's rows in it
 
 
 def test_a_started_window_is_furnished_after_its_first_paint_and_works(qtbot, tmp_path) -> None:
@@ -268,4 +289,33 @@ def test_a_started_window_puts_back_a_hidden_toolbar_once_it_is_made(qtbot, tmp_
     qtbot.addWidget(window)
     qtbot.waitUntil(lambda: window.furnished)
     assert window.toolbar.isHidden() and window.left.isVisible()
+    window.runner.wait()
+
+
+def test_a_started_window_makes_its_trees_after_the_first_paint_with_saved_columns(
+    qtbot, tmp_path
+) -> None:
+    # The panes are painted empty first; their trees come with furnish(), the columns as saved.
+    path = tmp_path / "s.ini"
+    first = MainWindow(Settings.open(path))
+    qtbot.addWidget(first)
+    first.left.tree.header().showSection(Column.ID)
+    first.right.tree.header().resizeSection(Column.NAME, 333)
+    first.save_settings()
+    first.close()
+    window = open_window(build_parser().parse_args([]), Settings.open(path))
+    qtbot.addWidget(window)
+    assert not any(pane.completed for pane in window.panes.values())
+    assert all(pane.stack.count() == 1 for pane in window.panes.values())  # the drop target
+    window.close()  # closed before its trees are made: the saved columns stay as they were
+    window = open_window(build_parser().parse_args([]), Settings.open(path))
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.furnished)
+    assert all(pane.completed and pane.stack.count() == 4 for pane in window.panes.values())
+    assert not window.left.tree.header().isSectionHidden(Column.ID)
+    assert window.right.tree.header().sectionSize(Column.NAME) == 333
+    # The trees work: the sample pair opened in them shows rows, in step in aligned mode.
+    window.open_sample_pair()
+    qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
+    assert window.left.tree.model().rowCount() > 0 and window.select("left", 1)
     window.runner.wait()

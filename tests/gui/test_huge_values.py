@@ -22,7 +22,7 @@ from inspector.gui import qt_schema_panel
 from inspector.gui.json_text import CELL_LIMIT, PREVIEW_LIMIT, STRING_LIMIT, display, preview
 from inspector.gui.qt_highlight import BLOCK_LIMIT, HIGHLIGHT_LIMIT, JsonHighlighter
 from inspector.gui.qt_main_window import Tab
-from inspector.gui.qt_pane import copy_actions
+from inspector.gui.qt_pane_tree import copy_actions
 from inspector.gui.qt_text import TOOLTIP_LIMIT
 from inspector.gui.qt_transcript_model import Column
 

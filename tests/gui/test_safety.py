@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.gui import qt_app
+from inspector.gui import qt_app, qt_bug_dialog
 from inspector.gui.qt_transcript_model import Column
 from tests.gui.conftest import call_stream, model_indexes, write_sse
 
@@ -91,7 +91,7 @@ def test_bug_dialog_shows_the_traceback_as_plain_text(qtbot, monkeypatch):
         shown.append(dialog.findChild(QPlainTextEdit, "traceback").toPlainText())
         return 0
 
-    monkeypatch.setattr(qt_app.BugDialog, "exec", fake_exec)
+    monkeypatch.setattr(qt_bug_dialog.BugDialog, "exec", fake_exec)
     try:
         raise RuntimeError(BOLD)
     except RuntimeError as exc:
@@ -216,7 +216,7 @@ _PLAIN_DELEGATES = {
 def test_the_cell_delegate_leaves_the_drawing_to_the_stock_delegate():
     from PySide6.QtWidgets import QStyledItemDelegate
 
-    from inspector.gui.qt_pane import CellDelegate
+    from inspector.gui.qt_pane_tree import CellDelegate
 
     assert issubclass(CellDelegate, QStyledItemDelegate)
     assert "paint" not in vars(CellDelegate) and "createEditor" not in vars(CellDelegate)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from inspector.core.gate import INVISIBLE
 from inspector.gui.json_text import display, label, preview, visible
 from inspector.gui.qt_main_window import Tab
-from inspector.gui.qt_pane import copy_actions
+from inspector.gui.qt_pane_tree import copy_actions
 from inspector.gui.qt_transcript_model import Column
 from tests.conftest import SAMPLES
 from tests.gui.conftest import call_stream, model_indexes, write_sse
