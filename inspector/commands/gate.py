@@ -12,6 +12,7 @@ from inspector.commands.common import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
     EXIT_UNREADABLE,
+    Encoded,
     Style,
     encoded_elements,
     safe_text,
@@ -267,6 +268,8 @@ def file_document(
 
 #: Where a file's item rows sit in the JSON report: {"files": [{"items": [row…]}]}.
 ROWS_LEVEL = 3
+#: Where a file's (or a conversation's) document sits in it.
+FILES_LEVEL = 2
 
 
 def _encode_rows(result: GateResult) -> Iterator[bytes]:
@@ -309,7 +312,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # every core, when the report is JSON and nothing needs the whole transcript at once.
     by_runs = args.format == "json" and args.target is None and args.conversation is None
 
-    def reports() -> Iterator[tuple[str, GateResult | FileGate | LoadError, Decision | None]]:
+    def reported(path: str, transcript: Transcript) -> tuple[dict[str, Any], bool]:
+        result, decision = gated(path, transcript, 1)
+        return file_document(path, result, decision), decision.blocks
+
+    Report = GateResult | FileGate | LoadError | Encoded
+
+    def reports() -> Iterator[tuple[str, Report, Decision | None]]:
         # One file at a time: its report is written before the next is read; a file of
         # several conversations gives one report for each.
         for arg in args.files:
@@ -324,6 +333,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         yield path, runs, decided(path, runs.result)
                     finally:
                         runs.rows.close()
+                    continue
+                # A large OTLP trace of the file exporter's lines: by runs of its traces.
+                from inspector.commands.traces import gate_trace_on_cores
+
+                traced = gate_trace_on_cores(arg, path, reported, jobs=jobs, level=FILES_LEVEL)
+                if traced is not None:
+                    state["blocking"] = state["blocking"] or traced.blocks
+                    try:
+                        yield path, traced.encoded, None
+                    finally:
+                        traced.close()
                     continue
             try:
                 transcripts = pick_conversation(
@@ -343,13 +363,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if isinstance(r, LoadError)
             else gate_document(path, r.result, decision, Streamed(r.rows, encoded=ROWS_LEVEL))
             if isinstance(r, FileGate)
+            else r
+            if isinstance(r, Encoded)
             else file_document(path, r, decision)
             for path, r, decision in reports()
         )
         write_json({"files": Streamed(documents, nested=True)}, out)
     else:
         for number, (path, r, decision) in enumerate(reports()):
-            assert not isinstance(r, FileGate)  # by runs for a JSON report only
+            assert not isinstance(r, FileGate | Encoded)  # by runs for a JSON report only
             if isinstance(r, LoadError):
                 err.write(f"inspector: {safe_text(str(r))}\n")
                 continue

@@ -150,7 +150,7 @@ _SHARED: dict[str, Any] = {}
 class _Forks:
     """Forked worker processes, each reading `_SHARED` as it was when they were forked."""
 
-    def __init__(self, processes: int, task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]):
+    def __init__(self, processes: int, task: Callable[..., Any], calls: Iterable[tuple[Any, ...]]):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -406,13 +406,7 @@ def gate_jsonl_on_cores(
     order. The report is byte for byte what one process writes.
     """
     jobs = default_jobs() if jobs is None else jobs
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    if jobs < 2 or not stat.S_ISREG(info.st_mode) or info.st_size < POOL_MIN_BYTES:
-        return None
-    if not _can_fork():
+    if not forkable_file(path, jobs, POOL_MIN_BYTES):
         return None
     toolset, _ = make_toolset(None, extra_tools)
     if not _pool_can_judge(toolset):
@@ -431,6 +425,18 @@ def gate_jsonl_on_cores(
         return None  # no temporary files (or no processes) to be had: the usual way
     del runs  # held by the gate until its runs are made
     return gate.gate()
+
+
+def forkable_file(path: str, jobs: int, min_bytes: int) -> bool:
+    """Whether a file may be gated by runs in forked workers: more than one job, a regular
+    file of `min_bytes` or more, and a process that can fork."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    if jobs < 2 or not stat.S_ISREG(info.st_mode) or info.st_size < min_bytes:
+        return False
+    return _can_fork()
 
 
 class _RunGate:
@@ -651,6 +657,7 @@ __all__ = [
     "RowParts",
     "default_jobs",
     "default_jobs_for",
+    "forkable_file",
     "gate_jsonl_on_cores",
     "gate_on_cores",
 ]
