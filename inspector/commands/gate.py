@@ -325,16 +325,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             path = display_name(arg)  # `-` is shown as <stdin>
             jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             if by_runs and arg != STDIN and jobs != 1:
-                runs = gate_jsonl_on_cores(
-                    arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
-                )
-                if runs is not None:
-                    try:
-                        yield path, runs, decided(path, runs.result)
-                    finally:
-                        runs.rows.close()
-                    continue
-                # A large OTLP trace of the file exporter's lines: by runs of its traces.
+                # A large OTLP trace of the file exporter's lines: by runs of its traces (told
+                # from its head, before the file is read).
                 from inspector.commands.traces import gate_trace_on_cores
 
                 traced = gate_trace_on_cores(arg, path, reported, jobs=jobs, level=FILES_LEVEL)
@@ -344,6 +336,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         yield path, traced.encoded, None
                     finally:
                         traced.close()
+                    continue
+                runs = gate_jsonl_on_cores(
+                    arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
+                )
+                if runs is not None:
+                    try:
+                        yield path, runs, decided(path, runs.result)
+                    finally:
+                        runs.rows.close()
                     continue
             try:
                 transcripts = pick_conversation(

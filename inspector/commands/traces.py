@@ -12,23 +12,27 @@ report is byte for byte what one process writes.
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from inspector.commands.common import Encoded, write_element
-from inspector.core.formats import otel
-from inspector.core.jsonio import read_bytes
-from inspector.core.model import LoadError, Transcript, paused_gc
+from inspector.core.formats import SESSION_MARKERS
+from inspector.core.jsonio import _GZIP_MAGIC as GZIP_MAGIC
+from inspector.core.jsonio import MAX_FILE_BYTES
+from inspector.core.model import Transcript, paused_gc
 from inspector.core.parallel import (
     POOL_MIN_BYTES,
-    RowParts,
     _Forks,
     default_jobs,
     forkable_file,
 )
+
+if TYPE_CHECKING:
+    from inspector.core.formats import otel
 
 #: A conversation's report: its JSON document, and whether its decision blocks.
 Report = Callable[[str, Transcript], tuple[dict[str, Any], bool]]
@@ -59,13 +63,16 @@ class TraceGate:
     encoded: Encoded
     #: Whether any conversation's decision blocks.
     blocks: bool
-    parts: RowParts
+    #: Each run's file of encoded documents, and its size.
+    files: list[Any]
+    sizes: list[int]
     #: The processes that made runs.
     makers: frozenset[int]
 
     def close(self) -> None:
-        """Close the runs' files (those read are closed already)."""
-        self.parts.close()
+        """Close the runs' files."""
+        for handle in self.files:
+            handle.close()
 
 
 #: What a forked worker reads (set before the fork).
@@ -82,29 +89,46 @@ def gate_trace_on_cores(
     if not forkable_file(arg, jobs, POOL_MIN_BYTES):
         return None
     try:
-        data = read_bytes(arg)
-    except LoadError:
-        return None  # the usual way says what is wrong
+        with open(arg, "rb") as handle:
+            # Mapped, not read: each worker reads its own runs' pages. A compressed or
+            # oversized file goes the usual way, which reads or refuses it.
+            if handle.read(2) == GZIP_MAGIC or os.fstat(handle.fileno()).st_size > MAX_FILE_BYTES:
+                return None
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        return _mapped(cast(bytes, mapped), path, report, jobs, level)
+    finally:
+        mapped.close()
+
+
+def _mapped(data: bytes, path: str, report: Report, jobs: int, level: int) -> TraceGate | None:
+    if not any(mark in data[:4096] for mark in SESSION_MARKERS["otel"]):
+        return None  # not a trace: its reader is not imported
+    from inspector.core.formats import otel
+
     size = max(RUN_MIN_BYTES, len(data) // (jobs * RUNS_PER_JOB) + 1)
     runs = otel.line_runs(data, size)
     if runs is None:
         return None
     import tempfile
 
-    # Closed by RowParts once read, or here when the gate fails.
+    # Closed once read (TraceGate.close), or here when the gate fails.
     files = [tempfile.TemporaryFile() for _ in runs]  # noqa: SIM115
-    parts = RowParts(files, [0] * len(files))
     try:
         made = _gate(data, runs, path, report, jobs, level, [f.fileno() for f in files])
     except BaseException:
-        parts.close()
+        for handle in files:
+            handle.close()
         raise
     if made is None:
-        parts.close()
+        for handle in files:
+            handle.close()
         return None
-    encoded, sizes, blocks, makers = made
-    parts.sizes[:] = sizes
-    return TraceGate(Encoded(_joined(encoded, parts, level)), blocks, parts, makers)
+    first, sizes, blocks, makers = made
+    encoded = Encoded(_joined(first, files, sizes, level))
+    return TraceGate(encoded, blocks, files, sizes, makers)
 
 
 def _gate(
@@ -119,6 +143,8 @@ def _gate(
     """Every run made by the workers, then the file's first conversation here: its encoded
     document, each run's bytes of documents and whether any decision blocks (None: the
     usual way)."""
+    from inspector.core.formats import otel
+
     _SHARED.update(data=data, path=path, report=report, level=level, files=files)
     # Each run's first line is counted as it is sent: the workers begin meanwhile.
     calls = ((n, run) for n, run in enumerate(otel.numbered(data, runs)))
@@ -151,13 +177,27 @@ def _gate(
     return b"".join(encoded), [run.size for run in made], blocks, makers
 
 
-def _joined(first: bytes, parts: RowParts, level: int) -> Iterator[bytes]:
-    """The first document, then each run's, joined as the writer joins a nested array's."""
+def _joined(first: bytes, files: list[Any], sizes: list[int], level: int) -> Iterator[bytes]:
+    """The first document, then each run's, joined as the writer joins a nested array's (a
+    run's documents read whole: whole UTF-8, as the writer needs)."""
     separator = b",\n" + b"  " * level
     yield first
-    for part, size in zip(parts, parts.sizes, strict=True):
-        for number, block in enumerate(part):
-            yield separator + block if number == 0 and size else block
+    for handle, size in zip(files, sizes, strict=True):
+        if size:
+            yield separator
+            yield _read_all(handle.fileno(), size)
+
+
+def _read_all(handle: int, size: int) -> bytes:
+    """The first `size` bytes of a file."""
+    pieces, done = [], 0
+    while done < size:
+        piece = os.pread(handle, size - done, done)
+        if not piece:
+            raise OSError("a run's documents' file ended early")
+        pieces.append(piece)
+        done += len(piece)
+    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
 
 def _worker_run(number: int, run: otel.LineRun) -> _Run | None:
@@ -170,6 +210,8 @@ def _worker_run(number: int, run: otel.LineRun) -> _Run | None:
 
 
 def _run(number: int, run: otel.LineRun) -> _Run | None:
+    from inspector.core.formats import otel
+
     data: bytes = _SHARED["data"]
     path: str = _SHARED["path"]
     report: Report = _SHARED["report"]

@@ -6,6 +6,7 @@ files go by runs (and which the usual way) is asserted from what `gate_trace_on_
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -164,3 +165,14 @@ def test_the_runs_are_the_files_lines_in_order():
     assert otel.line_runs(b'{"resourceSpans": [\n]}\n', 4) is None
     assert otel.line_runs(b'{"type": "message"}\n' * 3, 4) is None
     assert otel.line_runs(b'{"resourceSpans":[]}\n\n\n\n', 4) is None
+
+
+def test_a_compressed_trace_goes_the_usual_way(tmp_path, by_runs):
+    plain = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(plain, 60_000)
+    packed = tmp_path / "otlp.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    status, one, _ = _by_runs_and_alone(packed, by_runs)
+    assert by_runs == [None, None]
+    assert [d["path"] for d in json.loads(one)["files"]][:1] == [str(packed)]
+    assert status == _gate(str(plain), "--jobs", "1")[0]
