@@ -268,6 +268,10 @@ def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dic
             key = name
             raw = entry.get("value")
             kind = next(iter(raw), "") if isinstance(raw, dict) and len(raw) == 1 else ""
+            if kind == "stringValue" and field_name == "attributes":
+                # Nearly every content attribute: its pointer needs no escaping.
+                where[key] = f"{at}/attributes/{i}/value/stringValue"
+                continue
             inner = ("value", kind, "values") if kind == "arrayValue" else ("value", kind)
             where[key] = join_pointer(at, field_name, i, *(inner if kind else ("value",)))
     return where
