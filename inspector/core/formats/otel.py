@@ -396,8 +396,9 @@ def _inferences(
                         records = scope.get(record_key)
                         for n, record in enumerate(records if isinstance(records, list) else ()):
                             if isinstance(record, dict):
-                                pointer = join_pointer(
-                                    base, resource_key, r, scope_key, s, record_key, n
+                                # The keys are the names above: nothing to escape.
+                                pointer = (
+                                    f"{base}/{resource_key}/{r}/{scope_key}/{s}/{record_key}/{n}"
                                 )
                                 yield from _from_record(
                                     record, _OTLP, record_key, line, pointer, order
