@@ -323,11 +323,29 @@ def _encode_whole(value: dict[Any, Any], level: int) -> bytes | None:
     return data.replace(b"\n", b"\n" + b"  " * level) if level else data
 
 
+class Encoded:
+    """Elements of a nested `Streamed` array already encoded for their level, with the
+    separators between them as the writer joins them: blocks of bytes, written as they come."""
+
+    __slots__ = ("blocks",)
+
+    def __init__(self, blocks: Iterable[bytes]) -> None:
+        self.blocks = blocks
+
+
+def write_element(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
+    """Write one value as `write_json` writes it at `level` of a document."""
+    _write(value, level, write)
+
+
 def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
     from inspector.core.report import Streamed
 
     inner = b"  " * (level + 1)
-    if isinstance(value, Streamed) and not value.nested:
+    if type(value) is Encoded:
+        for block in value.blocks:
+            write(block)
+    elif isinstance(value, Streamed) and not value.nested:
         if value.encoded is None:
             parts: Iterable[Iterable[bytes]] = (encoded_elements(value.elements, level),)
         elif value.encoded == level:

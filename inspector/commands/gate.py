@@ -13,6 +13,7 @@ from inspector.commands.common import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
     EXIT_UNREADABLE,
+    Encoded,
     Style,
     encoded_item_rows,
     safe_text,
@@ -275,6 +276,8 @@ def file_document(
 ROWS_LEVEL = 3
 #: Rows of a document `write_json` may write whole (see `common._SHORT`).
 SHORT_ROWS = _SHORT
+#: Where a file's (or a conversation's) document sits in it.
+FILES_LEVEL = 2
 
 
 def _encode_rows(result: GateResult) -> Iterator[bytes]:
@@ -317,13 +320,31 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # every core, when the report is JSON and nothing needs the whole transcript at once.
     by_runs = args.format == "json" and args.target is None and args.conversation is None
 
-    def reports() -> Iterator[tuple[str, GateResult | FileGate | LoadError, Decision | None]]:
+    def reported(path: str, transcript: Transcript) -> tuple[dict[str, Any], bool]:
+        result, decision = gated(path, transcript, 1)
+        return file_document(path, result, decision), decision.blocks
+
+    Report = GateResult | FileGate | LoadError | Encoded
+
+    def reports() -> Iterator[tuple[str, Report, Decision | None]]:
         # One file at a time: its report is written before the next is read; a file of
         # several conversations gives one report for each.
         for arg in args.files:
             path = display_name(arg)  # `-` is shown as <stdin>
             jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             if by_runs and arg != STDIN and jobs != 1:
+                # A large OTLP trace of the file exporter's lines: by runs of its traces (told
+                # from its head, before the file is read).
+                from inspector.commands.traces import gate_trace_on_cores
+
+                traced = gate_trace_on_cores(arg, path, reported, jobs=jobs, level=FILES_LEVEL)
+                if traced is not None:
+                    state["blocking"] = state["blocking"] or traced.blocks
+                    try:
+                        yield path, traced.encoded, None
+                    finally:
+                        traced.close()
+                    continue
                 runs = gate_session_on_cores(
                     arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
                 ) or gate_jsonl_on_cores(
@@ -353,13 +374,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if isinstance(r, LoadError)
             else file_document(path, r.result, decision, Streamed(r.rows, encoded=ROWS_LEVEL))
             if isinstance(r, FileGate)
+            else r
+            if isinstance(r, Encoded)
             else file_document(path, r, decision)
             for path, r, decision in reports()
         )
         write_json({"files": Streamed(documents, nested=True)}, out)
     else:
         for number, (path, r, decision) in enumerate(reports()):
-            assert not isinstance(r, FileGate)  # by runs for a JSON report only
+            assert not isinstance(r, FileGate | Encoded)  # by runs for a JSON report only
             if isinstance(r, LoadError):
                 err.write(f"inspector: {safe_text(str(r))}\n")
                 continue

@@ -150,7 +150,7 @@ _SHARED: dict[str, Any] = {}
 class _Forks:
     """Forked worker processes, each reading `_SHARED` as it was when they were forked."""
 
-    def __init__(self, processes: int, task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]):
+    def __init__(self, processes: int, task: Callable[..., Any], calls: Iterable[tuple[Any, ...]]):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -267,6 +268,10 @@ def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dic
             key = name
             raw = entry.get("value")
             kind = next(iter(raw), "") if isinstance(raw, dict) and len(raw) == 1 else ""
+            if kind == "stringValue" and field_name == "attributes":
+                # Nearly every content attribute: its pointer needs no escaping.
+                where[key] = f"{at}/attributes/{i}/value/stringValue"
+                continue
             inner = ("value", kind, "values") if kind == "arrayValue" else ("value", kind)
             where[key] = join_pointer(at, field_name, i, *(inner if kind else ("value",)))
     return where
@@ -391,8 +396,9 @@ def _inferences(
                         records = scope.get(record_key)
                         for n, record in enumerate(records if isinstance(records, list) else ()):
                             if isinstance(record, dict):
-                                pointer = join_pointer(
-                                    base, resource_key, r, scope_key, s, record_key, n
+                                # The keys are the names above: nothing to escape.
+                                pointer = (
+                                    f"{base}/{resource_key}/{r}/{scope_key}/{s}/{record_key}/{n}"
                                 )
                                 yield from _from_record(
                                     record, _OTLP, record_key, line, pointer, order
@@ -1039,8 +1045,16 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
         # Not the file exporter's lines: one document that does not parse; say where.
         load_json(data.decode("utf-8", "replace"), path)
         raise LoadError("the OTLP JSON export does not parse", path=path) from None
+    yield from _lines(data, path)
+
+
+def _lines(
+    data: bytes, path: str | None, first: int = 1
+) -> Iterator[tuple[int | None, str, dict[str, Any]]]:
+    """The export request of each line of the file exporter's lines (`first`: the number of
+    the data's first line in its file)."""
     # One line at a time: the file is not held a second time as a list of its lines.
-    for number, raw in enumerate(lines_of(data), start=1):
+    for number, raw in enumerate(lines_of(data), start=first):
         if not raw.strip():
             continue
         try:
@@ -1082,10 +1096,12 @@ def _conversations(inferences: list[Inference]) -> dict[str, list[Inference]]:
     return grouped
 
 
-def _gather(data: bytes, path: str | None, check: Callable[[int], None] | None) -> list[Inference]:
+def _gather(
+    exports: Iterator[tuple[int | None, str, dict[str, Any]]], check: Callable[[int], None] | None
+) -> list[Inference]:
     order = [0]
     found: list[Inference] = []
-    for line, base, export in _exports(data, path):
+    for line, base, export in exports:
         if check is not None:
             check(0)
         found += _inferences(export, line, base, order)
@@ -1102,9 +1118,10 @@ def _add_read(b: Builder, read: list[Inference]) -> None:
         _add_inference(b, seen, inference, messages[position], _AnsweredFrom(last, position))
 
 
-def _build(
+def build(
     path: str | None, conversation: str, inferences: list[Inference], notes: list[Note]
 ) -> Transcript:
+    """One conversation's transcript from its inferences, in their order, with `notes`."""
     b = builder(path)
     captured = _read(inferences)
     _add_read(b, captured)
@@ -1133,15 +1150,86 @@ def load_file(
     check: Callable[[int], None] | None = None,
 ) -> list[Transcript]:
     """One transcript per conversation of the trace (its `gen_ai.conversation.id`, else trace)."""
-    inferences = _gather(data, path, check)
+    inferences = _gather(_exports(data, path), check)
     if not inferences:
         raise LoadError(
             "the trace holds no GenAI spans or log records (no gen_ai.* attributes)", path=path
         )
     grouped = _conversations(inferences)
     ids = list(grouped)
-    first = [several_note(path, ids)] if len(ids) > 1 else []
-    return [_build(path, cid, grouped[cid], first if i == 0 else []) for i, cid in enumerate(ids)]
+    first = first_notes(path, ids)
+    return [build(path, cid, grouped[cid], first if i == 0 else []) for i, cid in enumerate(ids)]
+
+
+def first_notes(path: str | None, ids: list[str]) -> list[Note]:
+    """The notes of a file's first conversation, given every conversation's id."""
+    return [several_note(path, ids)] if len(ids) > 1 else []
+
+
+# --------------------------------------------------------------------------------------------
+# The file exporter's lines by runs: what lets a large file be read on every core
+
+#: A run of the file exporter's lines: its first byte, and the byte after its last line's
+#: newline (or the data's end).
+Cut = tuple[int, int]
+#: A run, and the number of its first line in the file.
+LineRun = tuple[int, int, int]
+#: What ties a run's inferences to others': their traces, and the spans whose log records
+#: are joined into one call.
+Link = tuple[str, str]
+_NON_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+
+
+def line_runs(data: bytes, size: int) -> list[Cut] | None:
+    """The file's lines cut into runs of about `size` bytes, when the file is the collector's
+    file exporter's lines and loading reads it as those (else None: a document, another
+    format, a file whose first line is not an export request)."""
+    from inspector.core.formats import _session_format
+
+    begun = _NON_BLANK.search(data)
+    if begun is None:
+        return None
+    end = data.find(b"\n", begun.start())
+    end = len(data) if end < 0 else end
+    # All the registry reads of a file to choose its format: its first line and 4 KiB.
+    if _session_format(data[: max(end, 4096)]) is not sys.modules[__name__]:
+        return None
+    try:
+        orjson.loads(data[begun.start() : end])
+    except orjson.JSONDecodeError:
+        return None
+    cuts: list[Cut] = []
+    start, end = 0, len(data)
+    while start < end:
+        cut = data.find(b"\n", min(start + size, end) - 1)
+        stop = end if cut < 0 else cut + 1
+        cuts.append((start, stop))
+        start = stop
+    # Two runs with lines: the file cannot be one document (`_exports` reads it as lines).
+    if sum(1 for a, b in cuts if _NON_BLANK.search(data, a, b)) < 2:
+        return None
+    return cuts
+
+
+def numbered(data: bytes, cuts: list[Cut]) -> Iterator[LineRun]:
+    """Each run with the number of its first line, counted as they are asked for."""
+    number = 1
+    for start, stop in cuts:
+        yield start, stop, number
+        number += data[start:stop].count(b"\n")  # an mmap has no count
+
+
+def run_conversations(
+    data: bytes, run: LineRun, path: str | None
+) -> tuple[dict[str, list[Inference]], set[Link]]:
+    """A run's conversations as `load_file` groups them, and what ties them to other runs':
+    the file's conversations are the runs' in order when no conversation id, trace or joined
+    span is in two runs (the caller checks)."""
+    start, stop, first = run
+    inferences = _gather(_lines(data[start:stop], path, first), None)
+    links = {("trace", i.trace) for i in inferences if i.trace}
+    links.update(("span", i.span) for i in inferences if i.span is not None)
+    return _conversations(inferences), links
 
 
 def load(b: Builder, record: Record, kind: str) -> None:

@@ -1,0 +1,178 @@
+"""An OTLP trace of the file exporter's lines gated by runs on every core (commands/traces.py).
+
+Every report is compared byte for byte with the one process's report of the same file; which
+files go by runs (and which the usual way) is asserted from what `gate_trace_on_cores` gave.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from inspector.cli import run
+from inspector.commands import traces
+from inspector.core.formats import otel
+from tests.benchmarks import synthetic
+from tests.conftest import SAMPLES
+
+OTEL = SAMPLES / "sessions" / "otel"
+_TRACE = re.compile(rb'("traceId"\s*:\s*"|"traceID"\s*:\s*")([0-9A-Za-z]*)"')
+
+
+@pytest.fixture
+def by_runs(monkeypatch):
+    """Every trace file gated by runs of about one line, and what each gate by runs gave
+    (None: the file went the usual way)."""
+    made: list[traces.TraceGate | None] = []
+    original = traces.gate_trace_on_cores
+
+    def spy(*args, **kwargs):
+        made.append(original(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(traces, "POOL_MIN_BYTES", 1)
+    monkeypatch.setattr(traces, "RUN_MIN_BYTES", 1)
+    monkeypatch.setattr(traces, "RUNS_PER_JOB", 10_000)
+    monkeypatch.setattr(traces, "gate_trace_on_cores", spy)
+    return made
+
+
+def _gate(*args: str) -> tuple[int, bytes, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = run(["gate", "--format", "json", *args], out, err)
+    return status, out.getvalue().encode("utf-8"), err.getvalue()
+
+
+def _by_runs_and_alone(path: Path, made: list, *options: str) -> tuple[int, bytes, str]:
+    """Gate `path` on 2 and 3 processes and in one; assert all three say the same."""
+    alone = _gate(str(path), "--jobs", "1", *options)
+    assert made == []  # one process never goes by runs
+    for jobs in ("2", "3"):
+        assert _gate(str(path), "--jobs", jobs, *options) == alone
+    return alone
+
+
+def _one_line_each(folder: Path, name: str, *, own_traces: bool) -> Path:
+    """Every OTLP and Jaeger sample as one line of a file exporter's file (`own_traces`: each
+    line's trace ids made its own, so no trace is in two lines)."""
+    lines = []
+    for number, sample in enumerate(sorted(OTEL.iterdir())):
+        texts = sample.read_text(encoding="utf-8").splitlines()
+        if sample.suffix != ".jsonl":
+            texts = [json.dumps(json.loads("\n".join(texts)))]
+        for k, text in enumerate(texts):
+            line = text.encode("utf-8")
+            if own_traces:
+                tag = b"%02d%02d" % (number, k)
+                line = _TRACE.sub(lambda m, tag=tag: m.group(1) + tag + m.group(2) + b'"', line)
+            lines.append(line)
+    path = folder / name
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def test_a_generated_trace_by_runs_writes_what_one_process_writes(tmp_path, by_runs):
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 150_000)
+    status, one, _ = _by_runs_and_alone(path, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    # Runs were made by forked workers, not by this process.
+    assert all(made.makers and os.getpid() not in made.makers for made in by_runs)
+    files = json.loads(one)["files"]
+    assert len(files) == len(path.read_bytes().splitlines()) > 10
+    assert files[0]["findings"][0]["code"] == "several_conversations"
+    assert status == 1
+
+
+def test_every_sample_as_a_line_of_its_own_trace_by_runs(tmp_path, by_runs):
+    # Capture off, malformed attributes, log records, Jaeger documents, agents' spans: each
+    # conversation's findings (with their pointers) as one process gives them.
+    path = _one_line_each(tmp_path, "samples.jsonl", own_traces=True)
+    _status, one, _ = _by_runs_and_alone(path, by_runs)
+    assert all(made is not None for made in by_runs)
+    codes = {f["code"] for document in json.loads(one)["files"] for f in document["findings"]}
+    assert {"content_not_captured", "several_conversations"} <= codes
+
+
+def test_every_sample_file_is_gated_as_one_process_gates_it(tmp_path, by_runs):
+    for sample in sorted(OTEL.iterdir()):
+        by_runs.clear()
+        _by_runs_and_alone(sample, by_runs)
+        # A document goes the usual way; the file exporter's lines (two traces) by runs.
+        lines = sample.suffix == ".jsonl"
+        assert [made is not None for made in by_runs] == [lines, lines], sample.name
+
+
+def test_lines_that_share_a_trace_go_the_usual_way(tmp_path, by_runs):
+    path = _one_line_each(tmp_path, "shared.jsonl", own_traces=False)
+    _by_runs_and_alone(path, by_runs)
+    assert by_runs == [None, None]
+
+
+def test_a_conversation_id_in_two_runs_goes_the_usual_way(tmp_path, by_runs):
+    path = tmp_path / "named.jsonl"
+    synthetic.write_otlp(path, 60_000)
+    lines = path.read_bytes().splitlines()
+    named = b'{"key":"gen_ai.conversation.id","value":{"stringValue":"conv-1"}},'
+    for k in (2, 5):
+        first = b'"attributes":[{"key":"gen_ai.operation'
+        assert first in lines[k]
+        lines[k] = lines[k].replace(first, first[:14] + named + first[14:], 1)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _by_runs_and_alone(path, by_runs)
+    assert by_runs == [None, None]
+    ids = [d.get("conversation") for d in json.loads(_gate(str(path), "--jobs", "1")[1])["files"]]
+    assert ids.count("conv-1") == 1
+
+
+def test_a_broken_line_in_a_later_run_is_named_as_one_process_names_it(tmp_path, by_runs):
+    path = tmp_path / "broken.jsonl"
+    synthetic.write_otlp(path, 60_000)
+    lines = path.read_bytes().splitlines()
+    lines[6] = lines[6][:-40]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    status, one, _ = _by_runs_and_alone(path, by_runs)
+    assert by_runs == [None, None]
+    assert status == 2
+    assert json.loads(one)["files"][0]["error"]["line"] == 7
+
+
+def test_a_first_run_without_genai_spans_goes_the_usual_way(tmp_path, by_runs):
+    path = tmp_path / "late.jsonl"
+    synthetic.write_otlp(path, 60_000)
+    lines = path.read_bytes().splitlines()
+    plain = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "ff", "name": "http"}]}]}]}
+    path.write_bytes(b"\n".join([json.dumps(plain).encode(), *lines]) + b"\n")
+    _by_runs_and_alone(path, by_runs)
+    assert by_runs == [None, None]
+
+
+def test_the_runs_are_the_files_lines_in_order():
+    data = b'{"resourceSpans":[]}\n\n' + b'{"resourceSpans":[]}\n' * 5 + b'{"resourceSpans":[]}'
+    cuts = otel.line_runs(data, 30)
+    assert cuts is not None and len(cuts) > 3
+    runs = list(otel.numbered(data, cuts))
+    assert b"".join(data[a:b] for a, b, _ in runs) == data
+    numbers = [first for _, _, first in runs]
+    assert numbers == [1 + data[:a].count(b"\n") for a, _, _ in runs]
+    # One document, another format, blank lines after one line: not the file exporter's lines.
+    assert otel.line_runs(b'{"resourceSpans": [\n]}\n', 4) is None
+    assert otel.line_runs(b'{"type": "message"}\n' * 3, 4) is None
+    assert otel.line_runs(b'{"resourceSpans":[]}\n\n\n\n', 4) is None
+
+
+def test_a_compressed_trace_goes_the_usual_way(tmp_path, by_runs):
+    plain = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(plain, 60_000)
+    packed = tmp_path / "otlp.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    status, one, _ = _by_runs_and_alone(packed, by_runs)
+    assert by_runs == [None, None]
+    assert [d["path"] for d in json.loads(one)["files"]][:1] == [str(packed)]
+    assert status == _gate(str(plain), "--jobs", "1")[0]
