@@ -867,20 +867,28 @@ def split_tail(tasks: Sequence[Task], jobs: int) -> list[Task]:
     """The last tasks of a walk cut finer, so that no process waits idle at the end.
 
     Once the walk has ended, the tasks not yet started are halved, the largest first, until
-    there are `4 × jobs` of them or each holds one file; order and contents are kept.
+    there are `4 × jobs` of them; then the smallest are halved until `2 × jobs` of them hold
+    one file (or each does). Started largest first, the tasks shrink towards the end and the
+    last of each process is one file: the processes end within about a file of each other.
+    Order and contents are kept.
     """
     result = list(tasks)
     while True:
         waiting = [t for t in result if not t.started and t.chunk is None]
         parts = [t for t in waiting if len(t.paths) > 1]
-        if len(waiting) >= 4 * jobs or not parts:
+        if not parts:
             return result
-        big = max(parts, key=lambda t: t.cost)
-        half = len(big.paths) // 2
-        at = result.index(big)
+        if len(waiting) < 4 * jobs:
+            cut = max(parts, key=lambda t: t.cost)
+        elif len(waiting) - len(parts) < 2 * jobs:
+            cut = min(parts, key=lambda t: t.cost)
+        else:
+            return result
+        half = len(cut.paths) // 2
+        at = result.index(cut)
         result[at : at + 1] = [
-            Task(big.paths[:half], big.sizes[:half]),
-            Task(big.paths[half:], big.sizes[half:]),
+            Task(cut.paths[:half], cut.sizes[:half]),
+            Task(cut.paths[half:], cut.sizes[half:]),
         ]
 
 

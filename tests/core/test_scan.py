@@ -820,3 +820,13 @@ def test_the_last_tasks_of_a_walk_are_cut_finer_in_walk_order() -> None:
     assert [s for t in tail for s in t.sizes] == [s for t in window for s in t.sizes]
     alone = scan.split_tail([_task(7)], 2)  # nothing left to cut
     assert [t.paths for t in alone] == [["f0-7"]]
+
+
+def test_the_last_tasks_to_start_shrink_to_one_file_each() -> None:
+    """Started largest first, the tail's tasks shrink towards the end, and each process's last
+    task is one file, so the processes end within about a file of each other."""
+    window = [_task(*[100] * 32) for _ in range(6)]
+    tail = scan.split_tail(window, 2)
+    order = [len(t.paths) for t in scan.next_tasks(tail, len(tail))]  # the order they start in
+    assert order == [32] * 4 + [16] * 3 + [8, 4] + [1] * 4
+    assert [p for t in tail for p in t.paths] == [p for t in window for p in t.paths]
