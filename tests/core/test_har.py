@@ -11,6 +11,7 @@ import base64
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -88,7 +89,9 @@ def raw_counts(path: Path) -> tuple[int, int, int]:
     chosen = [
         e
         for e in entries
-        if e["request"]["url"].endswith(PROVIDER) and e["request"]["method"] != "OPTIONS"
+        # The path, not the URL: Azure OpenAI's carries `?api-version=…`.
+        if urlsplit(e["request"]["url"]).path.endswith(PROVIDER)
+        and e["request"]["method"] != "OPTIONS"
     ]
     counts = [body_counts(text) for e in chosen for text in bodies(e)]
     return len(chosen), sum(c for c, _ in counts), sum(r for _, r in counts)

@@ -211,4 +211,27 @@ def test_the_inspect_versions_read_are_several():
             header = json.loads(path.read_text(encoding="utf-8"))
         written.add((header["version"], header["eval"]["packages"]["inspect_ai"].split(".dev")[0]))
         assert load_conversations(path)
-    assert written == {(2, "0.3.41"), (2, "0.3.58"), (3, "0.3.135")}
+    assert written == {(2, "0.3.41"), (2, "0.3.58"), (3, "0.3.135"), (2, "0.3.154")}
+
+
+@pytest.mark.parametrize(
+    "path", sorted((SAMPLES / "sessions" / "inspect").iterdir()), ids=lambda p: p.name
+)
+def test_inspect_messages_match_the_samples_messages(path):
+    # Every message of every sample, read with zipfile and json, is one message item, in order;
+    # an assistant turn that only calls tools is its calls (no empty message of its own).
+    if path.suffix == ".eval":
+        with zipfile.ZipFile(path) as archive:
+            names = sorted(n for n in archive.namelist() if n.startswith("samples/"))
+            samples = [json.loads(archive.read(n)) for n in names]
+    else:
+        samples = json.loads(path.read_text(encoding="utf-8"))["samples"]
+    transcripts = load_conversations(path)
+    assert len(transcripts) == len(samples)
+    for sample, transcript in zip(samples, transcripts, strict=True):
+        said = [
+            m["role"]
+            for m in sample["messages"]
+            if m["role"] != "tool" and (m["content"] or not m.get("tool_calls"))
+        ]
+        assert [i.raw["role"] for i in transcript.items if i.type == "message"] == said

@@ -459,11 +459,17 @@ def _builder(path: str | None) -> Builder:
 
 
 def transcript_from_record(
-    obj: Any, path: str | None = None, line: int | None = 1, fmt: str | None = None
+    obj: Any,
+    path: str | None = None,
+    line: int | None = 1,
+    fmt: str | None = None,
+    *,
+    kind: str | None = None,
 ) -> Transcript:
-    """Build a transcript from one parsed record (request, response, chat or Anthropic message)."""
+    """Build a transcript from one parsed record (request, response, chat or Anthropic message),
+    read as `kind` when the caller knows it (a HAR entry's URL names its API)."""
     b = _builder(path)
-    kind = _add_record(b, Record(obj, line, ""))
+    kind = _add_record(b, Record(obj, line, ""), kind)
     return b.transcript(fmt or REGISTRY.format_of(kind))
 
 

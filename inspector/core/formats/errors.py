@@ -1,4 +1,5 @@
-"""Provider HTTP error bodies (`{"error": {...}}`): a group with the error, no items."""
+"""Provider HTTP error bodies (`{"error": {...}}`, or `{"error": "text"}` alone): a group with the
+error, no items."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def detect(obj: Any) -> Detection | None:
         and isinstance(obj.get("error"), dict)
         and not ({"output", "input", "type"} & obj.keys())
     ):
+        return 75, "error"
+    # Ollama's and LM Studio's shape: the message alone (https://docs.ollama.com/api/errors; LM
+    # Studio answers a path it does not serve so, samples/sessions/har/lmstudio-polly.har).
+    if isinstance(obj, dict) and len(obj) == 1 and isinstance(obj.get("error"), str):
         return 75, "error"
     return None
 

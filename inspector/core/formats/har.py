@@ -33,24 +33,39 @@ KINDS = {"har_capture": "har"}
 LABEL = "HAR capture"
 _HEAD = re.compile(rb'\A\s*\{\s*"log"\s*:')
 #: URL paths of the provider APIs whose bodies the formats read, each with where it is
-#: documented. A path matches at its end, so proxies and gateways that prefix it match too.
-PROVIDER_PATHS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"/responses$"), "https://platform.openai.com/docs/api-reference/responses"),
+#: documented and, for the APIs whose requests are a `messages` list, the kind such a request
+#: is read as. A path matches at its end, so proxies and gateways that prefix it match too.
+PROVIDER_PATHS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
+    (
+        re.compile(r"/responses$"),
+        "https://platform.openai.com/docs/api-reference/responses",
+        None,
+    ),
     (
         re.compile(r"/chat/completions$"),
         "https://platform.openai.com/docs/api-reference/chat/create",
+        "chat_request",
     ),
-    (re.compile(r"/v1/messages$"), "https://docs.anthropic.com/en/api/messages"),
+    (
+        re.compile(r"/v1/messages$"),
+        "https://docs.anthropic.com/en/api/messages",
+        "anthropic_request",
+    ),
     (
         re.compile(r":(stream)?[gG]enerateContent$"),
         "https://ai.google.dev/api/generate-content",
+        None,
     ),
-    (re.compile(r"/v2/chat$"), "https://docs.cohere.com/reference/chat"),
+    (re.compile(r"/v2/chat$"), "https://docs.cohere.com/reference/chat", "cohere_request"),
     (
         re.compile(r"/model/[^/]+/converse(-stream)?$"),
         "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html",
+        "bedrock_request",
     ),
 )
+#: The request kinds whose bodies are told apart by their contents alone: a `messages` list of
+#: text turns fits several of these APIs, so the URL it was sent to says which it is.
+_MESSAGES_KINDS = frozenset(kind for _, _, kind in PROVIDER_PATHS if kind is not None)
 #: Methods that carry no call (a CORS preflight to a provider path is not one).
 _NO_CALL = frozenset({"OPTIONS", "HEAD"})
 
@@ -73,15 +88,41 @@ def load(b: Builder, record: Record, kind: str) -> None:
     raise b.fail("a HAR capture must be a file of its own, not one record among others", record)
 
 
-def provider_path(url: Any) -> bool:
-    """Whether a request URL goes to a provider API the formats read."""
+def _api(url: Any) -> tuple[bool, str | None]:
+    """Whether a request URL goes to a provider API the formats read, and the kind its
+    `messages` request is read as."""
     if not isinstance(url, str):
-        return False
+        return False, None
     try:
         path = urlsplit(url).path
     except ValueError:
-        return False
-    return any(pattern.search(path) for pattern, _ in PROVIDER_PATHS)
+        return False, None
+    for pattern, _, kind in PROVIDER_PATHS:
+        if pattern.search(path):
+            return True, kind
+    return False, None
+
+
+def provider_path(url: Any) -> bool:
+    """Whether a request URL goes to a provider API the formats read."""
+    return _api(url)[0]
+
+
+def _request_as(data: bytes, kind: str | None) -> Any:
+    """The parsed request body when the URL's API must decide how it is read (a `messages`
+    request another API's reader would claim), else None: the body is detected as any file."""
+    if kind is None:
+        return None
+    from inspector.core import formats  # the registry imports this module
+
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None  # the formats' loader names what is wrong with it
+    if not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
+        return None
+    found = formats.classify(obj)
+    return obj if found != kind and found in _MESSAGES_KINDS else None
 
 
 def _body(holder: Any, key: str, where: str, path: str | None) -> bytes | None:
@@ -122,16 +163,31 @@ def _entry(entry: dict[str, Any], n: int, path: str | None, strict: bool) -> Tra
     base = join_pointer("", "log", "entries", n)
     asked = request if isinstance(request, dict) else {}
     what = f"entry {n} ({asked.get('method')} {asked.get('url')})"
+    _, kind = _api(asked.get("url"))
     bodies = [
-        (join_pointer(base, "request", "postData", "text"), _body(request, "postData", what, path)),
-        (join_pointer(base, "response", "content", "text"), _body(response, "content", what, path)),
+        (
+            join_pointer(base, "request", "postData", "text"),
+            _body(request, "postData", what, path),
+            kind,
+        ),
+        (
+            join_pointer(base, "response", "content", "text"),
+            _body(response, "content", what, path),
+            None,
+        ),
     ]
     parts: list[tuple[str, Transcript]] = []
-    for pointer, data in bodies:
+    for pointer, data, request_kind in bodies:
         if data is None:
             continue
         try:
-            parts.append((pointer, formats.load_bytes(data, path, strict=strict)))
+            # A request to /v1/messages of text turns alone would read as Chat Completions.
+            obj = _request_as(data, request_kind)
+            if obj is not None:
+                loaded = formats.transcript_from_record(obj, path, None, kind=kind)
+            else:
+                loaded = formats.load_bytes(data, path, strict=strict)
+            parts.append((pointer, loaded))
         except LoadError as exc:
             raise LoadError(f"{what}, {pointer}: {exc.message}", path=path) from None
     conversation = f"entry {n}"
