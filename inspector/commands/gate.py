@@ -34,6 +34,7 @@ from inspector.core.parallel import (
 )
 from inspector.core.report import Streamed, error_document, gate_document, item_rows
 from inspector.core.schema import DEFAULT_BUDGET
+from inspector.core.session_gate import gate_session_on_cores
 
 #: SGR colour per verdict for terminals; blocked verdicts red, passing green, soft yellow.
 VERDICT_SGR = {
@@ -256,10 +257,11 @@ def heading(path: str, transcript: Transcript) -> str:
 
 
 def file_document(
-    path: str, result: GateResult, decision: Decision | None = None
+    path: str, result: GateResult, decision: Decision | None = None, rows: Streamed | None = None
 ) -> dict[str, Any]:
-    """The JSON object for one gated transcript (its decision, its conversation id if any)."""
-    document = gate_document(path, result, decision)
+    """The JSON object for one gated transcript (its decision, its conversation id if any;
+    `rows`: its item rows already encoded, as `gate_document` takes them)."""
+    document = gate_document(path, result, decision, rows)
     if result.transcript.conversation is not None:
         document["conversation"] = result.transcript.conversation
     return document
@@ -316,7 +318,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             path = display_name(arg)  # `-` is shown as <stdin>
             jobs = default_jobs_for(_size(arg)) if args.jobs is None else args.jobs or None
             if by_runs and arg != STDIN and jobs != 1:
-                runs = gate_jsonl_on_cores(
+                runs = gate_session_on_cores(
+                    arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
+                ) or gate_jsonl_on_cores(
                     arg, path, tools, _encode_rows, jobs=jobs, budget=args.item_budget
                 )
                 if runs is not None:
@@ -341,7 +345,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         documents = (
             error_document(path, r)
             if isinstance(r, LoadError)
-            else gate_document(path, r.result, decision, Streamed(r.rows, encoded=ROWS_LEVEL))
+            else file_document(path, r.result, decision, Streamed(r.rows, encoded=ROWS_LEVEL))
             if isinstance(r, FileGate)
             else file_document(path, r, decision)
             for path, r, decision in reports()

@@ -406,13 +406,7 @@ def gate_jsonl_on_cores(
     order. The report is byte for byte what one process writes.
     """
     jobs = default_jobs() if jobs is None else jobs
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    if jobs < 2 or not stat.S_ISREG(info.st_mode) or info.st_size < POOL_MIN_BYTES:
-        return None
-    if not _can_fork():
+    if not forkable_file(path, jobs, POOL_MIN_BYTES):
         return None
     toolset, _ = make_toolset(None, extra_tools)
     if not _pool_can_judge(toolset):
@@ -431,6 +425,18 @@ def gate_jsonl_on_cores(
         return None  # no temporary files (or no processes) to be had: the usual way
     del runs  # held by the gate until its runs are made
     return gate.gate()
+
+
+def forkable_file(path: str, jobs: int, min_bytes: int) -> bool:
+    """Whether a file may be gated by runs in forked workers: more than one job, a regular
+    file of `min_bytes` or more, and a process that can fork."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    if jobs < 2 or not stat.S_ISREG(info.st_mode) or info.st_size < min_bytes:
+        return False
+    return _can_fork()
 
 
 class _RunGate:
@@ -542,12 +548,8 @@ class _RunGate:
         if group is None:
             return None  # no items: the usual way says so
         head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
-        # Sent as plain tuples, made facts again here without a Python call each.
-        every = map(facts_of, itertools.chain.from_iterable(map(pickle.loads, facts)))
-        findings = facts_findings(head, verdicts, self.toolset, every, range(len(verdicts)))
-        result = GateResult(head, tuple(verdicts), tuple(findings), self.toolset)
         sizes = [run.size for run in self.done if run is not None]
-        return FileGate(result, RowParts(self.files, sizes), frozenset(makers))
+        return file_gate(head, verdicts, facts, self.toolset, RowParts(self.files, sizes), makers)
 
     def _here(self, number: int) -> bool:
         """Make a run in this process; whether it could be."""
@@ -556,6 +558,23 @@ class _RunGate:
         except Exception:
             return False
         return self.done[number] is not None
+
+
+def file_gate(
+    head: Transcript,
+    verdicts: list[ItemVerdict],
+    facts: Iterable[bytes],
+    toolset: ToolSet,
+    rows: RowParts,
+    makers: Iterable[int],
+) -> FileGate:
+    """A file gated by runs, from every item's verdict and the runs' facts (pickled, in
+    order): `head` is its one group, without items."""
+    # Sent as plain tuples, made facts again here without a Python call each.
+    every = map(facts_of, itertools.chain.from_iterable(map(pickle.loads, facts)))
+    findings = facts_findings(head, verdicts, toolset, every, range(len(verdicts)))
+    result = GateResult(head, tuple(verdicts), tuple(findings), toolset)
+    return FileGate(result, rows, frozenset(makers))
 
 
 def _claim(number: int) -> bool:
@@ -595,18 +614,25 @@ def _worker_run(number: int) -> _Run | str | None:
 
 def _gate_run(number: int) -> _Run | None:
     """Load, judge and encode one run of the file (None: it is not a run of bare items)."""
-    runs: JsonlRuns = _SHARED["runs"]
-    toolset: ToolSet = _SHARED["toolset"]
-    transcript = load_jsonl_run(runs, number)
+    shared = _SHARED
+    transcript = load_jsonl_run(shared["runs"], number)
     if transcript is None or not _one_group(transcript):
         return None
-    with paused_gc(), file_budget(FileBudget(started=_SHARED["started"])):
-        made = item_verdicts(transcript.items, toolset, budget=_SHARED["budget"])
+    return gated_run(transcript, shared, number)
+
+
+def gated_run(transcript: Transcript, shared: Mapping[str, Any], number: int) -> _Run:
+    """Judge the items of run `number` (numbered as in the whole file) and write their rows to
+    its file: what a process sends back of the run. `shared`: what a forked process reads
+    (`toolset`, `budget`, `started`: when the file's budget began, `encode`, `files`)."""
+    toolset: ToolSet = shared["toolset"]
+    handle: int = shared["files"][number]
+    with paused_gc(), file_budget(FileBudget(started=shared["started"])):
+        made = item_verdicts(transcript.items, toolset, budget=shared["budget"])
         result = GateResult(transcript, tuple(made), (), toolset)
-        handle = _SHARED["files"][number]
         os.ftruncate(handle, 0)
         size = 0
-        for piece in _SHARED["encode"](result):
+        for piece in shared["encode"](result):
             view = memoryview(piece)
             while view:
                 written = os.pwrite(handle, view, size)
@@ -651,6 +677,7 @@ __all__ = [
     "RowParts",
     "default_jobs",
     "default_jobs_for",
+    "forkable_file",
     "gate_jsonl_on_cores",
     "gate_on_cores",
 ]

@@ -6,10 +6,12 @@ own call, message and record ids, so the gate sees distinct calls), and a 100 MB
 the collector's file-exporter lines by `synthetic.write_otlp` (each call a trace of two GenAI
 chat spans). For each, `inspector gate --format json` is timed against a plain stdlib parse of
 the same file (`json.loads` on every line), as whole processes, runs interleaved and the median
-taken, in wall time and in CPU time (steadier on a shared machine); the gate's peak RSS is shown
-beside (target: 5× the file). Target: the gate within 2× the stdlib parse. Then the window
-(offscreen, in a child process) opens each file: the time from asking for the file to the first
-paint of its pane's rows (target 1 s), and to the whole file shown. `--quick` uses small files
+taken, in wall time and in CPU time (steadier on a shared machine, but summed over the gate's
+processes: a large session or trace is gated on every core, so on an idle machine the wall
+time is the target's measure); the gate's peak RSS is shown beside (target: 5× the file).
+Target: the gate within 2× the stdlib parse. Then the window (offscreen, in a child process)
+opens each file: the time from asking for the file to the first paint of its pane's rows
+(target 1 s), and to the whole file shown. `--quick` uses small files
 and one run, to check the benchmark still works (its figures mean little).
 """
 

@@ -23,11 +23,12 @@ import itertools
 import json
 import re
 from array import array
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from msgspec.structs import force_setattr
 
 from inspector.core.formats._records import Builder, Record, item_lines
 from inspector.core.model import (
@@ -230,6 +231,23 @@ class Held(LazySource):
         return self.lines[k] or None, self.pointers[k]
 
 
+def renumber(items: Sequence[Item], offset: int) -> None:
+    """Number items made on their own, before anything else has seen them, from `offset` on:
+    the whole file's index of a run of its records converted by another process."""
+    number = force_setattr
+    for item in items:
+        number(item, "index", item.index + offset)
+    # A run of held items is consecutive: one look at its first item finds it.
+    k = 0
+    while k < len(items):
+        source = items[k].lean_source
+        if type(source) is Held:
+            source.first += offset
+            k += len(source.values)
+        else:
+            k += 1
+
+
 def held(b: Builder) -> Held:
     """The run of held items the builder's next item joins: its last item's, unless that item
     is not held or items were taken away since (a snapshot's last turn converted again)."""
@@ -359,6 +377,8 @@ class Converter:
         self.hold = hold
         #: The run its last held items went to.
         self.held: Held | None = None
+        #: Results without an id that were paired with an earlier call (`output`).
+        self.paired = 0
 
     def turns(self, key: str, convert: Callable[[dict[str, Any], str, int | None], None]) -> None:
         """Convert each turn of the record's `key` array, on its own line; a turn that is not
@@ -546,6 +566,7 @@ class Converter:
         else:
             waiting = self._waiting(name)
             if waiting is not None:
+                self.paired += 1
                 call_id = waiting
                 self.b.answered.add(call_id)
                 marks.insert(

@@ -106,22 +106,42 @@ def iter_lines(
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            # The exact reason with its column, or the value orjson refuses (a 65-bit integer).
-            try:
-                obj = load_json(raw.decode("utf-8"), path, number - 1)
-            except UnicodeDecodeError as exc:
-                corrupt.append(Corrupt(number, f"not valid UTF-8 (at byte {exc.start + 1})"))
-                continue
-            except LoadError as exc:
-                corrupt.append(Corrupt(number, exc.message))
-                continue
+            obj = _reread(raw, path, number)
         if isinstance(obj, dict):
             yield Line(number, "", obj)
         else:
-            kind = "an array" if isinstance(obj, list) else f"a JSON {type(obj).__name__}"
-            corrupt.append(Corrupt(number, f"the line is {kind}, not a record object"))
+            corrupt.append(obj if isinstance(obj, Corrupt) else _not_record(number, obj))
     if check is not None:
         check(len(data))
+
+
+def _reread(raw: bytes, path: str | None, number: int) -> Any:
+    """A line orjson refused, read again: the exact reason with its column (Corrupt), or the
+    value orjson refuses to read (a 65-bit integer)."""
+    try:
+        return load_json(raw.decode("utf-8"), path, number - 1)
+    except UnicodeDecodeError as exc:
+        return Corrupt(number, f"not valid UTF-8 (at byte {exc.start + 1})")
+    except LoadError as exc:
+        return Corrupt(number, exc.message)
+
+
+def _not_record(number: int, obj: Any) -> Corrupt:
+    kind = "an array" if isinstance(obj, list) else f"a JSON {type(obj).__name__}"
+    return Corrupt(number, f"the line is {kind}, not a record object")
+
+
+def read_line(raw: bytes, path: str | None, number: int) -> dict[str, Any] | Corrupt | None:
+    """One line read as `iter_lines` reads it: its record, why it is broken, or None (blank)."""
+    if not raw or (raw[0] in _BLANK and not raw.strip()):
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        obj = _reread(raw, path, number)
+    if isinstance(obj, dict | Corrupt):
+        return obj
+    return _not_record(number, obj)
 
 
 def first_line(data: bytes) -> bytes:

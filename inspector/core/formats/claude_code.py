@@ -14,7 +14,9 @@ records in one JSON document.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import dataclasses
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ from inspector.core.formats._sessions import (
     first_record,
     iter_lines,
     parse_lines,
+    read_line,
     several_note,
     snapshot,
 )
@@ -54,6 +57,7 @@ from inspector.core.jsonio import read_bytes
 from inspector.core.model import (
     Conversion,
     Derivation,
+    Group,
     LoadError,
     Note,
     Severity,
@@ -451,7 +455,12 @@ class Reader:
     skip = None
 
     def __init__(
-        self, path: str | None, *, links: Links | None = None, parent: str | None = None
+        self,
+        path: str | None,
+        *,
+        links: Links | None = None,
+        parent: str | None = None,
+        share_values: bool = True,
     ) -> None:
         self.path = path
         self._links = links if links is not None else Links()
@@ -465,8 +474,10 @@ class Reader:
         #: read for links so far: only a session with subagents needs them read.
         self._main: list[Line] = []
         self._linked = 0
-        #: One copy of each value that every record repeats (see `_SHARED`).
+        #: One copy of each value that every record repeats (see `_SHARED`), unless the
+        #: conversations are not kept for long (a share's, in a worker: `share_values`).
         self._shared: dict[str, str] = {}
+        self._keys = (_SHARED, _SHARED_MESSAGE) if share_values else ((), ())
 
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
         """Take the next records of the file (and the broken lines among them, read once the
@@ -474,16 +485,17 @@ class Reader:
         found, of_uuid, main = self._found, self._of_uuid, self._main
         share = self._shared.setdefault
         links = self._own_links
+        shared, shared_message = self._keys
         for line in lines:
             obj = line.obj
             get = obj.get
-            for key in _SHARED:
+            for key in shared:
                 value = get(key)
                 if value.__class__ is str:
                     obj[key] = share(value, value)
             message = get("message")
             if message.__class__ is dict:
-                for key in _SHARED_MESSAGE:
+                for key in shared_message:
                     value = message.get(key)
                     if value.__class__ is str:
                         message[key] = share(value, value)
@@ -507,17 +519,18 @@ class Reader:
                 if of_uuid and isinstance(uuid, str):
                     # Only sidechain records are looked up: a main one is as good as absent.
                     of_uuid.pop(uuid, None)
-            if message.__class__ is not dict or get("type") not in TURN_TYPES:
+            kind = get("type")
+            if message.__class__ is not dict or kind.__class__ is not str or kind not in TURN_TYPES:
                 continue
             live = found.get(key)
             if live is None:
                 live = found[key] = self._open(key, line)
             if agent and key != MAIN:
                 live.agent = agent
-            if not live.prompted and get("type") == "user":
+            if not live.prompted and kind == "user":
                 live.prompted, live.prompt = True, _prompt_of(obj)
             # One more record of the last response, or a turn of its own (`_take`).
-            turn_key = message.get("id") if get("type") == "assistant" else None
+            turn_key = message.get("id") if kind == "assistant" else None
             if live.run and live.mark is None and (turn_key is None or turn_key != live.run_key):
                 _turn(live.conv, live.run)
                 live.run = [line]
@@ -582,8 +595,7 @@ class Reader:
                 _turn(live.conv, live.run)
                 finish_lossy(live.conv, LOSSY, SOURCE)
         path = self.path
-        stem = Path(path).stem if path else "session"
-        session = self._session or stem
+        session = _conversation_id(path, self._session)
         main_id = self._parent or session
         ids = [session if c.key == MAIN else f"{session}/{c.key}" for c in found]
         out: list[Transcript] = []
@@ -599,6 +611,11 @@ class Reader:
                     notes.append(_spawn_note(path, key, spawn, main_id))
             out.append(snapshot(live.b, "claude_code", key, notes))
         return out
+
+
+def _conversation_id(path: str | None, session: str | None) -> str:
+    """The main thread's conversation id: the session id its records name, else the file's."""
+    return session or (Path(path).stem if path else "session")
 
 
 def conversations(
@@ -665,6 +682,148 @@ def subagent_files(path: Path) -> list[Path]:
     """A session's subagent files: `<session>/subagents/agent-*.jsonl` beside it (2.1.x)."""
     folder = path.with_suffix("") / "subagents"
     return sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+
+
+# --------------------------------------------------------------------------------------------
+# Shares: a large session's lines converted by several processes (`core.session_gate`)
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """A run of a session file's lines converted on its own (`convert_share`)."""
+
+    #: Its turns, as the main thread's conversation, its items numbered from 0 (None: it
+    #: holds no turn, or its items were left where they were converted).
+    transcript: Transcript | None
+    #: The conversation's group, as the share's first turn opened it.
+    group: Group | None
+    corrupt: tuple[Corrupt, ...]
+    #: The first session id its records name.
+    session: str | None
+
+
+#: What a record is to the main thread's turns (`_turn_key`), besides a turn's key.
+_NOT_TURN: Any = object()
+_SIDECHAIN: Any = object()
+
+
+def _turn_key(obj: dict[str, Any]) -> Any:
+    """`_NOT_TURN`, `_SIDECHAIN` (a sidechain's turn), or the key of a main-thread turn record
+    as `Reader.add` reads it: its response's message id (None: a turn of its own)."""
+    message, kind = obj.get("message"), obj.get("type")
+    if message.__class__ is not dict or kind.__class__ is not str or kind not in TURN_TYPES:
+        return _NOT_TURN
+    if obj.get("isSidechain") is True:
+        return _SIDECHAIN
+    return message.get("id") if kind == "assistant" else None
+
+
+def _records(data: bytes, start: int, step: int, path: str | None, number: int) -> Iterator[Line]:
+    """The records of the lines from the one starting at `start` (numbered `number`), read
+    forward (`step` 1) or backward (-1, from the line that ends at `start`) as `iter_lines`
+    reads them; broken and blank lines are passed over."""
+    size = len(data)
+    while (start < size) if step > 0 else (start > 0):
+        if step > 0:
+            end = data.find(b"\n", start)
+            end = size if end < 0 else end
+            raw, start = data[start:end], end + 1
+        else:
+            begin = data.rfind(b"\n", 0, start - 1) + 1
+            raw, start = data[begin : start - 1], begin
+        obj = read_line(raw, path, number)
+        if type(obj) is dict:
+            yield Line(number, "", obj)
+        number += step
+
+
+def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share | None:
+    """Convert the records of a session file's lines from `start` to `stop` (line starts) as
+    the whole file's load converts them, or None when they cannot be converted on their own.
+
+    A response written as several records is converted with the run its first record is in:
+    records at the start that continue the turn before are left to the run before, and the
+    run reads on past `stop` for records that continue its last turn. A sidechain's turn (its
+    conversation is found from earlier records), a call or result whose id is synthesised or
+    paired (numbered, or found, among earlier records) or a note on the conversation cannot
+    be converted on its own: None (the whole file is then loaded in one process).
+    """
+    number = data.count(b"\n", 0, start) + 1
+    before = next(
+        (
+            k
+            for line in _records(data, start, -1, path, number - 1)
+            if (k := _turn_key(line.obj)) is not _NOT_TURN
+        ),
+        None,
+    )
+    if before is _SIDECHAIN:
+        return None
+    corrupt: list[Corrupt] = []
+    lines = iter_lines(data[start:stop], path, corrupt, number)
+    session: str | None = None
+    # No subagent to link (none is read this way); the share's items are dropped once its
+    # rows are written, so the values records repeat are not shared.
+    reader = Reader(path, links=Links(), share_values=False)
+    for line in lines:
+        # The turn before may go on here: its records are the run's before.
+        key = _turn_key(line.obj)
+        if session is None and isinstance(line.obj.get("sessionId"), str):
+            session = line.obj["sessionId"]
+        if key is _SIDECHAIN:
+            return None
+        if key is _NOT_TURN or (key is not None and key == before):
+            continue
+        reader.add(itertools.chain((line,), lines))
+        break
+    session = session or reader._session
+    main = reader._found.get(MAIN)
+    if main is not None and main.run and main.run_key is not None:
+        after = _records(data, stop, 1, path, number + data.count(b"\n", start, stop))
+        for line in after:
+            key = _turn_key(line.obj)
+            if key is _SIDECHAIN:
+                return None
+            if key is _NOT_TURN:
+                continue
+            if key != main.run_key:
+                break
+            reader.add((line,))
+    if list(reader._found) not in ([], [MAIN]) or (
+        main is not None and (main.conv.paired or main.b.synthesised)
+    ):
+        return None
+    if main is None:
+        return Share(None, None, tuple(corrupt), session)
+    (transcript,) = reader.transcripts(final=True)
+    if transcript.groups[0].notes:
+        return None
+    return Share(transcript, transcript.groups[0], tuple(corrupt), session)
+
+
+def joined(path: str | None, shares: Sequence[Share]) -> Transcript | None:
+    """The main thread's conversation of a file converted in shares, without its items (the
+    shares hold them): its group with the file's findings, its id; None when no share holds
+    a turn (loading the whole file says so)."""
+    group = next((s.group for s in shares if s.group is not None), None)
+    if group is None:
+        return None
+    notes = corrupt_notes(path, [c for s in shares for c in s.corrupt])
+    if notes:
+        group = dataclasses.replace(group, notes=(*group.notes, *notes))
+    session = next((s.session for s in shares if s.session is not None), None)
+    return Transcript(
+        path, "claude_code", (), (group,), conversation=_conversation_id(path, session)
+    )
+
+
+def can_share(data: bytes, source: Path | None) -> bool:
+    """Whether a Claude Code session file may be converted in shares: a JSON Lines session
+    (not a web export) without subagent files beside it."""
+    first = first_record(data)
+    if not isinstance(first, dict) or isinstance(first.get("loglines"), list):
+        return False
+    return source is None or not subagent_files(source)
 
 
 FORMAT = FormatSpec(
