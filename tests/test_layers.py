@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("inspector.core.scan",),
     ("inspector.core.decision",),
     ("inspector.core.session_gate",),
-    ("inspector.core.parallel",),
+    ("inspector.core.parallel", "inspector.core.fleet_pool"),
     ("inspector.core.diff", "inspector.core.targets"),
     ("inspector.core.gate", "inspector.core.formats"),
     ("inspector.core.stream",),

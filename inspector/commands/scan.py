@@ -32,6 +32,7 @@ from inspector.commands.common import (
 from inspector.commands.gate import load_tool_option
 from inspector.core import scan
 from inspector.core.errors import UsageError
+from inspector.core.fleet_pool import PoolError
 from inspector.core.jsonio import STDIN
 
 #: Output kinds by -o suffix (the Dask engine writes a folder of Parquet partitions).
@@ -274,8 +275,8 @@ def _scan_pool(
 
 
 def _count(done: scan.Chunk, fleet: scan.Fleet, progress: Progress) -> None:
-    fleet.merge(done.fleet)
-    progress.advance(len(done.files), done.fleet.items, skipped=done.resumed)
+    fleet.merge(done.tally)
+    progress.advance(len(done.files), done.items, skipped=done.resumed)
 
 
 def _open_log(args: argparse.Namespace) -> scan.ScanLog:
@@ -395,13 +396,14 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (Interrupted, KeyboardInterrupt) as exc:
         progress.finish()
         signum = exc.signum if isinstance(exc, Interrupted) else int(signal.SIGINT)
-        kept = ""
-        if args.output:
-            kept = f"; {safe_text(args.output)}.partial is kept for --resume"
-        err.write(f"inspector scan: interrupted after {progress.files:,} files{kept}\n")
+        err.write(f"inspector scan: interrupted after {progress.files:,} files{_kept(args)}\n")
         return EXIT_INTERRUPTED[signum]
     except UsageError as exc:
         err.write(f"inspector scan: error: {safe_text(str(exc))}\n")
+        return EXIT_UNREADABLE
+    except PoolError as exc:
+        progress.finish()
+        err.write(f"inspector scan: error: {safe_text(str(exc))}{_kept(args)}\n")
         return EXIT_UNREADABLE
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
@@ -419,6 +421,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         fleet.per_target[name].rejected for name in targets
     )
     return EXIT_FINDINGS if blocked else EXIT_CLEAN
+
+
+def _kept(args: argparse.Namespace) -> str:
+    """What a stopped scan leaves for --resume, as the end of its message."""
+    return f"; {safe_text(args.output)}.partial is kept for --resume" if args.output else ""
 
 
 def _main_thread() -> bool:

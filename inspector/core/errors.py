@@ -12,7 +12,8 @@ InspectorError                 the root: one line through str(), never a traceba
 ├── SchemaRefused              a schema not run: too complex or invalid (pointer)  [core.schema]
 ├── ProfileError               a target profile's data is malformed                [core.targets]
 ├── UnknownTarget              no target profile has that name (also a KeyError)   [core.targets]
-└── RedactPatternError         a --redact pattern that does not compile            [core.report]
+├── RedactPatternError         a --redact pattern that does not compile            [core.report]
+└── PoolError                  a scan's worker process failed or ended mid-task    [core.fleet_pool]
 ```
 The classes marked with a module live beside the code that raises them and derive from
 `InspectorError`; a test checks that every public error of the package does. Each error has a

@@ -14,12 +14,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -400,6 +401,21 @@ class FormatTally:
     examples: dict[str, str] = field(default_factory=dict)
 
 
+_Value = TypeVar("_Value")
+
+
+def _entry(table: dict[str, _Value], key: str, make: Callable[[], _Value]) -> _Value:
+    """`table[key]`, made first when missing (setdefault would make one at every call)."""
+    value = table.get(key)
+    if value is None:
+        value = table[key] = make()
+    return value
+
+
+#: A Fleet as plain values, in the order `Fleet.pack` lays them out.
+Tally = tuple[Any, ...]
+
+
 @dataclass
 class Fleet:
     """The readiness report's aggregates, folded from rows one at a time (memory stays flat)."""
@@ -430,7 +446,7 @@ class Fleet:
         error = row.get("error")
         if error is not None:
             self.unreadable += 1
-            tally = self.formats.setdefault(_suffix_label(path), FormatTally())
+            tally = _entry(self.formats, _suffix_label(path), FormatTally)
             tally.files += 1
             tally.unreadable += 1
             reason = str(error.get("message", ""))
@@ -444,7 +460,7 @@ class Fleet:
         self.decisions[row["decision"]] += 1
         self.verdicts.update(row["verdicts"])
         self.findings.update(row["findings"])
-        tally = self.formats.setdefault(str(row["format"]), FormatTally())
+        tally = _entry(self.formats, str(row["format"]), FormatTally)
         tally.files += first
         tally.conversations += 1
         tally.items += row["items"]
@@ -468,10 +484,10 @@ class Fleet:
             for target, entry in row.get("targets", {}).items():
                 mark = entry.get("tools", {}).get(name)
                 if mark is not None:
-                    tool.marks.setdefault(target, Counter())[mark] += 1
+                    _entry(tool.marks, target, Counter)[mark] += 1
 
     def _add_target(self, name: str, entry: Mapping[str, Any], path: str, number: int) -> None:
-        tally = self.per_target.setdefault(name, TargetTally())
+        tally = _entry(self.per_target, name, TargetTally)
         tally.decisions[entry["decision"]] += 1
         if entry["errors"]:
             tally.rejected += 1
@@ -479,62 +495,114 @@ class Fleet:
             tally.changed += 1
         examples = entry.get("examples", {})
         for rule, count in entry["rules"].items():
-            rule_tally = tally.rules.setdefault(rule, RuleTally())
+            rule_tally = _entry(tally.rules, rule, RuleTally)
             rule_tally.findings += count
             rule_tally.conversations += 1
             if rule_tally.example is None:
                 rule_tally.example = (path, number, examples.get(rule, ""))
 
-    def merge(self, other: Fleet) -> None:
-        """Fold in another fleet's aggregates, as if its rows had been added after these.
+    def pack(self) -> Tally:
+        """These aggregates as plain values (tuples, dicts, sets, numbers and text).
+
+        What a worker hands back: pickled and unpickled without a class or constructor per
+        tally, and merged from as they are (`merge`).
+        """
+        targets = {
+            name: (
+                dict(t.decisions),
+                t.rejected,
+                t.changed,
+                {rule: (r.findings, r.conversations, r.example) for rule, r in t.rules.items()},
+            )
+            for name, t in self.per_target.items()
+        }
+        tools = {
+            name: (t.variants, t.conversations, t.calls, {k: dict(m) for k, m in t.marks.items()})
+            for name, t in self.tools.items()
+        }
+        parse = {
+            label: (
+                *(f.files, f.conversations, f.items, f.unreadable, f.violations),
+                *(dict(f.reasons), f.examples),
+            )
+            for label, f in self.formats.items()
+        }
+        return (
+            self.files,
+            self.unreadable,
+            self.conversations,
+            self.items,
+            self.calls,
+            dict(self.decisions),
+            dict(self.verdicts),
+            dict(self.findings),
+            targets,
+            self.tools_left_out,
+            tools,
+            parse,
+        )
+
+    def merge(self, other: Fleet | Tally) -> None:
+        """Fold in another fleet's aggregates (or their `pack`), as if its rows came after these.
 
         A worker folds its own chunk of files; the parent merges the chunks in walk order,
         which gives what adding every row here would (the first example of each rule, the
         first tools and reasons up to their limits), unless one chunk alone passes a limit.
         """
-        self.files += other.files
-        self.unreadable += other.unreadable
-        self.conversations += other.conversations
-        self.items += other.items
-        self.calls += other.calls
-        self.decisions.update(other.decisions)
-        self.verdicts.update(other.verdicts)
-        self.findings.update(other.findings)
-        for name, theirs in other.per_target.items():
-            mine = self.per_target.setdefault(name, TargetTally())
-            mine.decisions.update(theirs.decisions)
-            mine.rejected += theirs.rejected
-            mine.changed += theirs.changed
-            for rule, their_rule in theirs.rules.items():
-                my_rule = mine.rules.setdefault(rule, RuleTally())
-                my_rule.findings += their_rule.findings
-                my_rule.conversations += their_rule.conversations
+        packed = other.pack() if isinstance(other, Fleet) else other
+        files, unreadable, conversations, items, calls, decisions, verdicts, findings = packed[:8]
+        per_target, tools_left_out, tools, parse = packed[8:]
+        self.files += files
+        self.unreadable += unreadable
+        self.conversations += conversations
+        self.items += items
+        self.calls += calls
+        self.decisions.update(decisions)
+        self.verdicts.update(verdicts)
+        self.findings.update(findings)
+        for name, (their_decisions, rejected, changed, rules) in per_target.items():
+            mine = _entry(self.per_target, name, TargetTally)
+            mine.decisions.update(their_decisions)
+            mine.rejected += rejected
+            mine.changed += changed
+            for rule, (rule_findings, rule_conversations, example) in rules.items():
+                my_rule = _entry(mine.rules, rule, RuleTally)
+                my_rule.findings += rule_findings
+                my_rule.conversations += rule_conversations
                 if my_rule.example is None:
-                    my_rule.example = their_rule.example
-        self.tools_left_out += other.tools_left_out
-        for name, their_tool in other.tools.items():
+                    my_rule.example = example
+        self.tools_left_out += tools_left_out
+        for name, (variants, tool_conversations, tool_calls, marks) in tools.items():
             tool = self.tools.get(name)
             if tool is None:
                 if len(self.tools) >= TOOL_LIMIT:
-                    self.tools_left_out += their_tool.conversations
+                    self.tools_left_out += tool_conversations
                     continue
                 tool = self.tools[name] = ToolTally()
-            tool.variants |= their_tool.variants
-            tool.conversations += their_tool.conversations
-            tool.calls += their_tool.calls
-            for target, marks in their_tool.marks.items():
-                tool.marks.setdefault(target, Counter()).update(marks)
-        for label, their_format in other.formats.items():
-            tally = self.formats.setdefault(label, FormatTally())
-            tally.files += their_format.files
-            tally.conversations += their_format.conversations
-            tally.items += their_format.items
-            tally.unreadable += their_format.unreadable
-            tally.violations += their_format.violations
-            for reason, count in their_format.reasons.items():
+            tool.variants |= variants
+            tool.conversations += tool_conversations
+            tool.calls += tool_calls
+            for target, counts in marks.items():
+                _entry(tool.marks, target, Counter).update(counts)
+        for label, (
+            f_files,
+            f_conversations,
+            f_items,
+            f_unreadable,
+            violations,
+            reasons,
+            examples,
+        ) in parse.items():
+            tally = _entry(self.formats, label, FormatTally)
+            tally.files += f_files
+            tally.conversations += f_conversations
+            tally.items += f_items
+            tally.unreadable += f_unreadable
+            tally.violations += violations
+            for reason, count in reasons.items():
                 if reason in tally.reasons or len(tally.reasons) < REASON_LIMIT:
                     tally.reasons[reason] += count
-                    tally.examples.setdefault(reason, their_format.examples[reason])
+                    tally.examples.setdefault(reason, examples[reason])
 
     def verdict(self, target: str) -> str:
         """'go', 'go with changes' or 'no-go' for one target: what the target itself would do.
@@ -555,15 +623,20 @@ ChunkFile = tuple[str, int | None, int | None, int]
 class Chunk:
     """Scanned files as a worker hands them back: rows already as JSON Lines, and their fold.
 
-    The parent of a pool only writes `data` and merges `fleet`: it never unpickles, re-encodes
-    or folds a row, so the cores do the scanning and not the coordination. `resumed` marks
-    files taken from a previous scan's log, not scanned again.
+    The parent of a pool only writes `data` and merges `tally` (the fold, packed: plain
+    values): it never decodes, re-encodes or folds a row, so the cores do the scanning and not
+    the coordination. `resumed` marks files taken from a previous scan's log, not scanned again.
     """
 
     files: list[ChunkFile]
     data: bytes
-    fleet: Fleet
+    tally: Tally
     resumed: bool = False
+
+    @property
+    def items(self) -> int:
+        """Items of the chunk's conversations (for the progress line)."""
+        return int(self.tally[3])
 
     def spans(self) -> Iterator[tuple[ChunkFile, bytes]]:
         """Each file with the JSON Lines of its rows."""
@@ -571,6 +644,15 @@ class Chunk:
         for entry in self.files:
             yield entry, self.data[start : entry[3]]
             start = entry[3]
+
+    def encode(self) -> bytes:
+        """The chunk as one message of plain values (what a worker writes to its pipe)."""
+        return pickle.dumps((self.files, self.data, self.tally), pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def decode(cls, message: bytes) -> Chunk:
+        """The chunk a worker encoded."""
+        return cls(*pickle.loads(message))
 
 
 def make_chunk(
@@ -592,7 +674,7 @@ def make_chunk(
         end += len(data)
         first = rows[0]
         files.append((first["path"], first.get("size"), first.get("mtime_ns"), end))
-    return Chunk(files, b"".join(parts), fleet, resumed)
+    return Chunk(files, b"".join(parts), fleet.pack(), resumed)
 
 
 def scan_chunk(paths: Sequence[str], options: ScanOptions) -> Chunk:
@@ -700,20 +782,20 @@ def worker_modules() -> tuple[str, ...]:
 
 
 def _init_worker(options: ScanOptions) -> None:
-    import signal
-
     global _WORKER_OPTIONS
     _WORKER_OPTIONS = options
     # Forked from a process that preloaded: nothing left to do. From a fork server (which
     # imported `worker_modules`): the patterns and profiles, once, before the first task.
     preload(options.targets)
-    # Ctrl-C reaches the whole process group: the parent stops the scan, the workers only
-    # finish their chunk (no traceback from each of them).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _worker_chunk(paths: Sequence[str]) -> Chunk:
     return scan_chunk(paths, _WORKER_OPTIONS)
+
+
+def _worker_task(message: bytes) -> bytes:
+    """One pool task: the paths it names scanned, handed back encoded (`Chunk.encode`)."""
+    return _worker_chunk(pickle.loads(message)).encode()
 
 
 @dataclass(slots=True, eq=False)
@@ -785,20 +867,28 @@ def split_tail(tasks: Sequence[Task], jobs: int) -> list[Task]:
     """The last tasks of a walk cut finer, so that no process waits idle at the end.
 
     Once the walk has ended, the tasks not yet started are halved, the largest first, until
-    there are `4 × jobs` of them or each holds one file; order and contents are kept.
+    there are `4 × jobs` of them; then the smallest are halved until `2 × jobs` of them hold
+    one file (or each does). Started largest first, the tasks shrink towards the end and the
+    last of each process is one file: the processes end within about a file of each other.
+    Order and contents are kept.
     """
     result = list(tasks)
     while True:
         waiting = [t for t in result if not t.started and t.chunk is None]
         parts = [t for t in waiting if len(t.paths) > 1]
-        if len(waiting) >= 4 * jobs or not parts:
+        if not parts:
             return result
-        big = max(parts, key=lambda t: t.cost)
-        half = len(big.paths) // 2
-        at = result.index(big)
+        if len(waiting) < 4 * jobs:
+            cut = max(parts, key=lambda t: t.cost)
+        elif len(waiting) - len(parts) < 2 * jobs:
+            cut = min(parts, key=lambda t: t.cost)
+        else:
+            return result
+        half = len(cut.paths) // 2
+        at = result.index(cut)
         result[at : at + 1] = [
-            Task(big.paths[:half], big.sizes[:half]),
-            Task(big.paths[half:], big.sizes[half:]),
+            Task(cut.paths[:half], cut.sizes[:half]),
+            Task(cut.paths[half:], cut.sizes[half:]),
         ]
 
 
@@ -830,35 +920,30 @@ def run_pool(
         for task in _tasks(paths, chunk, resumed):
             yield task.chunk if task.chunk is not None else scan_chunk(task.paths, options)
         return
-    import multiprocessing
     import threading
     from collections import deque
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    from inspector.core.fleet_pool import Pool
 
     # A plain fork when this process has no other thread (the CLI): the workers start with its
     # imports and what `preload` adds, at no cost, all at once. Otherwise (a test runner, a
     # GUI) forking is unsafe; the workers come from a fork server that has them imported.
-    context: multiprocessing.context.BaseContext
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("fork")
+    fork = threading.active_count() == 1 and hasattr(os, "fork")
+    if fork:
         preload(options.targets)
-    else:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["inspector.core.scan", *worker_modules()])
-    pool = ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=_init_worker, initargs=(options,)
-    )
+    preloaded = ("inspector.core.scan", *worker_modules())
+    pool = Pool(jobs, _worker_task, _init_worker, options, fork=fork, preload=preloaded)
     source = _tasks(paths, chunk, resumed, CHUNK_BYTES)
     window: deque[Task] = deque()  # walk order, from the oldest task not yet handed back
-    running: dict[Future[Chunk], Task] = {}
     walking = True
+    ended = False
 
     def start() -> None:
         # Each process busy and one task queued for it: a process never waits for the parent
         # (even one slow to be scheduled), and the next task is chosen late.
-        for task in next_tasks(window, 2 * jobs - len(running)):
+        for task in next_tasks(window, 2 * jobs - pool.busy()):
             task.started = True
-            running[pool.submit(_worker_chunk, task.paths)] = task
+            pool.submit(task, pickle.dumps(task.paths, pickle.HIGHEST_PROTOCOL))
 
     try:
         while True:
@@ -872,17 +957,17 @@ def run_pool(
                 start()  # work is handed out as the walk finds it
             start()
             if not window:
+                ended = True
                 return
             head = window[0].chunk
             if head is not None:
                 window.popleft()
                 yield head
                 continue
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                running.pop(future).chunk = future.result()
+            for task, message in pool.finished():
+                task.chunk = Chunk.decode(message)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.close(stop=not ended)
 
 
 def part_name(index: int) -> str:
@@ -907,12 +992,12 @@ def _write_partitions(
         name = part_name(elements[0][0])
         write_parquet(rows, os.path.join(folder, name))
         chunk = make_chunk(groups, options.targets)
-        tallies.append(_tally(name, len(elements), chunk.fleet, resumed=False))
+        tallies.append(_tally(name, len(elements), chunk.tally, resumed=False))
     return tallies
 
 
-def _tally(name: str, files: int, fleet: Fleet, *, resumed: bool) -> dict[str, Any]:
-    return {"part": name, "files": files, "items": fleet.items, "fleet": fleet, "resumed": resumed}
+def _tally(name: str, files: int, tally: Tally, *, resumed: bool) -> dict[str, Any]:
+    return {"part": name, "files": files, "items": tally[3], "fleet": tally, "resumed": resumed}
 
 
 def kept_partition(
@@ -958,7 +1043,7 @@ def run_dask(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Scan on Dask, a bag over the file list, one Parquet file per partition into `folder`.
 
-    Yields (partition number, tally) as each partition finishes, its fold in the tally's
+    Yields (partition number, tally) as each partition finishes, its fold (packed) in the tally's
     `fleet`. With `resume`, a partition already in `folder` whose files are all unchanged is
     kept (tally `resumed`). Without a scheduler address a LocalCluster of processes is
     started, and closed when the scan ends.
@@ -991,7 +1076,10 @@ def run_dask(
             if kept is None:
                 todo.append((number, elements))
             else:
-                yield number, _tally(part_name(elements[0][0]), len(elements), kept, resumed=True)
+                yield (
+                    number,
+                    _tally(part_name(elements[0][0]), len(elements), kept.pack(), resumed=True),
+                )
         if not todo:
             return
         # One planned partition per bag partition: its Parquet file is named by its first file.
@@ -1014,9 +1102,9 @@ class InOrder:
     def __init__(self, fleet: Fleet) -> None:
         self.fleet = fleet
         self.next = 0
-        self.waiting: dict[int, Fleet] = {}
+        self.waiting: dict[int, Fleet | Tally] = {}
 
-    def add(self, number: int, fleet: Fleet) -> None:
+    def add(self, number: int, fleet: Fleet | Tally) -> None:
         """Take partition `number`'s fold; merge every fold now contiguous with the merged."""
         self.waiting[number] = fleet
         while self.next in self.waiting:

@@ -67,8 +67,8 @@ LARGE_ITEMS = 20_000
 #: work and at the pool's end (the Amdahl accounting).
 DRIVER = """\
 import gc, os, resource, sys
-import concurrent.futures
 import inspector.commands.scan
+from inspector.core import fleet_pool
 from inspector.cli import run
 from inspector.core import scan
 from inspector.core.targets import get_profile
@@ -89,13 +89,13 @@ def traced_chunk(paths):
     return chunk
 
 scan._worker_chunk = traced_chunk
-submit = concurrent.futures.ProcessPoolExecutor.submit
+submit = fleet_pool.Pool.submit
 
 def traced_submit(self, *args, **kwargs):
     marks.setdefault("first_task", cpu())
     return submit(self, *args, **kwargs)
 
-concurrent.futures.ProcessPoolExecutor.submit = traced_submit
+fleet_pool.Pool.submit = traced_submit
 run_pool = scan.run_pool
 
 def traced_pool(*args, **kwargs):

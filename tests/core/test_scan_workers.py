@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,24 +24,43 @@ from tests.core.test_scan import make_fleet
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Runs `inspector scan ARGS…` (argv[2:]) and appends to argv[1], one JSON object a line: the
-#: parent's modules when it makes the pool and when the scan ends, each worker's modules when
-#: it starts (before its initializer) and, after each task, the modules it imported since.
+#: parent's modules when it makes the pool and when the scan ends (with the messages it sent
+#: and received and the most threads it ran), each worker's modules when it starts (before its
+#: initializer) and, after each task, the modules it imported since. A worker given a file
+#: whose name holds $SCAN_KILL kills itself.
 DRIVER = """\
-import concurrent.futures, gc, json, os, sys
+import gc, json, os, signal, sys, threading
 from inspector.cli import run
-from inspector.core import scan
+from inspector.core import fleet_pool, scan
 
 def note(**entry):
     with open(sys.argv[1], "a") as log:
         log.write(json.dumps(entry) + "\\n")
 
-make = concurrent.futures.ProcessPoolExecutor.__init__
+make = fleet_pool.Pool.__init__
 
 def made(self, *args, **kwargs):
     note(who="parent", at="pool", modules=sorted(sys.modules))
     make(self, *args, **kwargs)
 
-concurrent.futures.ProcessPoolExecutor.__init__ = made
+fleet_pool.Pool.__init__ = made
+counts = {"sent": 0, "received": 0, "threads": 1}
+submit = fleet_pool.Pool.submit
+
+def traced_submit(self, tag, task):
+    counts["sent"] += 1
+    counts["threads"] = max(counts["threads"], threading.active_count())
+    submit(self, tag, task)
+
+fleet_pool.Pool.submit = traced_submit
+finished = fleet_pool.Pool.finished
+
+def traced_finished(self):
+    for result in finished(self):
+        counts["received"] += 1
+        yield result
+
+fleet_pool.Pool.finished = traced_finished
 init = scan._init_worker
 started = set()
 
@@ -54,6 +74,9 @@ scan._init_worker = traced_init
 chunk = scan._worker_chunk
 
 def traced_chunk(paths):
+    kill = os.environ.get("SCAN_KILL")
+    if kill and any(kill in path for path in paths):
+        os.kill(os.getpid(), signal.SIGKILL)
     done = chunk(paths)
     note(who="worker", at="task", pid=os.getpid(), new=sorted(set(sys.modules) - started))
     return done
@@ -61,15 +84,19 @@ def traced_chunk(paths):
 scan._worker_chunk = traced_chunk
 gc.disable()  # as python -m inspector runs a command
 status = run(sys.argv[2:])
-note(who="parent", at="end", modules=sorted(sys.modules))
+note(who="parent", at="end", modules=sorted(sys.modules), **counts)
 os._exit(status)
 """
 
 
-def _scan(log: Path, *args: str) -> list[dict[str, Any]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _run(log: Path, *args: str, kill: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SCAN_KILL": kill}
     command = [sys.executable, "-c", DRIVER, str(log), "scan", *args]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+def _scan(log: Path, *args: str) -> list[dict[str, Any]]:
+    done = _run(log, *args)
     assert done.returncode in (0, 1, 2), done.stderr
     return [json.loads(line) for line in log.read_text().splitlines()]
 
@@ -124,3 +151,42 @@ def test_one_job_imports_only_the_formats_its_files_need(tmp_path: Path) -> None
         f"inspector.core.formats.{n}" for n in formats.FORMAT_MODULES if n != "open_responses"
     ]
     assert not set(others) & set(end["modules"])
+
+
+def test_the_parent_runs_no_thread_and_sends_one_message_a_task(mixed: Path, tmp_path: Path):
+    """The parent hands out work through a pipe per worker: no pool thread, no concurrent
+    .futures (its feeder and manager threads cost the parent about a millisecond a task), and
+    one message out and one back per task, a task being many small files."""
+    out = tmp_path / "rows.jsonl"
+    log = _scan(tmp_path / "log", str(mixed), "--target", "openai", "--jobs", "2", "-o", str(out))
+    (end,) = [e for e in log if e["at"] == "end"]
+    assert end["threads"] == 1
+    # Neither concurrent.futures nor the multiprocessing queues its pool feeds (a module may
+    # import multiprocessing itself for its own use).
+    assert not {"concurrent.futures", "multiprocessing.queues"} & set(end["modules"])
+    tasks = [e for e in log if e["at"] == "task"]
+    files = sum(1 for _ in scan.walk([str(mixed)]))
+    assert end["sent"] == end["received"] == len(tasks)
+    assert len(tasks) <= files / 8  # the first tasks ramp up, the last are cut finer
+
+
+def test_a_worker_killed_mid_scan_is_one_line_and_resume_finishes_the_scan(
+    mixed: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "rows.jsonl"
+    victim = sorted(p.name for p in mixed.rglob("*.json"))[40]
+    args = (str(mixed), "--target", "openai", "--jobs", "2", "-o", str(out))
+    done = _run(tmp_path / "log", *args, kill=victim)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert re.fullmatch(
+        r"inspector scan: error: worker \d+ was killed by signal 9 \(SIGKILL\) before handing "
+        r"back its task; .*rows\.jsonl\.partial is kept for --resume\n",
+        done.stderr,
+    ), done.stderr
+    assert not out.exists() and (tmp_path / "rows.jsonl.partial").exists()
+    resumed = _run(tmp_path / "log2", *args, "--resume")
+    assert resumed.returncode == 2, resumed.stderr  # the fleet has unreadable files
+    whole = tmp_path / "whole.jsonl"
+    _scan(tmp_path / "log3", str(mixed), "--target", "openai", "--jobs", "1", "-o", str(whole))
+    assert out.read_bytes() == whole.read_bytes()
