@@ -500,16 +500,51 @@ class _RunGate:
             handle.close()
 
     def _gate(self) -> FileGate | None:
-        assert self.forks is not None
-        futures = self.forks.futures
-        count = len(self.runs.runs)
         for number in range(self.mine):
             if not self._here(number):
                 return None
+        path = self.runs.path
         verdicts: list[ItemVerdict] = []
-        facts: list[bytes] = []
-        shared: dict[tuple[Verdict, str], ItemVerdict] = {}
         makers = {os.getpid()}
+        arriving = self._arriving(verdicts, makers)
+        # The file's group is the one its first item began (in the first run with items).
+        early: list[bytes] = []
+        group: Group | None = None
+        try:
+            for number, facts in arriving:
+                early.append(facts)
+                done = self.done[number]
+                if done is not None and done.group is not None:
+                    group = done.group
+                    break
+            if group is None:
+                return None  # no items: the usual way says so
+            head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
+            # The findings are made as the runs come, this process's share of the waiting.
+            rest = (facts for _number, facts in arriving)
+            made = file_gate(
+                head,
+                verdicts,
+                itertools.chain(early, rest),
+                self.toolset,
+                RowParts(self.files, []),
+                makers,
+                arriving=True,
+            )
+        except _Usual:
+            return None
+        made.rows.sizes.extend(run.size for run in self.done if run is not None)
+        return made
+
+    def _arriving(
+        self, verdicts: list[ItemVerdict], makers: set[int]
+    ) -> Iterator[tuple[int, bytes]]:
+        """Each run in order as it is made, its verdicts put in `verdicts` before its number
+        and pickled facts come; raises _Usual when the file must go the usual way."""
+        assert self.forks is not None
+        futures = self.forks.futures
+        count = len(self.runs.runs)
+        shared: dict[tuple[Verdict, str], ItemVerdict] = {}
         for number in range(count):
             done = self.done[number]
             if done is None:
@@ -522,34 +557,28 @@ class _RunGate:
                     if later is None or not _claim(later):
                         break
                     if not self._here(later):
-                        return None
+                        raise _Usual
                 try:
                     sent = future.result()
                 except Exception:  # a worker that failed or died: the usual way decides
-                    return None
+                    raise _Usual from None
                 if not isinstance(sent, _Run):
-                    return None
+                    raise _Usual
                 done = self.done[number] = sent
             first = self.runs.runs[number][3]
             if first != len(verdicts):
-                return None  # the runs' items were not counted as loaded: the usual way
+                raise _Usual  # the runs' items were not counted as loaded: the usual way
             makers.add(done.pid)
             told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
             verdicts.extend([told[code] for code in done.codes])
-            facts.append(done.facts)
+            facts = done.facts
             self.done[number] = dataclasses.replace(done, table=[], codes=array("I"), facts=b"")
-        # Every run is made: the file's bytes are not needed here any more (nor held twice
-        # while the findings are made).
-        path = self.runs.path
-        del self.runs
-        _SHARED.pop("runs", None)
-        # The file's group is the one its first item began (in the first run with items).
-        group = next((run.group for run in self.done if run and run.group), None)
-        if group is None:
-            return None  # no items: the usual way says so
-        head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
-        sizes = [run.size for run in self.done if run is not None]
-        return file_gate(head, verdicts, facts, self.toolset, RowParts(self.files, sizes), makers)
+            if number == count - 1:
+                # Every run is made: the file's bytes are not needed here any more (nor held
+                # twice while the last findings are made).
+                del self.runs
+                _SHARED.pop("runs", None)
+            yield number, facts
 
     def _here(self, number: int) -> bool:
         """Make a run in this process; whether it could be."""
@@ -567,12 +596,15 @@ def file_gate(
     toolset: ToolSet,
     rows: RowParts,
     makers: Iterable[int],
+    *,
+    arriving: bool = False,
 ) -> FileGate:
     """A file gated by runs, from every item's verdict and the runs' facts (pickled, in
-    order): `head` is its one group, without items."""
+    order): `head` is its one group, without items. `arriving`: `verdicts` grows as `facts`
+    is read (see `facts_findings`)."""
     # Sent as plain tuples, made facts again here without a Python call each.
     every = map(facts_of, itertools.chain.from_iterable(map(pickle.loads, facts)))
-    findings = facts_findings(head, verdicts, toolset, every, range(len(verdicts)))
+    findings = facts_findings(head, verdicts, toolset, every, arriving=arriving)
     result = GateResult(head, tuple(verdicts), tuple(findings), toolset)
     return FileGate(result, rows, frozenset(makers))
 
@@ -591,6 +623,10 @@ def _claim(number: int) -> bool:
         return True
     finally:
         lock.release()
+
+
+class _Usual(Exception):
+    """A run could not be made as a run: the file goes the usual way."""
 
 
 #: Seconds a claim waits for the lock (held for a moment, or by a worker that was killed).
