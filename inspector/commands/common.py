@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
 
 import orjson
 
@@ -353,6 +353,17 @@ def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
         else:
             raise ValueError(f"rows encoded for level {value.encoded}, written at {level}")
         opened = False
+        if type(write) is _Sink and hasattr(parts, "send"):
+            # Parts held in files (parallel.RowParts) are copied to the output in the kernel.
+            held = cast("_FileParts", parts)
+            for number, size in enumerate(held.sizes):
+                if size:
+                    write(b"," if opened else b"[")
+                    opened = True
+                    write.buffer.flush()
+                    held.send(number, write.fd, write)
+            write(b"\n" + b"  " * level + b"]" if opened else b"[]")
+            return
         for part in parts:
             begun = False
             for block in part:
@@ -387,12 +398,36 @@ def _write(value: Any, level: int, write: Callable[[bytes], Any]) -> None:
         write(_encode(value, level))
 
 
+class _FileParts(Protocol):
+    """Encoded parts held in files, each sent to a descriptor whole (`parallel.RowParts`)."""
+
+    sizes: list[int]
+
+    def send(self, number: int, fd: int | None, write: Callable[[bytes], Any]) -> None: ...
+
+
+class _Sink:
+    """Writes bytes to a binary stream; `fd`: its descriptor (None: it has none)."""
+
+    __slots__ = ("buffer", "fd", "write")
+
+    def __init__(self, buffer: Any) -> None:
+        self.buffer, self.write = buffer, buffer.write
+        try:
+            self.fd: int | None = buffer.fileno()
+        except (AttributeError, OSError, ValueError):
+            self.fd = None
+
+    def __call__(self, data: bytes) -> Any:
+        return self.write(data)
+
+
 def write_json(document: Any, out: TextIO) -> None:
     """Write one JSON document indented by two spaces; `Streamed` arrays are written lazily."""
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
         out.flush()
-        _write(document, 0, buffer.write)
+        _write(document, 0, _Sink(buffer))
         buffer.write(b"\n")
         buffer.flush()
     else:

@@ -377,6 +377,31 @@ class RowParts:
         finally:
             handle.close()
 
+    def send(self, number: int, fd: int | None, write: Callable[[bytes], Any]) -> None:
+        """Copy part `number` to descriptor `fd` in the kernel (os.sendfile), never through
+        this process; by `write`, block by block, where `fd` takes no sendfile (or is None)."""
+        handle, size = self.files[number], self.sizes[number]
+        done = 0
+        try:
+            while fd is not None and done < size:
+                try:
+                    sent = os.sendfile(fd, handle.fileno(), done, size - done)
+                except OSError:
+                    if done:
+                        raise
+                    break  # not a descriptor sendfile writes to: block by block
+                if not sent:
+                    raise OSError(f"the rows' file of run {number} ended early")
+                done += sent
+        except BaseException:
+            handle.close()
+            raise
+        if done < size:
+            for block in self._blocks(number):
+                write(block)
+        else:
+            handle.close()
+
     def close(self) -> None:
         """Close every part's file (those read are closed already)."""
         for handle in self.files:

@@ -367,6 +367,57 @@ def test_by_runs_the_findings_are_made_while_later_runs_are_still_to_come(
     assert events[-1] == "look"  # and the last run's facts after it came
 
 
+def _gate_to_file(path: Path, *args: str) -> bytes:
+    with path.open("w", encoding="utf-8") as out:
+        run(["gate", "--format", "json", *args], out, io.StringIO())
+    return path.read_bytes()
+
+
+def _to_file_alone_then_by_runs(tmp_path, tools_file, by_runs, seed):
+    """A log's report written to a file by one process, and a call writing it by runs."""
+    log = tmp_path / "log.jsonl"
+    _write(log, 400, seed=seed, long_numbers=False)
+    tools = ("--tools", str(tools_file))
+    alone = _gate_to_file(tmp_path / "alone.json", str(log), *tools, "--jobs", "1")
+    assert by_runs == []
+    return alone, lambda: _gate_to_file(tmp_path / "runs.json", str(log), *tools, "--jobs", "2")
+
+
+def test_by_runs_the_rows_files_are_copied_to_the_output_without_reading_them(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # Written to a file, each run's rows go from its temporary file to the output by the
+    # kernel (sendfile): never read into this process.
+    alone, by_runs_to_file = _to_file_alone_then_by_runs(tmp_path, tools_file, by_runs, 29)
+    sent: list[int] = []
+    original = os.sendfile
+
+    def sendfile(out_fd, in_fd, offset, count):
+        sent.append(count)
+        return original(out_fd, in_fd, offset, count)
+
+    def read(self, number):
+        raise AssertionError("a rows' file read into this process")
+
+    monkeypatch.setattr(os, "sendfile", sendfile)
+    monkeypatch.setattr(parallel.RowParts, "_blocks", read)
+    assert by_runs_to_file() == alone
+    assert by_runs[0] is not None and sum(sent) == sum(by_runs[0].rows.sizes) > 0
+
+
+def test_an_output_sendfile_refuses_takes_the_rows_block_by_block(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    alone, by_runs_to_file = _to_file_alone_then_by_runs(tmp_path, tools_file, by_runs, 31)
+
+    def refused(*args):
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(os, "sendfile", refused)
+    assert by_runs_to_file() == alone
+    assert by_runs[0] is not None and len(by_runs[0].rows.sizes) > 3
+
+
 def _sleeping_worker(start: int, stop: int) -> None:
     time.sleep(600)
 
