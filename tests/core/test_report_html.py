@@ -277,3 +277,18 @@ def test_types_and_names_break_between_words_not_inside_them(tmp_path: Path) -> 
     # The words themselves are whole once the break opportunities are removed.
     assert "web_search_call" in " ".join(audit(page).text)
     assert "_<wbr>" not in page.split("<table", 1)[0]  # nothing outside the row tables
+
+
+def test_finding_codes_break_between_words_and_one_side_keeps_call_ids_whole(
+    tmp_path: Path,
+) -> None:
+    capture = SAMPLES / "sessions" / "har" / "openai-polly-tool-roundtrip.har"
+    _, page = render(tmp_path, str(capture))
+    # The code column wraps chat_completions_envelope after an underscore, never mid-word.
+    assert "<td>chat_<wbr>completions_<wbr>envelope</td>" in page
+    assert "chat_completions_envelope" in " ".join(audit(page).text)
+    # One transcript's call_id column is wide enough for a whole call id (29 characters here).
+    items = page.split('<table class="rows items">', 1)[1].split("</colgroup>", 1)[0]
+    assert '<col class="w-id">' in items
+    width = re.search(r"\.w-id\{width:(\d+)ch\}", page)
+    assert width is not None and int(width.group(1)) >= len("call_QGrPTwIBYpTYdRJWISkx7Njt")

@@ -150,7 +150,7 @@ margin:2px 0 6px}
 .rows th{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
 font-size:13px}
 .w-s{width:12ch}.w-k{width:24ch}.w-n{width:5ch}.w-v{width:calc(17ch + 34px)}
-.w-t{width:26ch}.w-c{width:13ch}.w-m{width:6ch}
+.w-t{width:26ch}.w-c{width:13ch}.w-m{width:6ch}.w-tt{width:22ch}.w-id{width:31ch}
 .n{text-align:right;color:var(--muted)}
 td.v{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .m{text-align:center;font-weight:700}
@@ -252,12 +252,16 @@ class _Page:
         shown = full if len(full) <= limit else self.clean(value, limit)
         title = f' title="{_e(full[:2000])}"' if shown != full else ""
         klass = f' class="{cls}"' if cls else ""
-        text = _e(shown)
-        if words:
-            # Types and tool names are snake_case words: a narrow column breaks them between
-            # words (web_search_ / call), not inside one (web_search_ca / ll).
-            text = _WORD_BREAK.sub(r"\1<wbr>", text)
+        text = self.words(shown) if words else _e(shown)
         return f"<td{klass}{title}>{text}</td>"
+
+    def words(self, value: Any, limit: int = 0) -> str:
+        """A snake_case identifier (a type, tool name or code) for HTML, breakable between words.
+
+        A narrow column then breaks it after an underscore (web_search_ / call), not inside a
+        word (web_search_ca / ll).
+        """
+        return _WORD_BREAK.sub(r"\1<wbr>", self.text(value, limit))
 
     # ---- items -----------------------------------------------------------------------------
 
@@ -507,8 +511,9 @@ class _Page:
         )
         return (
             f'<section><h2>Items</h2>{note}<table class="rows items"><colgroup>'
-            '<col class="w-n"><col class="w-v"><col class="w-t"><col class="w-t">'
-            '<col class="w-c"><col></colgroup><thead><tr><th>#</th><th>verdict</th><th>type</th>'
+            # One side has room for a whole call id (call_ or toolu_ and 24 characters).
+            '<col class="w-n"><col class="w-v"><col class="w-tt"><col class="w-tt">'
+            '<col class="w-id"><col></colgroup><thead><tr><th>#</th><th>verdict</th><th>type</th>'
             "<th>name / role</th><th>call_id</th><th>detail</th></tr></thead>"
             f"<tbody>{body}</tbody></table></section>"
         )
@@ -534,7 +539,7 @@ class _Page:
                 )
             rows.append(
                 f"<tr><td>{severity_badge(str(finding.severity))}</td>"
-                f"<td>{self.text(finding.code, CELL)}</td>"
+                f"<td>{self.words(finding.code, CELL)}</td>"
                 f"<td>{_e(items_text(list(finding.items)))}</td>"
                 f"<td>{self.text(finding.message, DETAIL)}{extra}</td></tr>"
             )
@@ -544,7 +549,7 @@ class _Page:
             listed = ", ".join(f"{self.text(k, CELL)} {v:,}" for k, v in counts.most_common())
             more = f'<p class="muted">{len(rest):,} more not listed: {listed}.</p>'
         return (
-            '<table class="findings"><colgroup><col style="width:7em"><col style="width:14em">'
+            '<table class="findings"><colgroup><col style="width:7em"><col style="width:16em">'
             '<col style="width:8em"><col></colgroup><thead><tr><th>severity</th><th>code</th>'
             f"<th>items</th><th>message</th></tr></thead>{''.join(rows)}</table>{more}"
         )
@@ -556,7 +561,7 @@ class _Page:
         if not violations and not counted:
             return '<p class="none">No stream violations.</p>'
         rows = "".join(
-            f"<tr><td>{severity_badge(str(v.severity))}</td><td>{self.text(v.code, CELL)}</td>"
+            f"<tr><td>{severity_badge(str(v.severity))}</td><td>{self.words(v.code, CELL)}</td>"
             f"<td>{_number(v.event_index)}</td><td>{_number(v.line)}</td>"
             f"<td>{_number(v.sequence_number)}</td><td>{self.text(v.message, DETAIL)}</td></tr>"
             for v in violations[:FINDING_LIMIT]
@@ -564,7 +569,7 @@ class _Page:
         more = max(len(violations) - FINDING_LIMIT, 0) + counted
         note = f'<p class="muted">{more:,} more not listed.</p>' if more > 0 else ""
         return (
-            '<table class="findings"><colgroup><col style="width:7em"><col style="width:14em">'
+            '<table class="findings"><colgroup><col style="width:7em"><col style="width:16em">'
             '<col style="width:5em"><col style="width:5em"><col style="width:5em"><col>'
             "</colgroup><thead><tr><th>severity</th><th>code</th><th>event</th><th>line</th>"
             f"<th>seq</th><th>message</th></tr></thead>{rows}</table>{note}"
