@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -1038,22 +1037,15 @@ def facts_findings(
     verdicts: Sequence[ItemVerdict],
     toolset: ToolSet,
     facts: Iterable[ItemFacts],
-    members: Sequence[int] | None = None,
-    *,
-    arriving: bool = False,
+    members: Sequence[int],
 ) -> list[Finding]:
     """`transcript_findings` of a file of one group of bare items held elsewhere: `transcript`
     has its group and no items, `verdicts` every item's, `facts` the `item_facts` of every
-    item in order, `members` the indexes of its items (None: every verdict's, once `facts`
-    ends). `arriving`: `verdicts` grows as `facts` is read, each item's verdict in it before
-    its facts come (the findings are then made as the runs arrive).
+    item in order, `members` the indexes of its items.
     """
     if len(transcript.groups) != 1 or transcript.tools or transcript.tool_choice is not None:
         raise ValueError("facts stand for a file of one group of bare items")
-    known = sys.maxsize if arriving else None
-    found = _ItemFindings(transcript, verdicts, toolset, known, items=facts)  # type: ignore[arg-type]
-    if members is None:
-        members = range(len(verdicts))
+    found = _ItemFindings(transcript, verdicts, toolset, items=facts)  # type: ignore[arg-type]
     found.by_group = {transcript.groups[0].index: members}  # type: ignore[dict-item]
     out = _group_findings(transcript, found.by_group)
     out.extend(found.status_findings())

@@ -525,51 +525,16 @@ class _RunGate:
             handle.close()
 
     def _gate(self) -> FileGate | None:
-        for number in range(self.mine):
-            if not self._here(number):
-                return None
-        path = self.runs.path
-        verdicts: list[ItemVerdict] = []
-        makers = {os.getpid()}
-        arriving = self._arriving(verdicts, makers)
-        # The file's group is the one its first item began (in the first run with items).
-        early: list[bytes] = []
-        group: Group | None = None
-        try:
-            for number, facts in arriving:
-                early.append(facts)
-                done = self.done[number]
-                if done is not None and done.group is not None:
-                    group = done.group
-                    break
-            if group is None:
-                return None  # no items: the usual way says so
-            head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
-            # The findings are made as the runs come, this process's share of the waiting.
-            rest = (facts for _number, facts in arriving)
-            made = file_gate(
-                head,
-                verdicts,
-                itertools.chain(early, rest),
-                self.toolset,
-                RowParts(self.files, []),
-                makers,
-                arriving=True,
-            )
-        except _Usual:
-            return None
-        made.rows.sizes.extend(run.size for run in self.done if run is not None)
-        return made
-
-    def _arriving(
-        self, verdicts: list[ItemVerdict], makers: set[int]
-    ) -> Iterator[tuple[int, bytes]]:
-        """Each run in order as it is made, its verdicts put in `verdicts` before its number
-        and pickled facts come; raises _Usual when the file must go the usual way."""
         assert self.forks is not None
         futures = self.forks.futures
         count = len(self.runs.runs)
+        for number in range(self.mine):
+            if not self._here(number):
+                return None
+        verdicts: list[ItemVerdict] = []
+        facts: list[bytes] = []
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
+        makers = {os.getpid()}
         for number in range(count):
             done = self.done[number]
             if done is None:
@@ -582,28 +547,34 @@ class _RunGate:
                     if later is None or not _claim(later):
                         break
                     if not self._here(later):
-                        raise _Usual
+                        return None
                 try:
                     sent = future.result()
                 except Exception:  # a worker that failed or died: the usual way decides
-                    raise _Usual from None
+                    return None
                 if not isinstance(sent, _Run):
-                    raise _Usual
+                    return None
                 done = self.done[number] = sent
             first = self.runs.runs[number][3]
             if first != len(verdicts):
-                raise _Usual  # the runs' items were not counted as loaded: the usual way
+                return None  # the runs' items were not counted as loaded: the usual way
             makers.add(done.pid)
             told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
             verdicts.extend([told[code] for code in done.codes])
-            facts = done.facts
+            facts.append(done.facts)
             self.done[number] = dataclasses.replace(done, table=[], codes=array("I"), facts=b"")
-            if number == count - 1:
-                # Every run is made: the file's bytes are not needed here any more (nor held
-                # twice while the last findings are made).
-                del self.runs
-                _SHARED.pop("runs", None)
-            yield number, facts
+        # Every run is made: the file's bytes are not needed here any more (nor held twice
+        # while the findings are made).
+        path = self.runs.path
+        del self.runs
+        _SHARED.pop("runs", None)
+        # The file's group is the one its first item began (in the first run with items).
+        group = next((run.group for run in self.done if run and run.group), None)
+        if group is None:
+            return None  # no items: the usual way says so
+        head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
+        sizes = [run.size for run in self.done if run is not None]
+        return file_gate(head, verdicts, facts, self.toolset, RowParts(self.files, sizes), makers)
 
     def _here(self, number: int) -> bool:
         """Make a run in this process; whether it could be."""
@@ -621,15 +592,12 @@ def file_gate(
     toolset: ToolSet,
     rows: RowParts,
     makers: Iterable[int],
-    *,
-    arriving: bool = False,
 ) -> FileGate:
     """A file gated by runs, from every item's verdict and the runs' facts (pickled, in
-    order): `head` is its one group, without items. `arriving`: `verdicts` grows as `facts`
-    is read (see `facts_findings`)."""
+    order): `head` is its one group, without items."""
     # Sent as plain tuples, made facts again here without a Python call each.
     every = map(facts_of, itertools.chain.from_iterable(map(pickle.loads, facts)))
-    findings = facts_findings(head, verdicts, toolset, every, arriving=arriving)
+    findings = facts_findings(head, verdicts, toolset, every, range(len(verdicts)))
     result = GateResult(head, tuple(verdicts), tuple(findings), toolset)
     return FileGate(result, rows, frozenset(makers))
 
@@ -648,10 +616,6 @@ def _claim(number: int) -> bool:
         return True
     finally:
         lock.release()
-
-
-class _Usual(Exception):
-    """A run could not be made as a run: the file goes the usual way."""
 
 
 #: Seconds a claim waits for the lock (held for a moment, or by a worker that was killed).

@@ -312,61 +312,6 @@ def test_facts_sent_as_plain_tuples_are_the_items_facts_again(tmp_path, tools_fi
     assert found == list(alone.findings) and found
 
 
-def test_facts_read_as_their_verdicts_arrive_give_the_findings_of_one_pass():
-    # By runs, the findings' pass reads each run's facts as soon as its verdicts are in, the
-    # later ones still to come: every sample, cut into runs, gives one process's findings.
-    checked = 0
-    for transcript in _sample_transcripts():
-        if len(transcript.groups) != 1 or transcript.tools or transcript.tool_choice is not None:
-            continue
-        alone = gate_transcript(transcript)
-        fresh = item_verdicts(transcript.items, alone.toolset)
-        facts = item_facts(transcript.items)
-        verdicts: list = []
-
-        def arriving(facts=facts, fresh=fresh, verdicts=verdicts, size=3):
-            for start in range(0, len(fresh), size):
-                verdicts.extend(fresh[start : start + size])
-                yield from [fact for fact in facts if start <= fact.index < start + size]
-
-        head = Transcript(path=transcript.path, format="jsonl", items=(), groups=transcript.groups)
-        found = facts_findings(head, verdicts, alone.toolset, arriving(), arriving=True)
-        assert found == list(alone.findings), transcript.path
-        assert len(verdicts) == len(fresh)  # every run's verdicts came before the pass ended
-        checked += 1
-    assert checked > 5
-
-
-def test_by_runs_the_findings_are_made_while_later_runs_are_still_to_come(
-    tmp_path, tools_file, by_runs, monkeypatch
-):
-    # The findings' pass is this process's work between runs, not a tail after the last one:
-    # the first run's facts are looked at before the last run's verdicts are taken in.
-    events: list[str] = []
-    original_arriving = parallel._RunGate._arriving
-
-    def arriving(self, verdicts, makers):
-        for number, facts in original_arriving(self, verdicts, makers):
-            events.append(f"run {number}")
-            yield number, facts
-
-    original_facts = parallel.facts_of
-
-    def looked(fact):
-        events.append("look")
-        return original_facts(fact)
-
-    monkeypatch.setattr(parallel._RunGate, "_arriving", arriving)
-    monkeypatch.setattr(parallel, "facts_of", looked)
-    log = tmp_path / "log.jsonl"
-    _write(log, 400, seed=23, long_numbers=False)
-    assert _gate(str(log), "--tools", str(tools_file), "--jobs", "2")[0] == 1
-    assert by_runs and by_runs[0] is not None and len(by_runs[0].rows.sizes) > 3
-    last = max(i for i, event in enumerate(events) if event.startswith("run"))
-    assert "look" in events[:last]
-    assert events[-1] == "look"  # and the last run's facts after it came
-
-
 def _gate_to_file(path: Path, *args: str) -> bytes:
     with path.open("w", encoding="utf-8") as out:
         run(["gate", "--format", "json", *args], out, io.StringIO())
