@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -587,13 +588,24 @@ def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
 
     monkeypatch.setattr(parallel, "_gate_run", asleep_or_interrupted)
 
+    interrupted_gate_ends_its_workers(
+        lambda: _gate(str(log), "--tools", str(tools_file), "--jobs", "2"), seen
+    )
+
+
+def interrupted_gate_ends_its_workers(
+    gate: Callable[[], object], seen: list[list[multiprocessing.Process]]
+) -> None:
+    """Run `gate`, which a Ctrl-C ends while its workers are busy (`seen` gets the workers
+    alive then), as the CLI runs it, and check that every worker was ended by SIGTERM."""
+
     def as_the_cli(signum, frame):
         raise SystemExit(143)  # the entry point turns SIGTERM into an exception
 
     previous = signal.signal(signal.SIGTERM, as_the_cli)
     try:
         with pytest.raises(KeyboardInterrupt):
-            _gate(str(log), "--tools", str(tools_file), "--jobs", "2")
+            gate()
     finally:
         signal.signal(signal.SIGTERM, previous)
     (workers,) = seen

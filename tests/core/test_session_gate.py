@@ -13,7 +13,6 @@ import json
 import multiprocessing
 import os
 import shutil
-import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from inspector.core.model import Item, Transcript
 from tests.benchmarks import synthetic
 from tests.benchmarks.bench_sources import repeated
 from tests.conftest import SAMPLES
+from tests.core.test_parallel import interrupted_gate_ends_its_workers
 from tests.core.test_session_lean import _facts
 
 CLAUDE = SAMPLES / "sessions" / "claude_code"
@@ -336,17 +336,4 @@ def test_a_gate_by_shares_that_ends_early_ends_its_workers_at_once(
 
     monkeypatch.setattr(session_gate, "_converted", asleep_or_interrupted)
 
-    def as_the_cli(signum: int, frame: Any) -> None:
-        raise SystemExit(143)  # the entry point turns SIGTERM into an exception
-
-    previous = signal.signal(signal.SIGTERM, as_the_cli)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            _gate(str(path), "--jobs", "2")
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    (workers,) = seen
-    assert workers
-    for worker in workers:
-        worker.join(timeout=30)  # a bound for a broken build, not a measured time
-        assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM
+    interrupted_gate_ends_its_workers(lambda: _gate(str(path), "--jobs", "2"), seen)
