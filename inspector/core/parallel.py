@@ -433,13 +433,10 @@ def gate_jsonl_on_cores(
     jobs = default_jobs() if jobs is None else jobs
     if not forkable_file(path, jobs, POOL_MIN_BYTES):
         return None
-    toolset, _ = make_toolset(None, extra_tools)
-    if not _pool_can_judge(toolset):
+    ready = judged_bytes(path, extra_tools)
+    if ready is None:
         return None
-    try:
-        data = read_bytes(path)
-    except LoadError:
-        return None  # the usual way says what is wrong
+    toolset, data = ready
     runs = jsonl_runs(data, name, RUN_BYTES)
     del data
     if runs is None or len(runs.runs) < 2:
@@ -450,6 +447,19 @@ def gate_jsonl_on_cores(
         return None  # no temporary files (or no processes) to be had: the usual way
     del runs  # held by the gate until its runs are made
     return gate.gate()
+
+
+def judged_bytes(path: str, extra_tools: Mapping[str, Tool] | None) -> tuple[ToolSet, bytes] | None:
+    """The tools a forkable file's items are judged by and the file's bytes, for a gate by
+    runs or shares; None when workers cannot judge by those tools or the file cannot be read
+    (the usual way then says what is wrong)."""
+    toolset, _ = make_toolset(None, extra_tools)
+    if not _pool_can_judge(toolset):
+        return None
+    try:
+        return toolset, read_bytes(path)
+    except LoadError:
+        return None
 
 
 def forkable_file(path: str, jobs: int, min_bytes: int) -> bool:
@@ -705,4 +715,5 @@ __all__ = [
     "forkable_file",
     "gate_jsonl_on_cores",
     "gate_on_cores",
+    "judged_bytes",
 ]

@@ -26,20 +26,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.core import parallel
 from inspector.core.formats import _session_format
-from inspector.core.gate import ItemVerdict, make_toolset
-from inspector.core.jsonio import read_bytes
-from inspector.core.model import LoadError, Tool, paused_gc
+from inspector.core.gate import ItemVerdict
+from inspector.core.model import Tool, paused_gc
 from inspector.core.parallel import (
     FileGate,
     RowEncoder,
     RowParts,
     _Forks,
-    _pool_can_judge,
     _Run,
     default_jobs,
     file_gate,
     forkable_file,
     gated_run,
+    judged_bytes,
 )
 from inspector.core.schema import DEFAULT_BUDGET, FileBudget
 
@@ -78,13 +77,10 @@ def gate_session_on_cores(
     jobs = default_jobs() if jobs is None else jobs
     if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES) or not _claude_code(path):
         return None
-    toolset, _ = make_toolset(None, extra_tools)
-    if not _pool_can_judge(toolset):
+    ready = judged_bytes(path, extra_tools)
+    if ready is None:
         return None
-    try:
-        data = read_bytes(path)
-    except LoadError:
-        return None  # the usual way says what is wrong
+    toolset, data = ready
     import tempfile
 
     from inspector.core.formats import claude_code
