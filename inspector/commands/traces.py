@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from inspector.commands.common import Encoded, write_element
 from inspector.core.formats import SESSION_MARKERS
-from inspector.core.jsonio import _GZIP_MAGIC as GZIP_MAGIC
-from inspector.core.jsonio import MAX_FILE_BYTES
+from inspector.core.jsonio import GZIP_MAGIC, MAX_FILE_BYTES
 from inspector.core.model import Transcript, paused_gc
 from inspector.core.parallel import (
     POOL_MIN_BYTES,
-    _Forks,
+    Forks,
     default_jobs,
     forkable_file,
 )
@@ -148,7 +147,7 @@ def _gate(
     _SHARED.update(data=data, path=path, report=report, level=level, files=files)
     # Each run's first line is counted as it is sent: the workers begin meanwhile.
     calls = ((n, run) for n, run in enumerate(otel.numbered(data, runs)))
-    forks = _Forks(min(jobs, len(runs)), _worker_run, calls)
+    forks = Forks(min(jobs, len(runs)), _worker_run, calls)
     try:
         done: list[_Run | None] = []
         for future in forks.futures:

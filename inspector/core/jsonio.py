@@ -56,7 +56,7 @@ CHUNK_BYTES = 1 << 20
 #: How long a read of a pipe waits for data before it looks at its cancel flag again.
 POLL_SECONDS = 0.1
 
-_GZIP_MAGIC = b"\x1f\x8b"
+GZIP_MAGIC = b"\x1f\x8b"
 #: Bytes gathered before the data is judged: gzip's magic, and the longest BOM (UTF-32).
 _SNIFF_BYTES = 4
 
@@ -143,7 +143,7 @@ def _read_fd(
         head += chunk
         if len(head) >= _SNIFF_BYTES:
             break
-    gzipped = head.startswith(_GZIP_MAGIC)
+    gzipped = head.startswith(GZIP_MAGIC)
     if gzipped:
         chunks = _gunzip(head, raw, name)
     else:

@@ -147,7 +147,7 @@ def _runs(count: int, jobs: int) -> list[tuple[int, int]]:
 _SHARED: dict[str, Any] = {}
 
 
-class _Forks:
+class Forks:
     """Forked worker processes, each reading `_SHARED` as it was when they were forked."""
 
     def __init__(self, processes: int, task: Callable[..., Any], calls: Iterable[tuple[Any, ...]]):
@@ -180,7 +180,7 @@ class _Forks:
         _SHARED.clear()
 
 
-class _Workers(_Forks):
+class _Workers(Forks):
     """Forked workers judging runs of a transcript's items while this process judges the first.
 
     `rest()` gives the verdicts of the workers' runs, in item order; a worker that fails
@@ -312,7 +312,7 @@ RowEncoder = Callable[[GateResult], Iterable[bytes]]
 
 
 @dataclass(frozen=True, slots=True)
-class _Run:
+class GatedRun:
     """What a process sends back of one run: the rest is in its rows' file."""
 
     items: int
@@ -500,10 +500,10 @@ class _RunGate:
         )
         # This process takes the first share (a little less, for the findings it also makes).
         self.mine = max(1, count * 4 // (5 * jobs))
-        self.done: list[_Run | None] = [None] * count
-        self.forks: _Forks | None = None
+        self.done: list[GatedRun | None] = [None] * count
+        self.forks: Forks | None = None
         try:
-            self.forks = _Forks(
+            self.forks = Forks(
                 min(jobs - 1, count - self.mine),
                 _worker_run,
                 [(number,) for number in range(self.mine, count)],
@@ -562,7 +562,7 @@ class _RunGate:
                     sent = future.result()
                 except Exception:  # a worker that failed or died: the usual way decides
                     return None
-                if not isinstance(sent, _Run):
+                if not isinstance(sent, GatedRun):
                     return None
                 done = self.done[number] = sent
             first = self.runs.runs[number][3]
@@ -636,7 +636,7 @@ _CLAIM_WAIT = 5.0
 _TAKEN = "taken"
 
 
-def _worker_run(number: int) -> _Run | str | None:
+def _worker_run(number: int) -> GatedRun | str | None:
     """`_gate_run` in a worker, unless this process took the run (_TAKEN). Any error is this
     process's to give, in the usual way (an error sent back could fail to unpickle there)."""
     if not _claim(number):
@@ -647,7 +647,7 @@ def _worker_run(number: int) -> _Run | str | None:
         return None
 
 
-def _gate_run(number: int) -> _Run | None:
+def _gate_run(number: int) -> GatedRun | None:
     """Load, judge and encode one run of the file (None: it is not a run of bare items)."""
     shared = _SHARED
     transcript = load_jsonl_run(shared["runs"], number)
@@ -656,7 +656,7 @@ def _gate_run(number: int) -> _Run | None:
     return gated_run(transcript, shared, number)
 
 
-def gated_run(transcript: Transcript, shared: Mapping[str, Any], number: int) -> _Run:
+def gated_run(transcript: Transcript, shared: Mapping[str, Any], number: int) -> GatedRun:
     """Judge the items of run `number` (numbered as in the whole file) and write their rows to
     its file: what a process sends back of the run. `shared`: what a forked process reads
     (`toolset`, `budget`, `started`: when the file's budget began, `encode`, `files`)."""
@@ -679,7 +679,7 @@ def gated_run(transcript: Transcript, shared: Mapping[str, Any], number: int) ->
         plain = list(map(tuple, item_facts(transcript.items)))
         facts = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
     group = transcript.groups[0] if transcript.groups else None
-    return _Run(len(made), size, table, codes, facts, group, os.getpid())
+    return GatedRun(len(made), size, table, codes, facts, group, os.getpid())
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:

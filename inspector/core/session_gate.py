@@ -25,15 +25,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.core import parallel
-from inspector.core.formats import _session_format
+from inspector.core.formats import session_format
 from inspector.core.gate import ItemVerdict
 from inspector.core.model import Tool, paused_gc
 from inspector.core.parallel import (
     FileGate,
+    Forks,
+    GatedRun,
     RowEncoder,
     RowParts,
-    _Forks,
-    _Run,
     default_jobs,
     file_gate,
     forkable_file,
@@ -57,7 +57,7 @@ class _Done(NamedTuple):
     """What a process sends back of its share: the share without its items, and their run."""
 
     share: Share
-    run: _Run | None
+    run: GatedRun | None
 
 
 def gate_session_on_cores(
@@ -150,7 +150,7 @@ def _claude_code(path: str) -> bool:
     # Imported only for a file that shows a session's marks: a gate imports no other format.
     from inspector.core.formats import claude_code
 
-    return _session_format(head) is claude_code
+    return session_format(head) is claude_code
 
 
 def _cuts(data: bytes, shares: int) -> list[int]:
@@ -170,7 +170,7 @@ def _gathered(count: int) -> list[_Done] | None:
     """Every share, this process's first, the workers' as they send them; None when one could
     not be converted on its own."""
     try:
-        forks = _Forks(count - 1, _share, [(k,) for k in range(1, count)])
+        forks = Forks(count - 1, _share, [(k,) for k in range(1, count)])
     except Exception:  # no process to be had, or one died as the shares were handed out
         return None
     try:

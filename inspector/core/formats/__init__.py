@@ -1010,7 +1010,7 @@ def jsonl_runs(data: bytes, path: str | None, run_bytes: int) -> JsonlRuns | Non
     """
     if is_wide(data) or strip_utf8_bom(data) is not data:
         return None
-    if _session_format(data) is not None or _sniff(data) is not Framing.JSONL:
+    if session_format(data) is not None or _sniff(data) is not Framing.JSONL:
         return None
     cuts = [0]
     while cuts[-1] < len(data):
@@ -1115,7 +1115,7 @@ def load_bytes(
     if is_wide(data):
         return load_text(decode_text(data, path), path, data=data, strict=strict)
     body = strip_utf8_bom(data)
-    session = _session_format(body)
+    session = session_format(body)
     if session is not None:
         check = _checkpoint(cancel, progress, len(body))
         with paused_gc():
@@ -1172,7 +1172,7 @@ def load_path(
 # Files of several conversations
 
 
-def _session_format(body: bytes) -> ModuleType | None:
+def session_format(body: bytes) -> ModuleType | None:
     """The format of a file of whole sessions (Codex, Claude Code, Inspect), or None.
 
     Each format names byte markers its files show early (`SESSION_MARKERS`); only a file that shows
@@ -1224,7 +1224,7 @@ def conversations_from_bytes(
 ) -> list[Transcript]:
     """Every conversation in a file's bytes (`source`: the file, for a session's sidecars)."""
     body = strip_utf8_bom(data)
-    session = _session_format(body)
+    session = session_format(body)
     if session is None:
         return [load_bytes(data, name, strict=strict, cancel=cancel, progress=progress)]
     with paused_gc():

@@ -1184,7 +1184,7 @@ def line_runs(data: bytes, size: int) -> list[Cut] | None:
     """The file's lines cut into runs of about `size` bytes, when the file is the collector's
     file exporter's lines and loading reads it as those (else None: a document, another
     format, a file whose first line is not an export request)."""
-    from inspector.core.formats import _session_format
+    from inspector.core.formats import session_format
 
     begun = _NON_BLANK.search(data)
     if begun is None:
@@ -1192,7 +1192,7 @@ def line_runs(data: bytes, size: int) -> list[Cut] | None:
     end = data.find(b"\n", begun.start())
     end = len(data) if end < 0 else end
     # All the registry reads of a file to choose its format: its first line and 4 KiB.
-    if _session_format(data[: max(end, 4096)]) is not sys.modules[__name__]:
+    if session_format(data[: max(end, 4096)]) is not sys.modules[__name__]:
         return None
     try:
         orjson.loads(data[begun.start() : end])
