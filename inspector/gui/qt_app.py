@@ -14,7 +14,6 @@ from PySide6.QtCore import (
     QEvent,
     QMessageLogContext,
     QObject,
-    Qt,
     QTimer,
     QtMsgType,
     qFormatLogMessage,
@@ -208,6 +207,8 @@ def save_png(pixmap: QPixmap, path: str) -> bool:
 def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str | None) -> int:
     """Render the window at `size`, with an interesting item selected, into a PNG."""
     if QGuiApplication.platformName() != "offscreen":
+        from PySide6.QtCore import Qt  # a start-up names no `Qt` enum (enum_values)
+
         window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     window.resize(*size)
     window.show()

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -125,7 +124,7 @@ class ItemPanel(QWidget):
         self.native_view.setObjectName("native-json")
         native_column.addWidget(self.native_caption)
         native_column.addWidget(self.native_view, 1)
-        self.split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.split = QSplitter(parent=self)  # horizontal (the `Qt` namespace not named)
         self.split.addWidget(self.view)
         self.split.addWidget(self.native_box)
         column.addWidget(self.banner)
