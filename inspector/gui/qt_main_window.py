@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from inspector.core.diff.values import DiffMode
 from inspector.core.errors import LoadError
+from inspector.core.modes import DiffMode
 from inspector.gui import navigation, qt_palette, status
 from inspector.gui.actions import TAB_NAMES, Tab
 from inspector.gui.enum_values import Orientation

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
-from PySide6.QtCore import QByteArray, QSize
-from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QBrush, QColor, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from inspector.core.verdicts import Verdict
@@ -107,7 +107,8 @@ def icon(name: str) -> QIcon:
 def _action_icon(action: str, colour: str) -> QIcon:
     # Qt's SVG module is loaded with the first toolbar icon (drawn after the first paint), and
     # the `Qt` namespace named then (enum_values).
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import QByteArray, Qt
+    from PySide6.QtGui import QImage, QPainter
     from PySide6.QtSvg import QSvgRenderer
 
     text = resource_path(action_icon_name(action)).read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QIcon, QPalette, QPixmap
-from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from inspector.gui import qt_palette
 from inspector.gui.qt_text import ElidedLabel, PointingHand, plain_label, tooltip
@@ -37,7 +37,9 @@ class DecisionBar:
 
     def add_permanent(self, extras: Sequence[QWidget], buttons: Sequence[QAction]) -> None:
         """Put widgets (the diff's progress) after the tools' names, then a button per action."""
-        from PySide6.QtCore import Qt  # made after the first paint, which names no `Qt` enum
+        # Made after the first paint, which names neither (PySide6 makes a class's enums then).
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QToolButton
 
         for extra in extras:
             self.bar.addPermanentWidget(extra)

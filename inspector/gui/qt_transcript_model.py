@@ -19,7 +19,6 @@ from PySide6.QtGui import QFont
 from inspector.core.codes import Severity
 from inspector.core.verdicts import Verdict
 from inspector.gui import qt_palette
-from inspector.gui.alignment import padded_keys
 from inspector.gui.enum_values import ItemDataRole
 from inspector.gui.json_text import CELL_LIMIT, elide, label, preview, visible
 from inspector.gui.qt_text import tooltip
@@ -481,6 +480,8 @@ class TranscriptModel(QAbstractItemModel):
         keys = self._keys.get(node)
         if keys is None:
             path = self._nodes[node][2]
+            from inspector.gui.alignment import padded_keys  # aligned rows come with a diff
+
             keys = padded_keys(*self._values(path)) if path else []
             self._keys[node] = keys
         return keys

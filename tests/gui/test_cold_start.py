@@ -17,6 +17,7 @@ from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
+from inspector.gui.qt_text import escape_html, monospace_font
 from inspector.gui.qt_transcript_model import Column
 from inspector.resources import sample_pair
 from tests.conftest import SAMPLES
@@ -66,6 +67,14 @@ HEAVY = (
     "pygments",
     "jsonschema",
     "regex",
+    # The diff's values (the window names only its mode, from core.modes), the Search and
+    # Findings tabs' words, the aligned rows, and the html package (a tooltip escapes as
+    # html.escape does, without its entity table).
+    "inspector.core.diff",
+    "inspector.gui.contents",
+    "inspector.gui.findings",
+    "inspector.gui.alignment",
+    "html",
 )
 
 #: Qt classes the first paint does not need: PySide6 builds the Python enums of a class when it
@@ -101,6 +110,11 @@ QT_LATER = (
     "QTextCursor",
     "QTextFormat",
     "QTextEdit",
+    # An item view's monospace font (with its first text), the shortened-value notice's button
+    # and the toolbar icons' images.
+    "QFontDatabase",
+    "QToolButton",
+    "QImage",
 )
 
 # The window is started by the entry point as `replay-inspector --tools T LEFT RIGHT` starts it;
@@ -339,3 +353,19 @@ def test_a_started_window_makes_its_trees_after_the_first_paint_with_saved_colum
     qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     assert window.left.tree.model().rowCount() > 0 and window.select("left", 1)
     window.runner.wait()
+
+
+def test_a_tooltip_escapes_as_html_escape_does() -> None:
+    import html
+
+    for text in ("<b>x</b> & y", "&amp; <<>> \"quoted\" 'single'", "", "a\nb", "&&&<>"):
+        assert escape_html(text) == html.escape(text, quote=False)
+
+
+def test_an_item_view_takes_its_monospace_font_with_its_first_text(qtbot, pair_window) -> None:
+    view = ItemPanel(pair_window).view
+    mono = monospace_font()
+    assert view.highlighter is None and view.font().family() != mono.family()
+    view.set_text('{"a": 1}')
+    assert view.font().family() == mono.family()
+    assert view.tabStopDistance() == view.fontMetrics().horizontalAdvance(" ") * 2
