@@ -180,6 +180,9 @@ def test_the_instrumentation_versions_read_are_several():
 
 
 ADK_LOGS = OTEL / "adk-2.10-event-logs.json"
+#: The same scenario with google-genai's instrumentation under ADK: its spans and its events.
+GENAI_LOGS = OTEL / "google-genai-0.7b1-event-logs.json"
+EVENT_LOGS = pytest.mark.parametrize("path", [ADK_LOGS, GENAI_LOGS], ids=lambda p: p.name)
 
 
 def log_events(path: Path) -> list[tuple[str, str, dict[str, Any]]]:
@@ -193,28 +196,30 @@ def log_events(path: Path) -> list[tuple[str, str, dict[str, Any]]]:
     ]
 
 
-def test_adk_event_logs_calls_and_results_match_adks_own_spans():
-    # ADK 2.10 wrote each model call's messages as the older events (log records, Gemini's own
-    # `Content` as the body, history resent on every call) and, on its spans, what it ran: one
-    # `execute_tool` span per call with the arguments and the response, and each model
-    # response as `gcp.vertex.agent.llm_response`. The loader reads only the log records.
+@EVENT_LOGS
+def test_adk_event_logs_calls_and_results_match_adks_own_spans(path):
+    # ADK 2.10 (or google-genai's instrumentation under it) wrote each model call's messages as
+    # the older events (log records, Gemini's own `Content` as the body, history resent on every
+    # call); ADK's spans say what it ran: one `execute_tool` span per call with the arguments
+    # and the response, and each model response as `gcp.vertex.agent.llm_response`. The loader
+    # reads only the log records.
     ran = [
         (
             a["gen_ai.tool.name"],
             a["gcp.vertex.agent.tool_call_args"],
             a["gcp.vertex.agent.tool_response"],
         )
-        for n, a in spans(ADK_LOGS)
+        for n, a in spans(path)
         if n.startswith("execute_tool")
     ]
     answered = [
         part["function_call"]
-        for n, a in spans(ADK_LOGS)
+        for n, a in spans(path)
         if n == "call_llm"
         for part in json.loads(a["gcp.vertex.agent.llm_response"])["content"]["parts"]
         if "function_call" in part
     ]
-    transcript = loaded(ADK_LOGS)
+    transcript = loaded(path)
     calls = [i for i in transcript.items if i.type == "function_call"]
     results = [i for i in transcript.items if i.type == "function_call_output"]
     assert len(ran) == len(answered) == 2
@@ -234,8 +239,9 @@ def test_adk_event_logs_calls_and_results_match_adks_own_spans():
     assert [c.status for c in calls] == ["completed", "completed"]
 
 
-def test_adk_event_logs_history_resent_on_every_call_is_read_once():
-    events = log_events(ADK_LOGS)
+@EVENT_LOGS
+def test_adk_event_logs_history_resent_on_every_call_is_read_once(path):
+    events = log_events(path)
     choices = [body for _, name, body in events if name == "gen_ai.choice"]
     texts = [
         part["text"]
@@ -248,7 +254,7 @@ def test_adk_event_logs_history_resent_on_every_call_is_read_once():
         b for _, n, b in events if n == "gen_ai.user.message" and b["content"]["role"] == "model"
     ]
     assert len(events) == 15 and len(choices) == 3 and len(resent) == 3
-    transcript = loaded(ADK_LOGS)
+    transcript = loaded(path)
     said = [i.raw for i in transcript.items if i.type == "message" and i.raw["role"] == "assistant"]
     assert [part["text"] for m in said for part in m["content"]] == texts
     assert [i.raw["role"] for i in transcript.items if i.type == "message"] == [
