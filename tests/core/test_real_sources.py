@@ -282,6 +282,23 @@ def test_a_gemini_thought_in_an_event_is_reasoning_not_text(tmp_path):
     assert items[2].raw["content"] == "Let me look that up."
 
 
+def test_an_event_content_of_no_known_shape_stays_in_its_message_once_prefixed(tmp_path):
+    # The real records with the question's `content` an object that is no Gemini `Content` (no
+    # `parts`): kept in the user's message as an `otel:content` part (it was `otel:otel:content`).
+    document = json.loads(ADK_LOGS.read_text(encoding="utf-8"))
+    records = document["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+    question = next(r for r in records if r["eventName"] == "gen_ai.user.message")
+    (content,) = question["body"]["kvlistValue"]["values"]
+    content["value"] = {
+        "kvlistValue": {"values": [{"key": "query", "value": {"stringValue": "Paris"}}]}
+    }
+    changed = tmp_path / "content.json"
+    changed.write_text(json.dumps(document), encoding="utf-8")
+    user = loaded(changed).items[1]
+    assert user.raw["role"] == "user"
+    assert user.raw["content"] == [{"type": "otel:content", "content": {"query": "Paris"}}]
+
+
 CLAUDE_2064 = SAMPLES / "sessions" / "claude_code" / "project-2.0.64"
 CLAUDE_2064 /= "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
 GOLDEN = [

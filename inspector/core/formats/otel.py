@@ -538,7 +538,8 @@ def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
         # Chat Completions' content parts, each of them text.
         parts += [{"type": "text", "content": p["text"]} for p in content]
     elif content not in (None, "", []):
-        parts.append({"type": "otel:content", "content": content})
+        # Kept in its message as an `otel:content` part (`_message` prefixes the kind).
+        parts.append({"type": "content", "content": content})
     calls = _parsed(fields.get("tool_calls"))
     for call in calls if isinstance(calls, list) else ():
         function = call.get("function") if isinstance(call, dict) else None
