@@ -282,6 +282,28 @@ def test_a_gemini_thought_in_an_event_is_reasoning_not_text(tmp_path):
     assert items[2].raw["content"] == "Let me look that up."
 
 
+def test_a_gemini_part_of_no_conventions_kind_stays_in_its_message_prefixed(tmp_path):
+    # The real records with the first choice's text replaced by Gemini's `executable_code` (code
+    # the model wrote for its code execution tool): no part of the conventions says that, so it
+    # stays in the assistant's message as an `otel:executable_code` part.
+    document = json.loads(ADK_LOGS.read_text(encoding="utf-8"))
+    records = document["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+    choice = next(r for r in records if r["eventName"] == "gen_ai.choice")
+    (content,) = choice["body"]["kvlistValue"]["values"][:1]
+    first_part = content["value"]["kvlistValue"]["values"][0]["value"]["arrayValue"]["values"][0]
+    fields = {e["key"]: e for e in first_part["kvlistValue"]["values"]}
+    del fields["text"]["value"]
+    code = {"kvlistValue": {"values": [{"key": "code", "value": {"stringValue": "print(1)"}}]}}
+    fields["executable_code"]["value"] = code
+    changed = tmp_path / "code.json"
+    changed.write_text(json.dumps(document), encoding="utf-8")
+    said = loaded(changed).items[2]
+    assert said.raw["role"] == "assistant"
+    assert said.raw["content"] == [
+        {"type": "otel:executable_code", "executable_code": {"code": "print(1)"}}
+    ]
+
+
 def test_an_event_content_of_no_known_shape_stays_in_its_message_once_prefixed(tmp_path):
     # The real records with the question's `content` an object that is no Gemini `Content` (no
     # `parts`): kept in the user's message as an `otel:content` part (it was `otel:otel:content`).
