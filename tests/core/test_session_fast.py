@@ -419,6 +419,7 @@ def _plain_items(monkeypatch: pytest.MonkeyPatch, module: Any, load: Any) -> lis
     with monkeypatch.context() as patched:
         patched.setattr(module, "Converter", plain)
         patched.setattr(claude_code, "_plain_turn", lambda conv, run: False)
+        patched.setattr(otel, "_direct_ok", lambda messages: False)
         found: list[Transcript] = load()
     return found
 

@@ -38,8 +38,12 @@ import orjson
 
 from inspector.core.formats._convert import (
     ABSENT,
+    COMPLETED,
+    HISTORY_STATUS,
     Api,
     Converter,
+    held,
+    outcome,
     prefixed,
     serialise,
     text_part,
@@ -57,6 +61,7 @@ from inspector.core.formats._sessions import (
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import load_json
 from inspector.core.model import (
+    Conversion,
     Derivation,
     Envelope,
     LoadError,
@@ -1001,9 +1006,17 @@ def _add_inference(
         status=status if got else None,
         response_id=response_id if isinstance(response_id, str) and got else None,
     )
-    record = Record(inference.attrs, inference.line, inference.pointer)
     # Only the first output message continues the conversation (the others are choices).
     fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]])
+    new_sent = [m for m, new in zip(sent, fresh, strict=False) if new]
+    new_got = [got[0]] if got and fresh[-1] else []
+    if len(got) <= 1 and _direct_ok(new_sent) and _direct_ok(new_got):
+        line = inference.line
+        _direct(b, seen, group, line, new_sent, ABSENT, answered)
+        if got:
+            _direct(b, seen, group, line, new_got, reason, answered)
+        return
+    record = Record(inference.attrs, inference.line, inference.pointer)
     history = Converter(b, record, group, API, ABSENT, hold=True)
     for (message, pointer, plain), new in zip(sent, fresh, strict=False):
         if new:
@@ -1016,6 +1029,136 @@ def _add_inference(
         if fresh[-1]:
             _message(response, seen, message, pointer, plain)
         finish_lossy(response, LOSSY, (FORMAT.name, LABEL), objects_only=True)
+
+
+#: The parts the direct conversion takes; a message with any other goes to the converter.
+_DIRECT_PARTS = frozenset({"text", "tool_call", "tool_call_response"})
+
+
+def _direct_ok(messages: list[_Sent]) -> bool:
+    """Whether `_direct` converts these messages as the converter would: objects of only the
+    known fields, not plain text, whose parts are text, calls and results with string ids."""
+    for message, _, plain in messages:
+        if plain or type(message) is not dict or not message.keys() <= _MESSAGE_KEYS:
+            return False
+        parts = message.get("parts")
+        if type(parts) is not list:
+            return False
+        for part in parts:
+            if type(part) is not dict:
+                return False
+            kind = part.get("type")
+            if kind not in _DIRECT_PARTS:
+                return False
+            if kind != "text":
+                call_id = part.get("id")
+                if type(call_id) is not str or not call_id:
+                    return False
+    return True
+
+
+def _direct(
+    b: Builder,
+    seen: _Seen,
+    group: int,
+    line: int | None,
+    messages: list[_Sent],
+    reason: Any,
+    answered: _AnsweredFrom,
+) -> None:
+    """Convert an inference's new history (`reason` ABSENT) or its response straight into held
+    items, as `_message` through a Converter and `finish_lossy` make them (messages that
+    `_direct_ok` takes: `tests/core/test_otel_direct.py` compares the two)."""
+    made: list[tuple[dict[str, Any], str, Any, list[Derivation]]] = []
+    add = made.append
+    results_answered = b.answered
+    calls, results = seen.calls, seen.results
+    for message, pointer, _ in messages:
+        role = message.get("role")
+        text_type = "output_text" if role == "assistant" else "input_text"
+        texts: list[dict[str, Any]] = []
+        for part in message["parts"]:
+            kind = part["type"]
+            if kind == "text":
+                texts.append({"type": text_type, "text": part.get("content")})
+                continue
+            call_id = part["id"]
+            if kind == "tool_call":
+                if call_id in calls:
+                    continue
+                calls.add(call_id)
+            else:
+                if call_id in results:
+                    continue
+                results.add(call_id)
+            # A call or result splits the message's text around it.
+            kept = [t for t in texts if t["text"] != ""]
+            if kept:
+                add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
+            texts = []
+            if kind == "tool_call":
+                # Not listed by name as the converter lists calls: an OTel result is never
+                # paired by name (the conventions' result part has none).
+                name = part.get("name")
+                arguments = part.get("arguments", ABSENT)
+                derived: list[Derivation] = []
+                if arguments is ABSENT:
+                    arguments, derived = "{}", [LOSSY]
+                elif not isinstance(arguments, str):
+                    text = serialise(arguments)
+                    if text is not None:
+                        arguments, derived = text, [LOSSY]
+                raw = {
+                    "type": "function_call",
+                    "status": None,
+                    "call_id": call_id,
+                    "name": name,
+                    "arguments": arguments,
+                }
+                add((raw, pointer, part, derived))
+            else:
+                results_answered.add(call_id)
+                output = part.get("response")
+                marks: list[Derivation] = []
+                if not isinstance(output, str):
+                    output = serialise(output) or ""
+                    marks.append(_OUTPUT_OBJECT)
+                raw = {"type": "function_call_output", "call_id": call_id, "output": output}
+                add((raw, pointer, part, marks))
+        kept = [t for t in texts if t["text"] != ""]
+        if kept:
+            add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
+    if not made:
+        return
+    last = len(made) - 1
+    for position, (raw, _, _, derived) in enumerate(made):
+        if raw["type"] == "function_call":
+            raw["status"], why = _call_status(reason, position != last, raw["call_id"], answered)
+            derived.append(why)
+    items = b.items
+    run = held(b)
+    for raw, pointer, native, derived in made:
+        conversion = Conversion(SLUG, native, tuple(derived), LABEL)
+        run.add(items, raw, line, pointer, group, Envelope.OPEN_RESPONSES, conversion)
+
+
+def _call_status(
+    reason: Any, followed: bool, call_id: str, answered: _AnsweredFrom
+) -> tuple[str, Derivation]:
+    """A call's status and its mark, as `Converter.finish` settles them (`reason` ABSENT: a
+    call of the history; `followed`: a later item of the response follows it)."""
+    if reason is ABSENT:
+        return COMPLETED, HISTORY_STATUS
+    result = outcome(REASONS, reason)
+    said = f"finish_reason {reason!r}" if reason is not None else "no finish_reason"
+    if result != COMPLETED and followed:
+        result, why = COMPLETED, f"{said}, but a later item follows the call, so it was not cut off"
+    elif reason is None and call_id in answered:
+        result = COMPLETED
+        why = f"{said}, but a later result in the conversation answers it, so it ran"
+    else:
+        why = said
+    return result, Derivation("status", "derived", why)
 
 
 # --------------------------------------------------------------------------------------------
