@@ -8,13 +8,14 @@ and results read either way)."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from inspector.core.formats import load_conversations, otel
-from inspector.core.model import Transcript
+from inspector.core.model import Origin, Tool, Transcript
 from tests.benchmarks import synthetic
 from tests.conftest import SAMPLES
 from tests.core.test_session_lean import _facts
@@ -209,3 +210,20 @@ def test_a_trace_of_every_part_type_gives_the_converters_items(
     assert 5 < taken < 2 * spans
     types = {i.type for t in made for i in t.items}
     assert {"message", "function_call", "function_call_output", "otel:reasoning"} <= types
+
+
+def test_tools_made_slot_by_slot_are_the_dataclasses(tmp_path: Path) -> None:
+    trace = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(trace, 20_000)
+    tools = [t for c in load_conversations(trace) for t in c.tools.values()]
+    assert len(tools) > 8
+    for tool in tools:
+        assert tool.origin is not None
+        origin = Origin(**{f.name: getattr(tool.origin, f.name) for f in fields(Origin)})
+        again = Tool(**{f.name: getattr(tool, f.name) for f in fields(Tool)} | {"origin": origin})
+        assert (tool.origin, hash(tool.origin), repr(tool.origin)) == (
+            origin,
+            hash(origin),
+            repr(origin),
+        )
+        assert (tool, repr(tool)) == (again, repr(again))

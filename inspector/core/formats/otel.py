@@ -26,6 +26,7 @@ off, the conventions' default) is a `content_not_captured` finding, not an empty
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import sys
@@ -670,14 +671,11 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
     pointer = inference.where.get(TOOLS, inference.pointer)
     if isinstance(raw, str):
         # Every span of an agent repeats the same definitions: read once, shared (so the gate
-        # also finds each schema compiled, by identity).
-        path, line = b.path, inference.line
-        for known in _definitions(raw):
-            assert known.origin is not None
-            where = Origin(path, line, pointer + known.origin.pointer)
-            b.tools[known.name] = Tool(
-                known.name, known.parameters, known.kind, known.source, where, known.strict
-            )
+        # also finds each schema compiled, by identity); each tool still points at this span.
+        path, line, tools = b.path, inference.line, b.tools
+        for name, parameters, kind, source, at, strict in _definitions(raw):
+            where = _origin(path, line, pointer + at)
+            tools[name] = _tool(name, parameters, kind, source, where, strict)
     elif isinstance(raw, list):
         b.add_tools(raw, pointer, inference.line)
     _pydantic_tools(b, inference)
@@ -698,15 +696,59 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
             b.add_tool(tool["name"], parameters, inference.pointer, inference.line)
 
 
+#: A tool read from a definitions text: its name, parameters, kind, source, JSON Pointer
+#: within the attribute's value and strict flag (Tool's fields, the origin a pointer).
+_Defined = tuple[str, Any, str, str, str, bool | None]
+
+
 @functools.lru_cache(maxsize=64)
-def _definitions(text: str) -> tuple[Tool, ...]:
+def _definitions(text: str) -> tuple[_Defined, ...]:
     """The function tools of a `gen_ai.tool.definitions` JSON string, each pointed at from
     the attribute's value (none when it does not parse)."""
     try:
         raw = orjson.loads(text)
     except orjson.JSONDecodeError:
         return ()
-    return tuple(tools_from_list(raw, source="transcript"))
+    return tuple(
+        (t.name, t.parameters, t.kind, t.source, t.origin.pointer if t.origin else "", t.strict)
+        for t in tools_from_list(raw, source="transcript")
+    )
+
+
+# Origins and Tools made by setting their slots directly: a frozen dataclass's `__init__` sets
+# each field through `object.__setattr__`, about twice the cost, and every conversation of a
+# trace makes its eight tools and their origins (each pointed at its own span).
+_NEW = object.__new__
+_O_FILE, _O_LINE, _O_POINTER, _O_EVENT = (
+    Origin.__dict__[f.name].__set__ for f in dataclasses.fields(Origin)
+)
+_T_NAME, _T_PARAMETERS, _T_KIND, _T_SOURCE, _T_ORIGIN, _T_STRICT = (
+    Tool.__dict__[f.name].__set__ for f in dataclasses.fields(Tool)
+)
+
+
+def _origin(file: str | None, line: int | None, pointer: str) -> Origin:
+    """`Origin(file, line, pointer)`."""
+    made: Origin = _NEW(Origin)
+    _O_FILE(made, file)
+    _O_LINE(made, line)
+    _O_POINTER(made, pointer)
+    _O_EVENT(made, None)
+    return made
+
+
+def _tool(
+    name: str, parameters: Any, kind: str, source: str, origin: Origin, strict: bool | None
+) -> Tool:
+    """`Tool(name, parameters, kind, source, origin, strict)`."""
+    made: Tool = _NEW(Tool)
+    _T_NAME(made, name)
+    _T_PARAMETERS(made, parameters)
+    _T_KIND(made, kind)
+    _T_SOURCE(made, source)
+    _T_ORIGIN(made, origin)
+    _T_STRICT(made, strict)
+    return made
 
 
 def _pydantic_tools(b: Builder, inference: Inference) -> None:
