@@ -1002,13 +1002,16 @@ def _parts_from_flattened(got: list[_Sent], completions: list[Any], span: str) -
     return filled
 
 
-@dataclass(frozen=True, slots=True)
 class _AnsweredFrom:
     """The call ids that a tool_call_response answers in this inference or a later one."""
 
-    #: Call id → the position of the last inference of the conversation that answers it.
-    last: dict[str, int]
-    position: int
+    # A plain class: one is made for every inference (a frozen dataclass costs twice as much).
+    __slots__ = ("last", "position")
+
+    def __init__(self, last: dict[str, int], position: int) -> None:
+        #: Call id → the position of the last inference of the conversation that answers it.
+        self.last = last
+        self.position = position
 
     def __contains__(self, call_id: object) -> bool:
         return isinstance(call_id, str) and self.last.get(call_id, -1) >= self.position
