@@ -1061,7 +1061,7 @@ def _add_inference(
     response_id = attrs.get("gen_ai.response.id")
     group = b.group(
         inference.kind,
-        Origin(b.path, inference.line, inference.pointer),
+        _origin(b.path, inference.line, inference.pointer),
         status=status if got else None,
         response_id=response_id if isinstance(response_id, str) and got else None,
     )
@@ -1151,10 +1151,11 @@ def _direct(
                     continue
                 results.add(call_id)
             # A call or result splits the message's text around it.
-            kept = [t for t in texts if t["text"] != ""]
-            if kept:
-                add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
-            texts = []
+            if texts:
+                kept = [t for t in texts if t["text"] != ""]
+                if kept:
+                    add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
+                texts = []
             if kind == "tool_call":
                 # Not listed by name as the converter lists calls: an OTel result is never
                 # paired by name (the conventions' result part has none).
@@ -1184,8 +1185,7 @@ def _direct(
                     marks.append(_OUTPUT_OBJECT)
                 raw = {"type": "function_call_output", "call_id": call_id, "output": output}
                 add((raw, pointer, part, marks))
-        kept = [t for t in texts if t["text"] != ""]
-        if kept:
+        if texts and (kept := [t for t in texts if t["text"] != ""]):
             add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
     if not made:
         return
