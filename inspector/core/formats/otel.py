@@ -1338,9 +1338,10 @@ def _conversations(inferences: list[Inference]) -> dict[str, list[Inference]]:
     # Instrumentations often set `gen_ai.conversation.id` on some spans of a trace only (once
     # a stateful API gave one): the trace's other spans belong to that conversation too.
     by_trace: dict[str, str] = {}
-    for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
-        if inference.named and inference.trace:
-            by_trace.setdefault(inference.trace, inference.conversation)
+    # Only the named ones sorted (a large trace has none): the first in time names its trace.
+    named = [i for i in inferences if i.named and i.trace]
+    for inference in sorted(named, key=lambda i: (i.time, i.order)):
+        by_trace.setdefault(inference.trace, inference.conversation)
     grouped: dict[str, list[Inference]] = {}
     for inference in inferences:
         if not inference.named and inference.trace in by_trace:
