@@ -803,8 +803,10 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
     session = session or reader._session
     main = reader._found.get(MAIN)
     if main is not None and main.run and main.run_key is not None:
-        after = _records(data, stop, 1, path, number + data.count(b"\n", start, stop))
-        for line in after:
+        # Numbered from the share's end, and numbered in the file only when a record goes on
+        # with the last turn (seldom): counting the share's lines is a pass over its bytes.
+        first_after: int | None = None
+        for line in _records(data, stop, 1, path, 0):
             key = _turn_key(line.obj)
             if key is _SIDECHAIN:
                 return None
@@ -812,7 +814,9 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
                 continue
             if key != main.run_key:
                 break
-            reader.add((line,))
+            if first_after is None:
+                first_after = number + data.count(b"\n", start, stop)
+            reader.add((line._replace(number=first_after + line.number),))
     if list(reader._found) not in ([], [MAIN]) or (
         main is not None and (main.conv.paired or main.b.synthesised)
     ):
