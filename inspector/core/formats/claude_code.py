@@ -816,7 +816,7 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
                 break
             if first_after is None:
                 first_after = number + data.count(b"\n", start, stop)
-            reader.add((line._replace(number=first_after + line.number),))
+            reader.add((line._replace(number=first_after + (line.number or 0)),))
     if list(reader._found) not in ([], [MAIN]) or (
         main is not None and (main.conv.paired or main.b.synthesised)
     ):
