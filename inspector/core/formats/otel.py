@@ -43,6 +43,7 @@ from inspector.core.formats._convert import (
     HISTORY_STATUS,
     Api,
     Converter,
+    conversion_of,
     held,
     outcome,
     prefixed,
@@ -62,7 +63,6 @@ from inspector.core.formats._sessions import (
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import load_json
 from inspector.core.model import (
-    Conversion,
     Derivation,
     Envelope,
     LoadError,
@@ -764,19 +764,16 @@ def _definitions(text: str) -> tuple[_Defined, ...]:
     )
 
 
-# Origins, Tools and Conversions made by setting their slots directly: a frozen dataclass's
-# `__init__` sets each field through `object.__setattr__`, about twice the cost, and every
-# conversation of a trace makes its eight tools and their origins (each pointed at its own
-# span) and a Conversion for each item.
+# Origins and Tools made by setting their slots directly (as `_convert.conversion_of` makes
+# Conversions): a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
+# about twice the cost, and every conversation of a trace makes its eight tools and their
+# origins (each pointed at its own span).
 _NEW = object.__new__
 _O_FILE, _O_LINE, _O_POINTER, _O_EVENT = (
     Origin.__dict__[f.name].__set__ for f in dataclasses.fields(Origin)
 )
 _T_NAME, _T_PARAMETERS, _T_KIND, _T_SOURCE, _T_ORIGIN, _T_STRICT = (
     Tool.__dict__[f.name].__set__ for f in dataclasses.fields(Tool)
-)
-_C_SOURCE, _C_NATIVE, _C_DERIVED, _C_LABEL = (
-    Conversion.__dict__[f.name].__set__ for f in dataclasses.fields(Conversion)
 )
 
 
@@ -787,16 +784,6 @@ def _origin(file: str | None, line: int | None, pointer: str) -> Origin:
     _O_LINE(made, line)
     _O_POINTER(made, pointer)
     _O_EVENT(made, None)
-    return made
-
-
-def _conversion(native: Any, derived: tuple[Derivation, ...]) -> Conversion:
-    """`Conversion("otel", native, derived, LABEL)`: a trace's converted item's."""
-    made: Conversion = _NEW(Conversion)
-    _C_SOURCE(made, SLUG)
-    _C_NATIVE(made, native)
-    _C_DERIVED(made, derived)
-    _C_LABEL(made, LABEL)
     return made
 
 
@@ -1250,7 +1237,7 @@ def _direct(
     items = b.items
     run = held(b)
     for raw, pointer, native, derived in made:
-        conversion = _conversion(native, tuple(derived))
+        conversion = conversion_of(SLUG, native, tuple(derived), LABEL)
         run.add(items, raw, line, pointer, group, Envelope.OPEN_RESPONSES, conversion)
 
 
