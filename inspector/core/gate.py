@@ -435,13 +435,15 @@ def item_verdicts(
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
+    memo: dict[tuple[str, str], ItemVerdict] | None = None,
 ) -> list[ItemVerdict]:
     """The verdict of each item (all of a transcript's, or a run of them), in order.
 
     Logs repeat the same call many times; a completed call's verdict depends only on its name
-    and arguments, so each pair is judged once and its verdict shared.
+    and arguments, so each pair is judged once and its verdict shared. `memo`: those of the
+    runs judged before, added to (a process judging several runs of a file).
     """
-    memo: dict[tuple[str, str], ItemVerdict] = {}
+    memo = {} if memo is None else memo
     verdicts: list[ItemVerdict] = []
     append = verdicts.append
     total = len(items)
@@ -1184,6 +1186,36 @@ class RunFindings:
     ids: list[str]
     id_at: list[int]
     foreign: dict[str, list[int]]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Its findings go as plain tuples: a slotted dataclass is unpickled by a Python
+        # `__setstate__` that looks its fields up each time (about 10 us a finding).
+        fields = [getattr(self, name) for name in self.__slots__]
+        for number in _FINDINGS_AT:
+            fields[number] = [
+                entry if isinstance(entry, _Open) else _plain(entry) for entry in fields[number]
+            ]
+        return _received, tuple(fields)
+
+
+def _plain(finding: Finding) -> tuple[Any, ...]:
+    return finding.code, finding.severity, finding.items, finding.message
+
+
+def _received(*fields: Any) -> RunFindings:
+    """A run's findings as they were sent (`RunFindings.__reduce__`)."""
+    made = list(fields)
+    for number in _FINDINGS_AT:
+        made[number] = [
+            Finding(*entry) if type(entry) is tuple else entry for entry in made[number]
+        ]
+    return RunFindings(*made)
+
+
+#: Where a `RunFindings` holds findings, among its fields.
+_FINDINGS_AT = tuple(
+    RunFindings.__slots__.index(name) for name in ("status", "pairing", "identity")
+)
 
 
 def run_findings(items: Sequence[Item], verdicts: Sequence[ItemVerdict]) -> RunFindings:

@@ -274,10 +274,7 @@ def _detached(verdict: ItemVerdict) -> Sent:
         return verdict, -1
     if verdict.verdict == Verdict.OK and not verdict.errors and verdict.tool is not None:
         return verdict.tool, source.index
-    bare = ItemVerdict(
-        verdict.verdict, verdict.detail, verdict.errors, verdict.tool, None, verdict.parse_error
-    )
-    return bare, source.index
+    return _without_item(verdict), source.index
 
 
 def _attached(table: list[Sent], codes: array[int], items: Sequence[Item]) -> list[ItemVerdict]:
@@ -444,7 +441,7 @@ def gate_jsonl_on_cores(
     if ready is None:
         return None
     toolset, data = ready
-    runs = jsonl_runs(data, name, RUN_BYTES)
+    runs = jsonl_runs(data, name, RUN_BYTES, RUN_BYTES // 4)
     del data
     if runs is None or len(runs.runs) < 2:
         return None
@@ -504,9 +501,14 @@ class _RunGate:
             encode=encode,
             files=[handle.fileno() for handle in self.files],
             claims=self.claims,
+            # The calls each process has judged, by name and arguments: a call repeated in
+            # later runs it takes is judged once.
+            memo={},
         )
-        # This process takes the first share (a little less, for the findings it also makes).
-        self.mine = max(1, count * 4 // (5 * jobs))
+        # This process takes the first run, and then, as the workers do, the next run no
+        # process has begun (`_gate`): every process takes runs from the front, so the last
+        # ones, which are short (`jsonl_runs`), are what they end on together.
+        self.mine = 1
         self.done: list[GatedRun | None] = [None] * count
         self.forks: Forks | None = None
         try:
@@ -556,14 +558,14 @@ class _RunGate:
             done = self.done[number]
             if done is None:
                 future = futures[number - self.mine]
-                # While the next run is still being made, take the last run no worker began.
-                while not future.done():
+                # While the next run is still being made, take the next run no process began.
+                later: int | None = number
+                while later is not None and not future.done():
                     later = next(
-                        (n for n in range(count - 1, number, -1) if self.done[n] is None), None
+                        (n for n in range(later + 1, count) if self.done[n] is None and _claim(n)),
+                        None,
                     )
-                    if later is None or not _claim(later):
-                        break
-                    if not self._here(later):
+                    if later is not None and not self._here(later):
                         return None
                 try:
                     sent = future.result()
@@ -690,8 +692,10 @@ def gated_run(
     items), not its items' facts."""
     toolset: ToolSet = shared["toolset"]
     handle: int = shared["files"][number]
+    memo = shared.get("memo")
+    known = 0 if memo is None else len(memo)
     with paused_gc(), file_budget(FileBudget(started=shared["started"])):
-        made = item_verdicts(transcript.items, toolset, budget=shared["budget"])
+        made = item_verdicts(transcript.items, toolset, budget=shared["budget"], memo=memo)
         result = GateResult(transcript, tuple(made), (), toolset)
         os.ftruncate(handle, 0)
         size = 0
@@ -710,8 +714,21 @@ def gated_run(
             # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
             plain = list(map(tuple, item_facts(transcript.items)))
             facts = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
+    if memo is not None:
+        # Kept for this process's later runs without the items they point back to (and the
+        # run's bytes those hold): a run's rows and findings read none of a verdict's item.
+        for key, verdict in itertools.islice(memo.items(), known, None):
+            if verdict.source is not None:
+                memo[key] = _without_item(verdict)
     group = transcript.groups[0] if transcript.groups else None
     return GatedRun(len(made), size, table, codes, facts, group, os.getpid(), found)
+
+
+def _without_item(verdict: ItemVerdict) -> ItemVerdict:
+    """A verdict that does not point back to its item (nor keep its parsed arguments)."""
+    return ItemVerdict(
+        verdict.verdict, verdict.detail, verdict.errors, verdict.tool, None, verdict.parse_error
+    )
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:
