@@ -435,15 +435,13 @@ def item_verdicts(
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
-    memo: dict[tuple[str, str], ItemVerdict] | None = None,
 ) -> list[ItemVerdict]:
     """The verdict of each item (all of a transcript's, or a run of them), in order.
 
     Logs repeat the same call many times; a completed call's verdict depends only on its name
-    and arguments, so each pair is judged once and its verdict shared. `memo`: those of the
-    runs judged before, added to (a process judging several runs of a file).
+    and arguments, so each pair is judged once and its verdict shared.
     """
-    memo = {} if memo is None else memo
+    memo: dict[tuple[str, str], ItemVerdict] = {}
     verdicts: list[ItemVerdict] = []
     append = verdicts.append
     total = len(items)
@@ -1180,7 +1178,8 @@ class RunFindings:
     call_at: list[int]
     #: Those of them no output of the run answers, in that order.
     unanswered: list[str]
-    #: The labels of the calls later runs' findings may name: the blocked and the unanswered.
+    #: The labels of the calls later runs' findings most likely name: those unanswered here
+    #: (any other is loaded again when a finding names it).
     labels: dict[int, str]
     #: The id of each item first with it in the run, and its index.
     ids: list[str]
@@ -1228,11 +1227,7 @@ def run_findings(items: Sequence[Item], verdicts: Sequence[ItemVerdict]) -> RunF
 
     found = _RunPass(lambda index: verdicts[index - start], label_of)
     found.look(items)
-    ok = Verdict.OK
     labels = {index: label_of(index) for index in found.unanswered.values()}
-    for index in found.calls.values():
-        if verdicts[index - start].verdict != ok:
-            labels[index] = label_of(index)
     return RunFindings(
         start,
         start + len(items),

@@ -274,7 +274,10 @@ def _detached(verdict: ItemVerdict) -> Sent:
         return verdict, -1
     if verdict.verdict == Verdict.OK and not verdict.errors and verdict.tool is not None:
         return verdict.tool, source.index
-    return _without_item(verdict), source.index
+    bare = ItemVerdict(
+        verdict.verdict, verdict.detail, verdict.errors, verdict.tool, None, verdict.parse_error
+    )
+    return bare, source.index
 
 
 def _attached(table: list[Sent], codes: array[int], items: Sequence[Item]) -> list[ItemVerdict]:
@@ -501,9 +504,6 @@ class _RunGate:
             encode=encode,
             files=[handle.fileno() for handle in self.files],
             claims=self.claims,
-            # The calls each process has judged, by name and arguments: a call repeated in
-            # later runs it takes is judged once.
-            memo={},
         )
         # This process takes the first run, and then, as the workers do, the next run no
         # process has begun (`_gate`): every process takes runs from the front, so the last
@@ -692,10 +692,8 @@ def gated_run(
     items), not its items' facts."""
     toolset: ToolSet = shared["toolset"]
     handle: int = shared["files"][number]
-    memo = shared.get("memo")
-    known = 0 if memo is None else len(memo)
     with paused_gc(), file_budget(FileBudget(started=shared["started"])):
-        made = item_verdicts(transcript.items, toolset, budget=shared["budget"], memo=memo)
+        made = item_verdicts(transcript.items, toolset, budget=shared["budget"])
         result = GateResult(transcript, tuple(made), (), toolset)
         os.ftruncate(handle, 0)
         size = 0
@@ -714,21 +712,8 @@ def gated_run(
             # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
             plain = list(map(tuple, item_facts(transcript.items)))
             facts = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
-    if memo is not None:
-        # Kept for this process's later runs without the items they point back to (and the
-        # run's bytes those hold): a run's rows and findings read none of a verdict's item.
-        for key, verdict in itertools.islice(memo.items(), known, None):
-            if verdict.source is not None:
-                memo[key] = _without_item(verdict)
     group = transcript.groups[0] if transcript.groups else None
     return GatedRun(len(made), size, table, codes, facts, group, os.getpid(), found)
-
-
-def _without_item(verdict: ItemVerdict) -> ItemVerdict:
-    """A verdict that does not point back to its item (nor keep its parsed arguments)."""
-    return ItemVerdict(
-        verdict.verdict, verdict.detail, verdict.errors, verdict.tool, None, verdict.parse_error
-    )
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import itertools
 import json
@@ -13,7 +12,6 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -37,7 +35,6 @@ from inspector.core.gate import (
     run_findings,
 )
 from inspector.core.model import LoadError, Transcript
-from inspector.core.schema import FileBudget
 from tests.benchmarks import synthetic
 
 REPO = Path(__file__).resolve().parents[2]
@@ -767,54 +764,6 @@ def test_by_runs_this_process_makes_no_finding_from_the_workers_runs(
     assert all(made.makers - {here} for made in by_runs)  # workers made runs
     # Every item looked at here was in a run this process judged.
     assert sum(looked_at_here) == sum(runs_here)
-
-
-def test_a_process_judges_a_call_repeated_in_its_later_runs_once(tmp_path, monkeypatch):
-    # Each process keeps the verdicts of the calls it has judged, by name and arguments, for
-    # the later runs it takes (as one process keeps them for the whole file), without the
-    # items they came from: those would keep each earlier run's bytes alive.
-    log = tmp_path / "log.jsonl"
-    synthetic.write_jsonl(log, 1200)
-    toolset, data = parallel.judged_bytes(str(log), None)
-    runs = parallel.jsonl_runs(data, str(log), len(data) // 6)
-    assert runs is not None and len(runs.runs) >= 6
-    judged: list[tuple[str, str]] = []
-    original = gate._call_verdict
-
-    def counted(status, arguments, name, *rest):
-        if status == "completed" and type(arguments) is str:
-            judged.append((name, arguments))
-        return original(status, arguments, name, *rest)
-
-    monkeypatch.setattr(gate, "_call_verdict", counted)
-
-    def every_run(memo):
-        with contextlib.ExitStack() as stack:
-            handles = [stack.enter_context(tempfile.TemporaryFile()) for _ in runs.runs]
-            shared = {
-                "runs": runs,
-                "toolset": toolset,
-                "budget": 2.0,
-                "started": FileBudget().started,
-                "encode": gate_command._encode_rows,
-                "files": [handle.fileno() for handle in handles],
-            }
-            if memo is not None:
-                shared["memo"] = memo
-            monkeypatch.setattr(parallel, "_SHARED", shared)
-            made = [parallel._gate_run(number) for number in range(len(runs.runs))]
-            return [
-                (run.table, run.codes, run.found, os.pread(h.fileno(), run.size, 0))
-                for run, h in zip(made, handles, strict=True)
-            ]
-
-    memo: dict = {}
-    kept = every_run(memo)
-    assert judged and len(judged) == len(set(judged))  # each call judged once over the runs
-    assert memo and all(verdict.source is None for verdict in memo.values())
-    judged.clear()
-    assert every_run(None) == kept  # a memo of each run's own: the same runs
-    assert len(judged) > len(set(judged))  # the log repeats calls across its runs
 
 
 def test_the_last_runs_are_short_and_every_process_takes_runs_from_the_front(
