@@ -588,13 +588,19 @@ class _RunGate:
                 )
                 found = FileFindings(head, verdicts, self._reloaded)
             if found is not None:
-                found.add(done.found)
+                try:
+                    found.add(done.found)
+                except LoadError:  # a run loaded again (never: the same bytes load alike)
+                    return None
             self.done[number] = dataclasses.replace(done, table=[], codes=array("I"), found=None)
         if found is None:
             return None  # no items: the usual way says so
         # The runs' findings are joined as they come, in the processes that made them: only
         # what spans runs is left to do here.
-        findings = found.findings()
+        try:
+            findings = found.findings()
+        except LoadError:
+            return None
         # Every run is made: the file's bytes are not needed here any more.
         del self.runs
         _SHARED.pop("runs", None)
