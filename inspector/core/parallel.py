@@ -689,13 +689,19 @@ def _gate_run(number: int) -> GatedRun | None:
 
 
 def gated_run(
-    transcript: Transcript, shared: Mapping[str, Any], number: int, *, findings: bool = False
+    transcript: Transcript,
+    shared: Mapping[str, Any],
+    number: int,
+    *,
+    facts: bool = True,
+    findings: bool = False,
 ) -> GatedRun:
     """Judge the items of run `number` (numbered as in the whole file) and write their rows to
     its file: what a process sends back of the run. `shared`: what a forked process reads
     (`toolset`, `budget`, `started`: when the file's budget began, `encode`, `files`).
-    `findings`: send what the run brings to the file's findings (a file of one group of bare
-    items), not its items' facts."""
+    Without `facts`, its items' facts are left out (its findings are made where it is);
+    `findings`: what the run brings to the file's findings (a file of one group of bare items)
+    is sent instead (`gate.run_findings`)."""
     toolset: ToolSet = shared["toolset"]
     handle: int = shared["files"][number]
     with paused_gc(), file_budget(FileBudget(started=shared["started"])):
@@ -712,14 +718,12 @@ def gated_run(
         distinct, codes = _tabled(made, _word_and_detail)
         table = [_word_and_detail(verdict) for verdict in distinct]
         found = run_findings(transcript.items, made) if findings else None
-        if findings:
-            facts = b""
-        else:
-            # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
-            plain = list(map(tuple, item_facts(transcript.items)))
-            facts = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
+        facts = facts and not findings
+        # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
+        plain = list(map(tuple, item_facts(transcript.items))) if facts else []
+        pickled = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL) if facts else b""
     group = transcript.groups[0] if transcript.groups else None
-    return GatedRun(len(made), size, table, codes, facts, group, os.getpid(), found)
+    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid(), found)
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:
