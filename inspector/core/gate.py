@@ -596,6 +596,104 @@ def _group_findings(transcript: Transcript, by_group: Mapping[int, list[int]]) -
     return out
 
 
+def _duplicate_call(first: int, first_label: str, index: int, label: str, call_id: str) -> Finding:
+    return Finding(
+        "duplicate_call_id",
+        Severity.ERROR,
+        (first, index),
+        f"{label} reuses call_id {call_id!r} of {first_label}; "
+        "a function_call_output could answer either",
+    )
+
+
+def _no_call_id(index: int, label: str, call_id: Any) -> Finding:
+    return Finding(
+        "orphan_output",
+        Severity.ERROR,
+        (index,),
+        f"{label} has no call_id string ({_quote(call_id)})",
+    )
+
+
+def _blocked_answer(
+    call: int, call_label: str, verdict: ItemVerdict, index: int, label: str
+) -> Finding:
+    # A call blocked only because the file holds no schema for it may well have been right to
+    # run: its answer is worth a warning, not a second error.
+    severity = Severity.WARNING if verdict.verdict == Verdict.UNKNOWN_TOOL else Severity.ERROR
+    return Finding(
+        "output_for_blocked_call",
+        severity,
+        (call, index),
+        f"{label} answers {call_label}, whose verdict is {verdict.verdict} ({verdict.detail}); "
+        "only an ok call may be followed by its output",
+    )
+
+
+def _incomplete_not_last(index: int, label: str) -> Finding:
+    text = "is incomplete but is not the last item of its response (an incomplete item must end"
+    return Finding("incomplete_not_last", Severity.ERROR, (index,), f"{label} {text} the response)")
+
+
+def _missing_output(index: int, label: str, call_id: str) -> Finding:
+    text = f"(call_id {call_id!r}) has no function_call_output in this file"
+    return Finding("missing_output", Severity.INFO, (index,), f"{label} {text}")
+
+
+def _unanswered(
+    index: int, label: str, call_id: Any, later: int | None, previous: str | None
+) -> Finding:
+    """The finding of an output with no earlier call: its call comes later (at `later`), or
+    none does (`previous`: the previous response id of the output's group)."""
+    if later is not None:
+        return Finding(
+            "output_before_call",
+            Severity.ERROR,
+            (index, later),
+            f"{label} answers call_id {call_id!r} before the function_call at #{later}",
+        )
+    if previous:
+        return Finding(
+            "orphan_output",
+            Severity.WARNING,
+            (index,),
+            f"{label} answers call_id {call_id!r}, which is not in this file (it may be in "
+            f"previous response {previous!r})",
+        )
+    return Finding(
+        "orphan_output",
+        Severity.ERROR,
+        (index,),
+        f"{label} answers call_id {call_id!r}, but no earlier function_call has that call_id",
+    )
+
+
+def _duplicate_id(first: int, first_label: str, index: int, label: str, item_id: str) -> Finding:
+    return Finding(
+        "duplicate_item_id",
+        Severity.ERROR,
+        (first, index),
+        f"{label} has the same id {item_id!r} as {first_label}",
+    )
+
+
+def _non_portable(kind: str, members: Sequence[int]) -> Finding:
+    count = f"{len(members)} item{'s' if len(members) != 1 else ''}"
+    return Finding(
+        "non_portable_type",
+        Severity.WARNING,
+        tuple(members),
+        f"{kind!r} ({count}) is outside the Open Responses core and has no provider prefix: it "
+        "is vendor-specific and will not replay on another provider",
+    )
+
+
+def _unprefixed(kind: str, envelope: Envelope) -> bool:
+    """Whether a type outside the Open Responses core has no provider prefix (in an Open
+    Responses envelope): vendor-specific without saying so."""
+    return ":" not in kind and envelope == Envelope.OPEN_RESPONSES
+
+
 class _Pending(NamedTuple):
     """A finding that waits for the rest of the transcript: the item it is about."""
 
@@ -657,7 +755,7 @@ class _ItemFindings:
         by_group = self.by_group
         last: int | None = None
         members: list[int] = []
-        core, portable = PORTABLE_CORE, Envelope.OPEN_RESPONSES
+        core = PORTABLE_CORE
         for item in items:
             index, kind = item.index, item.type
             if grouped:
@@ -679,12 +777,7 @@ class _ItemFindings:
             item_id = item.id
             if type(item_id) is str and item_id:
                 self._identity(item, item_id)
-            if (
-                type(kind) is str
-                and kind not in core
-                and item.envelope == portable
-                and ":" not in kind
-            ):
+            if type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
                 self.foreign.setdefault(kind, []).append(index)
 
     def _status(self, item: Item, status: str) -> None:
@@ -727,25 +820,14 @@ class _ItemFindings:
             item.get("arguments"),
         ):
             self.pairing.append(
-                Finding(
-                    "duplicate_call_id",
-                    Severity.ERROR,
-                    (first.index, item.index),
-                    f"{item_label(item)} reuses call_id {call_id!r} of {item_label(first)}; "
-                    "a function_call_output could answer either",
+                _duplicate_call(
+                    first.index, item_label(first), item.index, item_label(item), call_id
                 )
             )
 
     def _output(self, item: Item, call_id: Any) -> None:
         if type(call_id) is not str:
-            self.pairing.append(
-                Finding(
-                    "orphan_output",
-                    Severity.ERROR,
-                    (item.index,),
-                    f"{item_label(item)} has no call_id string ({_quote(call_id)})",
-                )
-            )
+            self.pairing.append(_no_call_id(item.index, item_label(item), call_id))
             return
         call = self.calls.get(call_id)
         if call is None:
@@ -786,18 +868,8 @@ class _ItemFindings:
                 )
                 return None
             call_verdict = as_completed
-        # A call blocked only because the file holds no schema for it may well have been
-        # right to run: its answer is worth a warning, not a second error.
-        severity = (
-            Severity.WARNING if call_verdict.verdict == Verdict.UNKNOWN_TOOL else Severity.ERROR
-        )
-        return Finding(
-            "output_for_blocked_call",
-            severity,
-            (call.index, item.index),
-            f"{item_label(item)} answers {item_label(call)}, whose verdict is "
-            f"{call_verdict.verdict} ({call_verdict.detail}); only an ok call may "
-            "be followed by its output",
+        return _blocked_answer(
+            call.index, item_label(call), call_verdict, item.index, item_label(item)
         )
 
     def _answered_history(self, call: Item, output: Item) -> bool:
@@ -834,12 +906,7 @@ class _ItemFindings:
         elif first.group == item.group or first.type != item.type:
             # The same item replayed in a later request is expected; only a clash counts.
             self.identity.append(
-                Finding(
-                    "duplicate_item_id",
-                    Severity.ERROR,
-                    (first.index, item.index),
-                    f"{item_label(item)} has the same id {item_id!r} as {item_label(first)}",
-                )
+                _duplicate_id(first.index, item_label(first), item.index, item_label(item), item_id)
             )
 
     def status_findings(self) -> list[Finding]:
@@ -851,15 +918,7 @@ class _ItemFindings:
                 continue
             item = entry.item
             if self.by_group[item.group][-1] != item.index:
-                out.append(
-                    Finding(
-                        "incomplete_not_last",
-                        Severity.ERROR,
-                        (item.index,),
-                        f"{item_label(item)} is incomplete but is not the last item of its "
-                        "response (an incomplete item must end the response)",
-                    )
-                )
+                out.append(_incomplete_not_last(item.index, item_label(item)))
         return out
 
     def pairing_findings(self) -> list[Finding]:
@@ -876,63 +935,26 @@ class _ItemFindings:
                 out.append(entry)
         for call_id, call in self.calls.items():
             if call_id not in self.answered:
-                out.append(
-                    Finding(
-                        "missing_output",
-                        Severity.INFO,
-                        (call.index,),
-                        f"{item_label(call)} (call_id {call_id!r}) has no "
-                        "function_call_output in this file",
-                    )
-                )
+                out.append(_missing_output(call.index, item_label(call), call_id))
         return out
 
     def _unanswered(self, item: Item) -> Finding:
         """The finding of an output with no earlier call: its call comes later, or none does."""
         call_id = item.call_id
         call = self.calls.get(call_id)
-        if call is not None:
-            later = call.index
-            return Finding(
-                "output_before_call",
-                Severity.ERROR,
-                (item.index, later),
-                f"{item_label(item)} answers call_id {call_id!r} before the "
-                f"function_call at #{later}",
-            )
         group = self.groups.get(item.group)
-        previous = group.previous_response_id if group is not None else None
-        if previous:
-            return Finding(
-                "orphan_output",
-                Severity.WARNING,
-                (item.index,),
-                f"{item_label(item)} answers call_id {call_id!r}, which is not in "
-                f"this file (it may be in previous response {previous!r})",
-            )
-        return Finding(
-            "orphan_output",
-            Severity.ERROR,
-            (item.index,),
-            f"{item_label(item)} answers call_id {call_id!r}, but no earlier "
-            "function_call has that call_id",
+        return _unanswered(
+            item.index,
+            item_label(item),
+            call_id,
+            None if call is None else call.index,
+            group.previous_response_id if group is not None else None,
         )
 
     def identity_findings(self) -> list[Finding]:
         """Repeated item ids in item order, then the unprefixed non-portable types."""
         out = list(self.identity)
-        for kind, members in self.foreign.items():
-            count = f"{len(members)} item{'s' if len(members) != 1 else ''}"
-            out.append(
-                Finding(
-                    "non_portable_type",
-                    Severity.WARNING,
-                    tuple(members),
-                    f"{kind!r} ({count}) is outside the Open Responses core and has no "
-                    "provider prefix: it is vendor-specific and will not replay on another "
-                    "provider",
-                )
-            )
+        out.extend(_non_portable(kind, members) for kind, members in self.foreign.items())
         return out
 
 
@@ -1064,6 +1086,262 @@ def facts_findings(
     return out
 
 
+class _Open(NamedTuple):
+    """An output that no call before it in its run answers: the runs before decide."""
+
+    index: int  # type: ignore[assignment]  # the field, not tuple.index
+    call_id: str
+    label: str
+
+
+class _RunPass:
+    """The findings' pass over the items of a file of one group of bare items, from where the
+    items before left it: a run's own (in the process that judged it, from nothing) or the
+    file's, in the process that joins the runs (`FileFindings`).
+
+    What `_ItemFindings` does for such a file, kept as item indexes rather than items, since
+    the items of earlier runs are gone: `verdict_of` and `label_of` give an earlier item's
+    verdict and label. An output no call seen so far answers is kept `_Open`.
+    """
+
+    def __init__(
+        self, verdict_of: Callable[[int], ItemVerdict], label_of: Callable[[int], str]
+    ) -> None:
+        self.verdict_of, self.label_of = verdict_of, label_of
+        self.status: list[Finding] = []
+        self.pairing: list[Finding | _Open] = []
+        self.identity: list[Finding] = []
+        #: The first call of each call_id, and those no output answers yet (in call order).
+        self.calls: dict[str, int] = {}
+        self.unanswered: dict[str, int] = {}
+        self.ids: dict[str, int] = {}
+        self.foreign: dict[str, list[int]] = {}
+
+    def look(self, items: Iterable[Item]) -> None:
+        """Look at each item, in order (the common case inline, as in `_ItemFindings._look`)."""
+        calls, unanswered, ids, pairing = self.calls, self.unanswered, self.ids, self.pairing
+        core = PORTABLE_CORE
+        for item in items:
+            index, kind = item.index, item.type
+            if item.status == "incomplete":
+                # Not last of the file's one group unless it is the file's last item: the
+                # join leaves that one out (`FileFindings.findings`).
+                self.status.append(_incomplete_not_last(index, item_label(item)))
+            if kind == "function_call":
+                call_id = item.call_id
+                if type(call_id) is str:
+                    first = calls.get(call_id)
+                    if first is None:
+                        calls[call_id] = unanswered[call_id] = index
+                    else:
+                        pairing.append(
+                            _duplicate_call(
+                                first, self.label_of(first), index, item_label(item), call_id
+                            )
+                        )
+            elif kind == "function_call_output":
+                call_id = item.call_id
+                if type(call_id) is not str:
+                    pairing.append(_no_call_id(index, item_label(item), call_id))
+                else:
+                    call = calls.get(call_id)
+                    if call is None:
+                        pairing.append(_Open(index, call_id, item_label(item)))
+                    else:
+                        self.answer(call, call_id, index, item)
+            item_id = item.id
+            if type(item_id) is str and item_id:
+                first = ids.get(item_id)
+                if first is None:
+                    ids[item_id] = index
+                else:
+                    self.identity.append(
+                        _duplicate_id(first, self.label_of(first), index, item_label(item), item_id)
+                    )
+            if type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
+                self.foreign.setdefault(kind, []).append(index)
+
+    def answer(self, call: int, call_id: str, index: int, output: Item | str) -> None:
+        """An output (an item, or its label) answers the first call with its call_id."""
+        self.unanswered.pop(call_id, None)
+        verdict = self.verdict_of(call)
+        if verdict.verdict != Verdict.OK:
+            label = output if isinstance(output, str) else item_label(output)
+            self.pairing.append(_blocked_answer(call, self.label_of(call), verdict, index, label))
+
+
+@dataclass(slots=True)
+class RunFindings:
+    """What one run of a file of one group of bare items brings to the file's findings, made
+    where the run was judged (`run_findings`); `FileFindings` joins the runs' in order."""
+
+    #: The run's first item index, and the index after its last.
+    start: int
+    stop: int
+    status: list[Finding]
+    #: In item order; an output that no call before it in the run answers is `_Open`.
+    pairing: list[Finding | _Open]
+    identity: list[Finding]
+    #: The call_id of each call first with it in the run, in order, and its item index.
+    calls: list[str]
+    call_at: list[int]
+    #: Those of them no output of the run answers, in that order.
+    unanswered: list[str]
+    #: The labels of the calls later runs' findings most likely name: those unanswered here
+    #: (any other is loaded again when a finding names it).
+    labels: dict[int, str]
+    #: The id of each item first with it in the run, and its index.
+    ids: list[str]
+    id_at: list[int]
+    foreign: dict[str, list[int]]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Its findings go as plain tuples: a slotted dataclass is unpickled by a Python
+        # `__setstate__` that looks its fields up each time (about 10 us a finding).
+        fields = [getattr(self, name) for name in self.__slots__]
+        for number in _FINDINGS_AT:
+            fields[number] = [
+                entry if isinstance(entry, _Open) else _plain(entry) for entry in fields[number]
+            ]
+        return _received, tuple(fields)
+
+
+def _plain(finding: Finding) -> tuple[Any, ...]:
+    return finding.code, finding.severity, finding.items, finding.message
+
+
+def _received(*fields: Any) -> RunFindings:
+    """A run's findings as they were sent (`RunFindings.__reduce__`)."""
+    made = list(fields)
+    for number in _FINDINGS_AT:
+        made[number] = [
+            Finding(*entry) if type(entry) is tuple else entry for entry in made[number]
+        ]
+    return RunFindings(*made)
+
+
+#: Where a `RunFindings` holds findings, among its fields.
+_FINDINGS_AT = tuple(
+    RunFindings.__slots__.index(name) for name in ("status", "pairing", "identity")
+)
+
+
+def run_findings(items: Sequence[Item], verdicts: Sequence[ItemVerdict]) -> RunFindings:
+    """What a run of consecutive items of a file of one group of bare items (with their
+    verdicts) brings to the file's findings."""
+    start = items[0].index if items else 0
+
+    def label_of(index: int) -> str:
+        return item_label(items[index - start])
+
+    found = _RunPass(lambda index: verdicts[index - start], label_of)
+    found.look(items)
+    labels = {index: label_of(index) for index in found.unanswered.values()}
+    return RunFindings(
+        start,
+        start + len(items),
+        found.status,
+        found.pairing,
+        found.identity,
+        list(found.calls),
+        list(found.calls.values()),
+        list(found.unanswered),
+        labels,
+        list(found.ids),
+        list(found.ids.values()),
+        found.foreign,
+    )
+
+
+class FileFindings:
+    """`transcript_findings` of a file of one group of bare items, joined from its runs'
+    `RunFindings` in order (`add`), without the items: `head` has the file's group and no
+    items, `verdicts` every item's.
+
+    A run that repeats a call_id or an id of an earlier run names items of those runs in its
+    findings: its items are looked at again here from where the runs before left off, and any
+    earlier item whose label a finding needs is loaded again (`reload`: the items of the run
+    that holds an item index). `reloaded` counts those loads.
+    """
+
+    def __init__(
+        self,
+        head: Transcript,
+        verdicts: Sequence[ItemVerdict],
+        reload: Callable[[int], Sequence[Item]],
+    ) -> None:
+        if len(head.groups) != 1 or head.groups[0].kind in ("request", "response"):
+            raise ValueError("runs' findings stand for a file of one group of bare items")
+        self.head, self.verdicts, self.reload = head, verdicts, reload
+        self.labels: dict[int, str] = {}
+        self.found = _RunPass(verdicts.__getitem__, self._label)
+        self.reloaded = 0
+        self._items: Sequence[Item] = ()
+
+    def _reloaded(self, index: int) -> Sequence[Item]:
+        items = self._items
+        if not items or not items[0].index <= index <= items[-1].index:
+            items = self._items = self.reload(index)
+            self.reloaded += 1
+        return items
+
+    def _label(self, index: int) -> str:
+        label = self.labels.get(index)
+        if label is None:
+            items = self._reloaded(index)
+            label = item_label(items[index - items[0].index])
+        return label
+
+    def add(self, run: RunFindings) -> None:
+        """Join the next run's findings."""
+        found = self.found
+        calls = found.calls
+        self.labels.update(run.labels)
+        if not (calls.keys().isdisjoint(run.calls) and found.ids.keys().isdisjoint(run.ids)):
+            if run.stop > run.start:
+                found.look(self._reloaded(run.start))
+            return
+        pairing = found.pairing
+        for entry in run.pairing:
+            if type(entry) is _Open:
+                call = calls.get(entry.call_id)
+                if call is not None:  # answers a call of an earlier run
+                    found.answer(call, entry.call_id, entry.index, entry.label)
+                    continue
+            pairing.append(entry)
+        found.status.extend(run.status)
+        found.identity.extend(run.identity)
+        calls.update(zip(run.calls, run.call_at, strict=True))
+        found.unanswered.update((call_id, calls[call_id]) for call_id in run.unanswered)
+        found.ids.update(zip(run.ids, run.id_at, strict=True))
+        foreign = found.foreign
+        for kind, members in run.foreign.items():
+            foreign.setdefault(kind, []).extend(members)
+
+    def findings(self) -> list[Finding]:
+        """The file's findings, once every run is joined."""
+        found, group, count = self.found, self.head.groups[0], len(self.verdicts)
+        out = _group_findings(self.head, {group.index: range(count)})  # type: ignore[dict-item]
+        status = found.status
+        if status and status[-1].items == (count - 1,):
+            status = status[:-1]  # the file's last item is the last of its group
+        out.extend(status)
+        calls, previous = found.calls, group.previous_response_id
+        out.extend(
+            _unanswered(entry.index, entry.label, entry.call_id, calls.get(entry.call_id), previous)
+            if isinstance(entry, _Open)
+            else entry
+            for entry in found.pairing
+        )
+        out.extend(
+            _missing_output(call, self._label(call), call_id)
+            for call_id, call in found.unanswered.items()
+        )
+        out.extend(found.identity)
+        out.extend(_non_portable(kind, members) for kind, members in found.foreign.items())
+        return out
+
+
 def answered_history(result: GateResult) -> frozenset[int]:
     """The calls found answered in their own request (the `status_not_recorded` finding)."""
     return frozenset(i for f in result.findings if f.code == "status_not_recorded" for i in f.items)
@@ -1083,10 +1361,12 @@ __all__ = [
     "PASSING",
     "ArgumentsError",
     "Envelope",
+    "FileFindings",
     "Finding",
     "GateResult",
     "ItemFacts",
     "ItemVerdict",
+    "RunFindings",
     "Severity",
     "ToolSet",
     "Verdict",
@@ -1104,5 +1384,6 @@ __all__ = [
     "make_toolset",
     "ok_verdict",
     "parse_arguments",
+    "run_findings",
     "transcript_findings",
 ]

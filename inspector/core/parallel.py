@@ -12,6 +12,7 @@ with one job, a small transcript, or a toolset with a schema only python-jsonsch
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import os
@@ -25,8 +26,10 @@ from typing import Any
 
 from inspector.core.formats import JsonlRuns, jsonl_runs, load_jsonl_run
 from inspector.core.gate import (
+    FileFindings,
     GateResult,
     ItemVerdict,
+    RunFindings,
     ToolSet,
     Verdict,
     facts_findings,
@@ -36,6 +39,7 @@ from inspector.core.gate import (
     item_verdicts,
     make_toolset,
     ok_verdict,
+    run_findings,
 )
 from inspector.core.jsonio import read_bytes
 from inspector.core.model import Group, Item, LoadError, Tool, Transcript, paused_gc
@@ -321,12 +325,15 @@ class GatedRun:
     #: Each distinct (verdict, detail), and each item's place among them.
     table: list[tuple[Verdict, str]]
     codes: array[int]
-    #: The run's `item_facts`, pickled: unpickled together once every run is made, rather
-    #: than held as objects scattered among the freed ones of each run's load.
+    #: The run's `item_facts`, pickled (empty when `found` is made instead): unpickled
+    #: together once every run is made, rather than held as objects scattered among the
+    #: freed ones of each run's load.
     facts: bytes
     #: The run's group (None: the run has no items).
     group: Group | None
     pid: int
+    #: What the run brings to the file's findings, made with its items (`gate.run_findings`).
+    found: RunFindings | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,7 +444,7 @@ def gate_jsonl_on_cores(
     if ready is None:
         return None
     toolset, data = ready
-    runs = jsonl_runs(data, name, RUN_BYTES)
+    runs = jsonl_runs(data, name, RUN_BYTES, RUN_BYTES // 4)
     del data
     if runs is None or len(runs.runs) < 2:
         return None
@@ -498,8 +505,10 @@ class _RunGate:
             files=[handle.fileno() for handle in self.files],
             claims=self.claims,
         )
-        # This process takes the first share (a little less, for the findings it also makes).
-        self.mine = max(1, count * 4 // (5 * jobs))
+        # This process takes the first run, and then, as the workers do, the next run no
+        # process has begun (`_gate`): every process takes runs from the front, so the last
+        # ones, which are short (`jsonl_runs`), are what they end on together.
+        self.mine = 1
         self.done: list[GatedRun | None] = [None] * count
         self.forks: Forks | None = None
         try:
@@ -542,21 +551,21 @@ class _RunGate:
             if not self._here(number):
                 return None
         verdicts: list[ItemVerdict] = []
-        facts: list[bytes] = []
+        found: FileFindings | None = None
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
         makers = {os.getpid()}
         for number in range(count):
             done = self.done[number]
             if done is None:
                 future = futures[number - self.mine]
-                # While the next run is still being made, take the last run no worker began.
-                while not future.done():
+                # While the next run is still being made, take the next run no process began.
+                later: int | None = number
+                while later is not None and not future.done():
                     later = next(
-                        (n for n in range(count - 1, number, -1) if self.done[n] is None), None
+                        (n for n in range(later + 1, count) if self.done[n] is None and _claim(n)),
+                        None,
                     )
-                    if later is None or not _claim(later):
-                        break
-                    if not self._here(later):
+                    if later is not None and not self._here(later):
                         return None
                 try:
                     sent = future.result()
@@ -566,25 +575,48 @@ class _RunGate:
                     return None
                 done = self.done[number] = sent
             first = self.runs.runs[number][3]
-            if first != len(verdicts):
+            if first != len(verdicts) or done.found is None:
                 return None  # the runs' items were not counted as loaded: the usual way
             makers.add(done.pid)
             told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
             verdicts.extend([told[code] for code in done.codes])
-            facts.append(done.facts)
-            self.done[number] = dataclasses.replace(done, table=[], codes=array("I"), facts=b"")
-        # Every run is made: the file's bytes are not needed here any more (nor held twice
-        # while the findings are made).
-        path = self.runs.path
+            if found is None and done.group is not None:
+                # The file's group is the one its first item began (in the first run with
+                # items).
+                head = Transcript(
+                    path=self.runs.path, format="jsonl", items=(), groups=(done.group,)
+                )
+                found = FileFindings(head, verdicts, self._reloaded)
+            if found is not None:
+                try:
+                    found.add(done.found)
+                except LoadError:  # a run loaded again (never: the same bytes load alike)
+                    return None
+            self.done[number] = dataclasses.replace(done, table=[], codes=array("I"), found=None)
+        if found is None:
+            return None  # no items: the usual way says so
+        # The runs' findings are joined as they come, in the processes that made them: only
+        # what spans runs is left to do here.
+        try:
+            findings = found.findings()
+        except LoadError:
+            return None
+        # Every run is made: the file's bytes are not needed here any more.
         del self.runs
         _SHARED.pop("runs", None)
-        # The file's group is the one its first item began (in the first run with items).
-        group = next((run.group for run in self.done if run and run.group), None)
-        if group is None:
-            return None  # no items: the usual way says so
-        head = Transcript(path=path, format="jsonl", items=(), groups=(group,))
         sizes = [run.size for run in self.done if run is not None]
-        return file_gate(head, verdicts, facts, self.toolset, RowParts(self.files, sizes), makers)
+        result = GateResult(found.head, tuple(verdicts), tuple(findings), self.toolset)
+        return FileGate(result, RowParts(self.files, sizes), frozenset(makers))
+
+    def _reloaded(self, index: int) -> Sequence[Item]:
+        """The items of the run that holds item `index`, loaded again (a run that repeats a
+        call_id or an id of an earlier run: its findings name items of the runs before)."""
+        runs = self.runs
+        number = bisect.bisect_right([run[3] for run in runs.runs], index) - 1
+        transcript = load_jsonl_run(runs, number)
+        if transcript is None:  # it was loaded before: the same bytes load the same way
+            raise LoadError(f"run {number} of the file could not be loaded again")
+        return transcript.items
 
     def _here(self, number: int) -> bool:
         """Make a run in this process; whether it could be."""
@@ -653,16 +685,23 @@ def _gate_run(number: int) -> GatedRun | None:
     transcript = load_jsonl_run(shared["runs"], number)
     if transcript is None or not _one_group(transcript):
         return None
-    return gated_run(transcript, shared, number)
+    return gated_run(transcript, shared, number, findings=True)
 
 
 def gated_run(
-    transcript: Transcript, shared: Mapping[str, Any], number: int, *, facts: bool = True
+    transcript: Transcript,
+    shared: Mapping[str, Any],
+    number: int,
+    *,
+    facts: bool = True,
+    findings: bool = False,
 ) -> GatedRun:
     """Judge the items of run `number` (numbered as in the whole file) and write their rows to
     its file: what a process sends back of the run. `shared`: what a forked process reads
     (`toolset`, `budget`, `started`: when the file's budget began, `encode`, `files`).
-    Without `facts`, its items' facts are left out (its findings are made where it is)."""
+    Without `facts`, its items' facts are left out (its findings are made where it is);
+    `findings`: what the run brings to the file's findings (a file of one group of bare items)
+    is sent instead (`gate.run_findings`)."""
     toolset: ToolSet = shared["toolset"]
     handle: int = shared["files"][number]
     with paused_gc(), file_budget(FileBudget(started=shared["started"])):
@@ -678,11 +717,13 @@ def gated_run(
                 view = view[written:]
         distinct, codes = _tabled(made, _word_and_detail)
         table = [_word_and_detail(verdict) for verdict in distinct]
+        found = run_findings(transcript.items, made) if findings else None
+        facts = facts and not findings
         # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
         plain = list(map(tuple, item_facts(transcript.items))) if facts else []
         pickled = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL) if facts else b""
     group = transcript.groups[0] if transcript.groups else None
-    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid())
+    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid(), found)
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:

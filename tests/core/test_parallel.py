@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import multiprocessing
 import os
@@ -20,9 +21,10 @@ import pytest
 
 from inspector.cli import run
 from inspector.commands import gate as gate_command
-from inspector.core import parallel
+from inspector.core import gate, parallel
 from inspector.core.formats import load_conversations, load_path, tools_from_document
 from inspector.core.gate import (
+    FileFindings,
     ItemFacts,
     facts_findings,
     facts_of,
@@ -30,6 +32,7 @@ from inspector.core.gate import (
     item_facts,
     item_verdicts,
     make_toolset,
+    run_findings,
 )
 from inspector.core.model import LoadError, Transcript
 from tests.benchmarks import synthetic
@@ -292,14 +295,20 @@ def test_findings_made_before_the_later_verdicts_are_the_findings_of_one_pass():
     assert codes == 3  # both findings that wait for verdicts were among them
 
 
+def _gated_synthetic_log(tmp_path, tools_file, items: int):
+    """A synthetic log's transcript, and its gate in one process."""
+    path = tmp_path / "log.jsonl"
+    synthetic.write_jsonl(path, items)
+    (transcript,) = load_conversations(str(path))
+    return transcript, gate_transcript(
+        transcript, tools_from_document(synthetic.tools(), str(tools_file))
+    )
+
+
 def test_facts_sent_as_plain_tuples_are_the_items_facts_again(tmp_path, tools_file):
     # A run sends its items' facts as plain tuples (a named tuple is unpickled by a Python call
     # each); made facts again, they are the facts, and give the findings one process makes.
-    path = tmp_path / "log.jsonl"
-    synthetic.write_jsonl(path, 3000)
-    (transcript,) = load_conversations(str(path))
-    tools = tools_from_document(synthetic.tools(), str(tools_file))
-    alone = gate_transcript(transcript, tools)
+    transcript, alone = _gated_synthetic_log(tmp_path, tools_file, 3000)
     facts = item_facts(transcript.items)
     sent = pickle.loads(pickle.dumps(list(map(tuple, facts)), pickle.HIGHEST_PROTOCOL))
     assert all(type(fact) is tuple for fact in sent)
@@ -479,6 +488,19 @@ def test_an_error_on_a_line_of_a_later_run_is_the_one_process_error(tmp_path, to
     assert error["line"] == 151
 
 
+#: The findings that can name items of two runs, or wait for a later run.
+SPANNING = {
+    "duplicate_call_id",
+    "duplicate_item_id",
+    "output_before_call",
+    "output_for_blocked_call",
+    "orphan_output",
+    "missing_output",
+    "incomplete_not_last",
+    "non_portable_type",
+}
+
+
 def test_findings_that_span_runs_are_the_one_process_findings(tmp_path, tools_file, by_runs):
     filler = [json.dumps(item) for item in synthetic.items(120, seed=11)]
     call = {"type": "function_call", "name": "search_web", "status": "completed"}
@@ -511,16 +533,7 @@ def test_findings_that_span_runs_are_the_one_process_findings(tmp_path, tools_fi
     _status, out, _ = _by_runs_and_alone(log, tools_file, by_runs)
     assert all(made is not None and len(made.rows.sizes) > 4 for made in by_runs)
     codes = {finding["code"] for finding in json.loads(out)["files"][0]["findings"]}
-    assert {
-        "duplicate_call_id",
-        "duplicate_item_id",
-        "output_before_call",
-        "output_for_blocked_call",
-        "orphan_output",
-        "missing_output",
-        "incomplete_not_last",
-        "non_portable_type",
-    } <= codes
+    assert codes >= SPANNING
 
 
 def test_a_file_that_is_not_bare_items_goes_the_usual_way(tmp_path, tools_file, by_runs):
@@ -613,3 +626,174 @@ def interrupted_gate_ends_its_workers(
     for worker in workers:
         worker.join(timeout=30)  # a bound for a broken build, not a measured time
         assert not worker.is_alive() and worker.exitcode == -signal.SIGTERM
+
+
+# --------------------------------------------------------------------------------------------
+# The findings of a file by runs: each run's made where it was judged, joined here in order
+
+
+def _odd_item(rng: random.Random) -> dict[str, object]:
+    """An item from small pools of call_ids and ids: calls repeated, answered before, after,
+    twice or never, outputs without a call_id string, repeated ids, incomplete items and
+    unprefixed vendor types."""
+    roll = rng.random()
+    call_id = rng.choice([f"c{rng.randrange(6)}", f"c{rng.randrange(6)}", 7, None])
+    if roll < 0.4:
+        arguments = rng.choice(['{"query": "abc"}', '{"query": 1}', "{bad"])
+        name = rng.choice(["search_web", "search_web", "no_such_tool"])
+        item = {"type": "function_call", "name": name, "arguments": arguments}
+    elif roll < 0.8:
+        item = {"type": "function_call_output", "output": "x"}
+    elif roll < 0.9:
+        item = {"type": rng.choice(["vendor_x", "vendor_y", "openai:thing"])}
+    else:
+        item = {"type": "message", "role": "user", "content": "hi"}
+    if call_id is not None:
+        item["call_id"] = call_id
+    status = rng.choice(["completed", "completed", "incomplete", "in_progress", None])
+    if status is not None:
+        item["status"] = status
+    if rng.random() < 0.3:
+        item["id"] = f"i{rng.randrange(8)}"
+    return item
+
+
+def _by_runs_in_process(transcript, verdicts, cuts) -> tuple[list, int]:
+    """The findings of a file of one group, its runs cut at `cuts` (item indexes, 0 to the
+    end): each run's found on its own, joined in order; and how many runs were loaded again."""
+    items = transcript.items
+    head = Transcript(path=transcript.path, format="jsonl", items=(), groups=transcript.groups)
+
+    def reload(index):
+        start = max(cut for cut in cuts[:-1] if cut <= index)
+        return items[start : min(cut for cut in cuts if cut > index)]
+
+    joined = FileFindings(head, verdicts, reload)
+    for start, stop in itertools.pairwise(cuts):
+        joined.add(run_findings(items[start:stop], verdicts[start:stop]))
+    return joined.findings(), joined.reloaded
+
+
+def _one_group(transcript) -> bool:
+    return (
+        len(transcript.groups) == 1
+        and transcript.groups[0].kind not in ("request", "response")
+        and not transcript.tools
+        and transcript.tool_choice is None
+    )
+
+
+def test_findings_joined_from_runs_cut_anywhere_in_every_sample_are_one_process_findings():
+    checked = 0
+    for transcript in filter(_one_group, _sample_transcripts()):
+        alone = gate_transcript(transcript)
+        count = len(transcript.items)
+        for step in (1, 2, 3, count or 1):
+            cuts = sorted({*range(0, count, step), count})
+            found, _ = _by_runs_in_process(transcript, list(alone.verdicts), [0, *cuts[1:]])
+            assert found == list(alone.findings), (transcript.path, step)
+        checked += 1
+    assert checked > 20
+
+
+def test_findings_joined_from_runs_of_generated_logs_are_one_process_findings(tmp_path):
+    # Repeated call_ids and ids, answers before and after their calls, orphans, incomplete
+    # items: on either side of run boundaries placed anywhere.
+    tools = tools_from_document(synthetic.tools(), "tools.json")
+    codes: set[str] = set()
+    reloaded = 0
+    for seed in range(150):
+        rng = random.Random(seed)
+        log = tmp_path / f"log{seed}.jsonl"
+        lines = [json.dumps(_odd_item(rng)) for _ in range(rng.randrange(1, 30))]
+        log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (transcript,) = load_conversations(str(log))
+        alone = gate_transcript(transcript, tools)
+        codes |= {finding.code for finding in alone.findings}
+        count = len(transcript.items)
+        for _ in range(12):
+            inner = rng.sample(range(1, count), min(count - 1, rng.randrange(0, 6)))
+            cuts = sorted({0, count, *inner})
+            found, loads = _by_runs_in_process(transcript, list(alone.verdicts), cuts)
+            assert found == list(alone.findings), (seed, cuts)
+            reloaded += loads
+    assert codes >= SPANNING
+    assert reloaded  # runs that repeat an earlier run's ids were looked at again
+
+
+def test_a_run_that_repeats_no_earlier_call_id_or_id_is_never_loaded_again(tmp_path, tools_file):
+    transcript, alone = _gated_synthetic_log(tmp_path, tools_file, 3000)
+    cuts = [0, 1, 700, 701, 1500, 2999, len(transcript.items)]
+    found, loads = _by_runs_in_process(transcript, list(alone.verdicts), cuts)
+    assert found == list(alone.findings) and loads == 0
+    assert {"output_for_blocked_call", "incomplete_not_last"} <= {f.code for f in found}
+
+
+def test_by_runs_this_process_makes_no_finding_from_the_workers_runs(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # Each run's findings are made in the process that judged it; this one only joins them,
+    # and looks at no item of a run a worker made (nor makes any item's facts).
+    log = tmp_path / "log.jsonl"
+    synthetic.write_jsonl(log, 600)  # no call_id or id of a run again in a later one
+    here = os.getpid()
+    runs_here: list[int] = []
+    looked_at_here: list[int] = []
+    made = parallel.run_findings
+    look = gate._RunPass.look
+
+    def run_findings_spy(items, verdicts):
+        if os.getpid() == here:
+            runs_here.append(len(items))
+        return made(items, verdicts)
+
+    def look_spy(self, items):
+        items = list(items)
+        if os.getpid() == here:
+            looked_at_here.append(len(items))
+        return look(self, items)
+
+    def no_facts(items):
+        raise AssertionError("item facts made for a file gated by runs")
+
+    monkeypatch.setattr(parallel, "run_findings", run_findings_spy)
+    monkeypatch.setattr(gate._RunPass, "look", look_spy)
+    monkeypatch.setattr(parallel, "item_facts", no_facts)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    assert all(made.makers - {here} for made in by_runs)  # workers made runs
+    # Every item looked at here was in a run this process judged.
+    assert sum(looked_at_here) == sum(runs_here)
+
+
+def test_the_last_runs_are_short_and_every_process_takes_runs_from_the_front(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # Each process takes the next run no process has begun, so all of them end on the short
+    # last runs together (this process no longer takes runs from the end while it waits).
+    log = tmp_path / "log.jsonl"
+    synthetic.write_jsonl(log, 400)
+    data = log.read_bytes()
+    runs = parallel.jsonl_runs(data, str(log), 8000, 2000)
+    assert runs is not None
+    sizes = [stop - start for start, stop, _, _ in runs.runs]
+    cut = next(k for k, (start, _, _, _) in enumerate(runs.runs) if len(data) - start <= 16000)
+    assert all(size >= 8000 for size in sizes[:cut])
+    assert all(size < 8000 for size in sizes[cut:]) and len(sizes[cut:]) >= 3
+    here = os.getpid()
+    made_here: list[int] = []
+    original = parallel._gate_run
+
+    def spy(number):
+        if os.getpid() == here:
+            made_here.append(number)
+        return original(number)
+
+    monkeypatch.setattr(parallel, "_gate_run", spy)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert by_runs and all(made is not None for made in by_runs)
+    # Two gates by runs (2 and 3 processes): each began with run 0 and went on in order.
+    starts = [k for k, number in enumerate(made_here) if number == 0]
+    assert len(starts) == 2 and starts[0] == 0
+    for gated in (made_here[: starts[1]], made_here[starts[1] :]):
+        assert gated == sorted(gated)

@@ -1001,9 +1001,13 @@ _BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n)")
 _BLANK_FIRST = re.compile(rb"[ \t\r\x0b\x0c]*\n")
 
 
-def jsonl_runs(data: bytes, path: str | None, run_bytes: int) -> JsonlRuns | None:
-    """The file's runs of about `run_bytes` each, or None unless the file is JSON Lines that
-    `load_bytes` reads line by line (no other framing, session format, BOM or encoding).
+def jsonl_runs(
+    data: bytes, path: str | None, run_bytes: int, last_bytes: int | None = None
+) -> JsonlRuns | None:
+    """The file's runs of about `run_bytes` each (of `last_bytes` in its last two times
+    `run_bytes`: processes taking the last runs then end close together), or None unless the
+    file is JSON Lines that `load_bytes` reads line by line (no other framing, session format,
+    BOM or encoding).
 
     What else the whole file's load looks at (a lone CR, what sends lines to the plain
     reader: see `_lean.Risks`) lies within a line, so each run looks at its own.
@@ -1013,8 +1017,10 @@ def jsonl_runs(data: bytes, path: str | None, run_bytes: int) -> JsonlRuns | Non
     if session_format(data) is not None or _sniff(data) is not Framing.JSONL:
         return None
     cuts = [0]
+    last = run_bytes if last_bytes is None else last_bytes
     while cuts[-1] < len(data):
-        end = data.find(b"\n", cuts[-1] + max(run_bytes, 1) - 1)
+        size = run_bytes if len(data) - cuts[-1] > 2 * run_bytes else last
+        end = data.find(b"\n", cuts[-1] + max(size, 1) - 1)
         cuts.append(len(data) if end < 0 else end + 1)
     # Blank lines hold no item: counted so that each run knows its first item's index.
     blanks = [0] if _BLANK_FIRST.match(data) else []
