@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("inspector.core.schema", "inspector.core.jsonio"),
     ("inspector.core.model",),
     ("inspector.core.errors",),
-    ("inspector.core.codes", "inspector.core.verdicts"),
+    ("inspector.core.codes", "inspector.core.verdicts", "inspector.core.modes"),
     ("inspector.core.display", "inspector.core.lazy"),
     ("inspector.core", "inspector.resources", "inspector"),
 )

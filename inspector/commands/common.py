@@ -135,10 +135,13 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
 
     A row of a JSON Lines item is a template filled in: its index, id, call_id and line are
     written here, and the rest comes from pieces orjson wrote once for each distinct (type,
-    name, role, status), verdict, and (pointer, envelope). Any other row (a member that is not
-    a string, a non-ASCII id, a converted item, an element of a document's array) is made and
-    encoded as before, in batches.
+    name, role, status), verdict, and (pointer, envelope). So is the row of a converted item
+    held as it was made (`_convert.Held`: a session's or a trace's), its pointer its own and
+    its conversion one more piece, written once for each (pointer, envelope, conversion's
+    source and marks). Any other row (a member that is not a string, a non-ASCII id, an
+    element of a document's array) is made and encoded as before, in batches.
     """
+    from inspector.core.formats._convert import Held
     from inspector.core.model import LazySource, stored_raw
     from inspector.core.report import item_row
 
@@ -157,26 +160,32 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
     dumps = orjson.dumps
     hot: dict[Any, tuple[bytes, bytes] | None] = {}
     told: dict[Any, bytes | None] = {}
-    tails: dict[tuple[str, str], bytes | None] = {}
+    tails: dict[Any, bytes | None] = {}
+    #: Each conversion's marks by identity (a source shares a few tuples of them), held so
+    #: that no id is taken again by another tuple.
+    marks: dict[int, Any] = {}
     pieces: list[bytes] = []
     slow: list[dict[str, Any]] = []
     separator = b""
     source: Any = None
-    first, lines, pointer = 0, None, ""
+    first, lines, pointer, pointers = 0, None, "", None
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
         raw = stored_raw(item)
         if raw is not source:
             source = raw
             found = raw.records() if isinstance(raw, LazySource) else None
-            lines = None
+            lines = pointers = None
             if found is not None:
                 first, lines, pointer = found
+            elif type(raw) is Held:
+                first, lines, pointers = raw.first, raw.lines, raw.pointers
         row = None
         # One pass, left by `break` for the slow way at the first member it cannot write.
-        while lines is not None and item.conversion is None:
+        while lines is not None:
+            conversion = item.conversion
             index, item_id, call_id = item.index, item.id, item.call_id
             line = lines[index - first]
-            if not line:
+            if not line or (conversion is None) != (pointers is None):
                 break
             # ASCII ids (nearly all) need no look for characters the output escapes.
             if not (
@@ -198,10 +207,22 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
             except KeyError:
                 said = told[id(verdict)] = _verdict_piece(verdict, told, level)
             envelope = item.envelope.name
+            if pointers is None:
+                tail_key: Any = (pointer, envelope)
+            else:
+                pointer = pointers[index - first]
+                assert conversion is not None
+                derived = conversion.derived
+                kept = marks.get(id(derived))
+                if kept is None and len(marks) < _BATCH:
+                    kept = marks[id(derived)] = derived
+                if kept is not derived:
+                    break  # past the marks kept (each item's own tuple): the slow way
+                tail_key = (pointer, envelope, conversion.source, id(derived))
             try:
-                tail = tails[pointer, envelope]
+                tail = tails[tail_key]
             except KeyError:
-                tail = tails[pointer, envelope] = _tail_piece(pointer, envelope, level)
+                tail = tails[tail_key] = _tail_piece(pointer, envelope, level, conversion)
             if pair is None or said is None or tail is None:
                 break
             row = template % (index, pair[0], id_text, call_text, pair[1], said, line, tail)
@@ -263,11 +284,15 @@ def _verdict_piece(verdict: Any, told: dict[Any, bytes | None], level: int) -> b
     return piece
 
 
-def _tail_piece(pointer: str, envelope: str, level: int) -> bytes | None:
-    """What follows a row's line: its pointer, the source's end, its envelope, the row's end."""
+def _tail_piece(pointer: str, envelope: str, level: int, conversion: Any = None) -> bytes | None:
+    """What follows a row's line: its pointer, the source's end, its envelope (and what a
+    converted item was converted from), the row's end."""
+    last: dict[str, Any] = {"envelope": envelope}
+    if conversion is not None:
+        last["converted"] = conversion.to_json()
     try:
         source = _members({"line": 0, "pointer": pointer}, level + 2)
-        after = _members({"envelope": envelope}, level + 1)
+        after = _members(last, level + 1)
     except orjson.JSONEncodeError:
         return None
     indent = b"  " * (level + 2)

@@ -328,11 +328,13 @@ def side_decision(
     is an error, or a warning under `strict`; other warnings are listed.
     """
     failing = set(fail_on) if fail_on is not None else _BLOCKING
-    history = frozenset() if strict else answered_history(result)
+    findings = result.findings
+    # Most transcripts of a trace have no findings at all: nothing answered, grouped or counted.
+    history = answered_history(result) if findings and not strict else frozenset()
     blocked = [
-        (i, v.verdict)
+        (i, word)
         for i, v in enumerate(result.verdicts)
-        if v.verdict in failing and i not in history
+        if (word := v.verdict) in failing and i not in history
     ]
     by_level: dict[Severity, list[Reason]] = {}
     if blocked:
@@ -343,15 +345,19 @@ def side_decision(
             f"(verdicts: {verdicts})"
         )
         by_level[Severity.ERROR] = [Reason(side, "verdict", Severity.ERROR, text)]
-    _grouped(side, result.findings, "", by_level)
+    if findings:
+        _grouped(side, findings, "", by_level)
     stream = result.transcript.stream
-    violations = tuple(stream.violations) if stream is not None else ()
-    counted = {(c, Severity(str(s))): n for c, s, n in stream.more} if stream is not None else {}
-    by_severity = _severities(violations)
-    for (_, severity), n in counted.items():
-        by_severity[str(severity)] = by_severity.get(str(severity), 0) + n
-    _grouped(side, violations, "stream", by_level, counted)
-    _grouped(side, extra_findings, "", by_level)
+    by_severity: dict[str, int] = {}
+    if stream is not None:
+        violations = tuple(stream.violations)
+        counted = {(c, Severity(str(s))): n for c, s, n in stream.more}
+        by_severity = _severities(violations)
+        for (_, severity), n in counted.items():
+            by_severity[str(severity)] = by_severity.get(str(severity), 0) + n
+        _grouped(side, violations, "stream", by_level, counted)
+    if extra_findings:
+        _grouped(side, extra_findings, "", by_level)
     errors = by_level.get(Severity.ERROR, [])
     warnings = by_level.get(Severity.WARNING, [])
     if strict:
@@ -363,7 +369,7 @@ def side_decision(
         outcome=outcome,
         items=len(result.verdicts),
         blocked_items=len(blocked),
-        findings=MappingProxyType(_severities(result.findings)),
+        findings=MappingProxyType(_severities(findings) if findings else {}),
         stream_violations=MappingProxyType(by_severity),
         blocking=tuple(errors),
         warnings=tuple(warnings),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
 import threading
 import unicodedata
@@ -381,6 +383,10 @@ def make_toolset(
     transcript: Transcript | None, extra: Mapping[str, Tool] | None = None
 ) -> tuple[ToolSet, list[str]]:
     """Merge the transcript's tools with extra ones (which win); return the set and overrides."""
+    if transcript is not None and not extra and type(transcript.tools) is MappingProxyType:
+        # Read-only already, and nothing to merge: shared, not copied (a trace gates one
+        # transcript per conversation).
+        return ToolSet(transcript.tools, allowed_tool_names(transcript.tool_choice)), []
     tools: dict[str, Tool] = dict(transcript.tools) if transcript is not None else {}
     overridden: list[str] = []
     for name, tool in (extra or {}).items():
@@ -412,7 +418,10 @@ def gate_transcript(
     there.
     """
     budget_of_file = FileBudget() if started is None else FileBudget(started=started)
-    with paused_gc(), file_budget(budget_of_file):
+    # Paused already (a trace's conversations, gated one after another): pausing again would
+    # change nothing, for a generator's context manager per conversation.
+    paused = paused_gc() if gc.isenabled() else contextlib.nullcontext()
+    with paused, file_budget(budget_of_file):
         toolset, overridden = make_toolset(transcript, extra_tools)
         if verdicts is None:
             made = item_verdicts(

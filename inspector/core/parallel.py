@@ -656,10 +656,13 @@ def _gate_run(number: int) -> GatedRun | None:
     return gated_run(transcript, shared, number)
 
 
-def gated_run(transcript: Transcript, shared: Mapping[str, Any], number: int) -> GatedRun:
+def gated_run(
+    transcript: Transcript, shared: Mapping[str, Any], number: int, *, facts: bool = True
+) -> GatedRun:
     """Judge the items of run `number` (numbered as in the whole file) and write their rows to
     its file: what a process sends back of the run. `shared`: what a forked process reads
-    (`toolset`, `budget`, `started`: when the file's budget began, `encode`, `files`)."""
+    (`toolset`, `budget`, `started`: when the file's budget began, `encode`, `files`).
+    Without `facts`, its items' facts are left out (its findings are made where it is)."""
     toolset: ToolSet = shared["toolset"]
     handle: int = shared["files"][number]
     with paused_gc(), file_budget(FileBudget(started=shared["started"])):
@@ -676,10 +679,10 @@ def gated_run(transcript: Transcript, shared: Mapping[str, Any], number: int) ->
         distinct, codes = _tabled(made, _word_and_detail)
         table = [_word_and_detail(verdict) for verdict in distinct]
         # Plain tuples: a named tuple is unpickled by a call of its Python `__new__` each.
-        plain = list(map(tuple, item_facts(transcript.items)))
-        facts = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
+        plain = list(map(tuple, item_facts(transcript.items))) if facts else []
+        pickled = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL) if facts else b""
     group = transcript.groups[0] if transcript.groups else None
-    return GatedRun(len(made), size, table, codes, facts, group, os.getpid())
+    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid())
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:

@@ -8,10 +8,14 @@ need nothing of the records before them but whether the first goes on with the t
 lines on its own (`claude_code.convert_share`), says how many items they made, and once every
 share before its own has said so, numbers its items from there, judges them and writes their
 rows (`parallel.gated_run`), as a run of a JSON Lines file of bare items is gated
-(`parallel.gate_jsonl_on_cores`); this process makes the findings from every share's facts, in
-order. The report is byte for byte what one process writes. A share that cannot be converted
-on its own (a sidechain, an id to synthesise or pair, a note on the conversation), or any
-error, and the whole file is gated the usual way, in one process.
+(`parallel.gate_jsonl_on_cores`), and makes its findings as if it were the whole file. This
+process merges them in order (`_merged`): what crosses a cut (a call answered in a later share,
+an output whose call is in another) is judged again from the few items each share left open.
+The report is byte for byte what one process writes. A share that cannot be converted on its
+own (a sidechain, an id to synthesise or pair, a note on the conversation), findings a share
+cannot make alone (a call id or item id in two shares, an incomplete item at a share's end, a
+finding over the whole file), or any error, and the whole file is gated the usual way, in one
+process.
 """
 
 from __future__ import annotations
@@ -26,8 +30,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.core import parallel
 from inspector.core.formats import session_format
-from inspector.core.gate import ItemVerdict
-from inspector.core.model import Tool, paused_gc
+from inspector.core.gate import (
+    Finding,
+    GateResult,
+    ItemVerdict,
+    ToolSet,
+    facts_findings,
+    facts_of,
+    item_facts,
+)
+from inspector.core.model import Item, Tool, Transcript, paused_gc
 from inspector.core.parallel import (
     FileGate,
     Forks,
@@ -35,7 +47,6 @@ from inspector.core.parallel import (
     RowEncoder,
     RowParts,
     default_jobs,
-    file_gate,
     forkable_file,
     gated_run,
     judged_bytes,
@@ -53,11 +64,31 @@ _PENDING, _FAILED = -1, -2
 _POLL = 0.002
 
 
+class _Local(NamedTuple):
+    """A share's findings, made as if it were the whole file, and what merging them needs."""
+
+    #: Without its group's (made with every item of the file) and its unanswered calls'.
+    findings: list[Finding]
+    #: Its calls left unanswered and its outputs of a call it does not hold, in item order:
+    #: `ItemFacts` as plain tuples, each call with its (verdict, detail).
+    open: list[tuple[Any, ...]]
+    told: dict[int, tuple[Any, str]]
+    #: Every call id of its calls and every item id of its items.
+    call_ids: frozenset[str]
+    item_ids: frozenset[str]
+    #: How many items it holds, and whether its last is incomplete (only the file's last
+    #: item may be).
+    items: int
+    ends_incomplete: bool
+
+
 class _Done(NamedTuple):
-    """What a process sends back of its share: the share without its items, and their run."""
+    """What a process sends back of its share: the share without its items, their run and
+    their findings."""
 
     share: Share
     run: GatedRun | None
+    local: _Local | None = None
 
 
 def gate_session_on_cores(
@@ -126,11 +157,16 @@ def gate_session_on_cores(
     for run in runs:
         table = [told.setdefault(key, ItemVerdict(*key)) for key in run.table]
         verdicts.extend([table[code] for code in run.codes])
+    locals_ = [done.local for done in made if done.local is not None]
+    findings = _merged(head, verdicts, locals_, toolset)
+    if findings is None:
+        for handle in files:
+            handle.close()
+        return None
     sizes = [0 if done.run is None else done.run.size for done in made]
-    makers = [os.getpid(), *(run.pid for run in runs)]
-    return file_gate(
-        head, verdicts, [run.facts for run in runs], toolset, RowParts(files, sizes), makers
-    )
+    makers = frozenset([os.getpid(), *(run.pid for run in runs)])
+    result = GateResult(head, tuple(verdicts), tuple(findings), toolset)
+    return FileGate(result, RowParts(files, sizes), makers)
 
 
 #: Bytes read of a file to tell whether it is a Claude Code session before it is read whole.
@@ -238,9 +274,137 @@ def _converted(number: int, counts: Any) -> _Done | None:
     renumber(items, offset)
     # The file's validation budget runs from when its items begin to be judged, as in one
     # process, where it begins once the file is loaded: not from before the conversion.
-    run = gated_run(transcript, {**shared, "started": FileBudget().started}, number)
-    # The items stay here: the findings need only the run's facts.
-    return _Done(dataclasses.replace(share, transcript=None), run)
+    run = gated_run(transcript, {**shared, "started": FileBudget().started}, number, facts=False)
+    told = [ItemVerdict(*key) for key in run.table]
+    with paused_gc():
+        local = _local(transcript, offset, [told[code] for code in run.codes], shared["toolset"])
+    # The items stay here: merging the findings needs only what `_local` keeps of them.
+    return _Done(dataclasses.replace(share, transcript=None), run, local)
+
+
+class _Placed(Sequence[ItemVerdict]):
+    """Verdicts of items numbered from `first`, looked up by the items' own numbers."""
+
+    def __init__(self, first: int, verdicts: Mapping[int, ItemVerdict] | Sequence[ItemVerdict]):
+        self.first, self.verdicts, self.size = first, verdicts, first + len(verdicts)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.verdicts[index - self.first]
+
+
+#: Codes of the findings on items, by the part of the list they are in (as `facts_findings`
+#: orders them); a share's findings of any other code cannot be merged.
+_STATUS = frozenset({"response_status_mismatch", "incomplete_not_last"})
+_PAIRING = frozenset(
+    {"duplicate_call_id", "orphan_output", "output_before_call", "output_for_blocked_call"}
+)
+_IDENTITY = frozenset({"duplicate_item_id"})
+_MISSING = "missing_output"
+
+
+def _group_findings(head: Transcript, toolset: ToolSet, members: Sequence[int]) -> list[Finding]:
+    """The findings on the conversation's group alone (its envelope, its notes)."""
+    return facts_findings(head, (), toolset, (), members)
+
+
+def _local(
+    transcript: Transcript, first: int, verdicts: list[ItemVerdict], toolset: ToolSet
+) -> _Local:
+    """A share's findings as `facts_findings` makes them for a file of its items alone, and
+    the items they leave open."""
+    items: Sequence[Item] = transcript.items
+    head = dataclasses.replace(transcript, items=())
+    members = range(first, first + len(items))
+    placed = _Placed(first, verdicts)
+    # Items stand for their facts: `facts_findings` reads of them only what facts hold.
+    found = facts_findings(head, placed, toolset, items, members)  # type: ignore[arg-type]
+    found = found[len(_group_findings(head, toolset, members)) :]
+    kept = [f for f in found if f.code != _MISSING]
+    opened = [items[f.items[0] - first] for f in found if f.code == _MISSING]
+    opened += [
+        output
+        for f in found
+        if f.code == "orphan_output" and type((output := items[f.items[0] - first]).call_id) is str
+    ]
+    opened.sort(key=lambda item: item.index)
+    told = {
+        item.index: (verdicts[item.index - first].verdict, verdicts[item.index - first].detail)
+        for item in opened
+        if item.type == "function_call"
+    }
+    call_ids = frozenset(
+        item.call_id for item in items if item.type == "function_call" and type(item.call_id) is str
+    )
+    item_ids = frozenset(item.id for item in items if type(item.id) is str and item.id)
+    return _Local(
+        kept,
+        list(map(tuple, item_facts(opened))),
+        told,
+        call_ids,
+        item_ids,
+        len(items),
+        bool(items) and items[-1].status == "incomplete",
+    )
+
+
+def _merged(
+    head: Transcript, verdicts: list[ItemVerdict], shares: list[_Local], toolset: ToolSet
+) -> list[Finding] | None:
+    """The file's findings, from each share's, as one process makes them; None when a share's
+    cannot be merged (they would depend on other shares' items the shares did not keep)."""
+    members = range(len(verdicts))
+    calls: set[str] = set()
+    ids: set[str] = set()
+    for number, local in enumerate(shares):
+        if local.call_ids & calls or local.item_ids & ids:
+            return None  # a call id or item id in two shares: pairs that cross the cut
+        calls |= local.call_ids
+        ids |= local.item_ids
+        if local.ends_incomplete and any(later.items for later in shares[number + 1 :]):
+            return None  # not the file's last item: the findings say so, the share's did not
+    every = [f for local in shares for f in local.findings]
+    if any(f.code not in _STATUS | _PAIRING | _IDENTITY for f in every):
+        return None
+    # What crosses a cut, judged again: the open calls and outputs of every share together.
+    opened = [facts_of(fact) for local in shares for fact in local.open]
+    open_calls = {fact.call_id for fact in opened if fact.type == "function_call"}
+    outputs = {fact.index for fact in opened if fact.type == "function_call_output"}
+    if any(
+        fact.call_id in calls and fact.call_id not in open_calls
+        for fact in opened
+        if fact.type == "function_call_output"
+    ):
+        return None  # an output of a call its share answered already
+    told = {index: ItemVerdict(*said) for local in shares for index, said in local.told.items()}
+    again = facts_findings(head, _Placed(0, told), toolset, opened, members)
+    answers: dict[int, Finding] = {}
+    missing: list[Finding] = []
+    for finding in again[len(_group_findings(head, toolset, members)) :]:
+        if finding.code == _MISSING:
+            missing.append(finding)
+        elif finding.code == "output_for_blocked_call":
+            answers[finding.items[1]] = finding
+        elif finding.code in ("orphan_output", "output_before_call"):
+            answers[finding.items[0]] = finding
+        else:
+            return None
+    out = _group_findings(head, toolset, members)
+    out += [f for f in every if f.code in _STATUS]
+    for f in every:
+        if f.code not in _PAIRING:
+            continue
+        if f.code == "orphan_output" and f.items[0] in outputs:
+            answer = answers.get(f.items[0])
+            if answer is not None:
+                out.append(answer)
+        else:
+            out.append(f)
+    out += missing
+    out += [f for f in every if f.code in _IDENTITY]
+    return out
 
 
 def _offset(counts: Any, number: int) -> int | None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from inspector.core.display import show_int
+from inspector.core.lazy import LazyPattern
 
 if TYPE_CHECKING:
     import regex  # the window paints before the regex engine is imported
@@ -27,16 +28,17 @@ TEXT_LIMIT = 2_000_000
 #: Texts longer than this are not scanned for a pointer (the span would not help anyway).
 LOCATE_LIMIT = 4 * 1024 * 1024
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR = re.compile(r"-?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|Infinity)|true|false|null|NaN")
-_SPACE = re.compile(r"\s*")
+# Compiled when first used: the window's first frame locates no pointer and escapes no text.
+_STRING = LazyPattern(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR = LazyPattern(r"-?(?:\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|Infinity)|true|false|null|NaN")
+_SPACE = LazyPattern(r"\s*")
 
 
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: The invisible characters of ASCII text (all of text, or all but line breaks and tabs): the
 #: common case, matched far faster than the Unicode classes.
-_ASCII_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
-_ASCII_CONTROLS_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ASCII_CONTROLS = LazyPattern(r"[\x00-\x1f\x7f]")
+_ASCII_CONTROLS_BUT_LINES = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def _escape(match: re.Match[str] | regex.Match[str]) -> str:

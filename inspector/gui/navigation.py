@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from inspector.gui.alignment import Alignment
+if TYPE_CHECKING:  # a diff's alignment comes after the window's first paint
+    from inspector.gui.alignment import Alignment
 
 SIDES = ("left", "right")
 

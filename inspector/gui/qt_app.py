@@ -9,27 +9,22 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import (
-    QEvent,
-    QMessageLogContext,
-    QObject,
-    Qt,
-    QTimer,
-    QtMsgType,
-    qFormatLogMessage,
-    qInstallMessageHandler,
-)
+from PySide6.QtCore import QEvent, QObject, QTimer, qFormatLogMessage, qInstallMessageHandler
 from PySide6.QtGui import QGuiApplication, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
 from inspector import __version__
-from inspector.core.diff.values import DiffMode
+from inspector.core.modes import DiffMode
 from inspector.core.verdicts import PASSING, Verdict
 from inspector.gui import qt_palette
 from inspector.gui.qt_compat import pin_singletons
 from inspector.gui.qt_main_window import MainWindow, Tab
 from inspector.gui.qt_settings import APPLICATION, ORGANIZATION, Settings
+
+if TYPE_CHECKING:  # named for the type checker: PySide6 makes a class's enums when named
+    from PySide6.QtCore import QMessageLogContext, QtMsgType
 
 #: The size screenshots are rendered at unless --size says otherwise.
 SCREENSHOT_SIZE = (1400, 900)
@@ -208,6 +203,8 @@ def save_png(pixmap: QPixmap, path: str) -> bool:
 def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str | None) -> int:
     """Render the window at `size`, with an interesting item selected, into a PNG."""
     if QGuiApplication.platformName() != "offscreen":
+        from PySide6.QtCore import Qt  # a start-up names no `Qt` enum (enum_values)
+
         window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     window.resize(*size)
     window.show()

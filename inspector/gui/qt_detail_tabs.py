@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from inspector.gui import qt_palette
 from inspector.gui.actions import TAB_NAMES, Tab
-from inspector.gui.findings import SEVERITIES
 from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_text import tooltip
 from inspector.gui.qt_workers import TaskRunner
@@ -203,6 +202,8 @@ class DetailTabs(QTabWidget):
         """Give the Stream tab the recorded streams; its badge counts their violations."""
         shown = dict(views)
         self._tell(Tab.STREAM, "streams", lambda panel: panel.set_streams(shown))
+        from inspector.gui.findings import SEVERITIES  # streams come after the first paint
+
         tally = Counter(str(v.severity) for view in views.values() for v in view.result.violations)
         worst = next((s for s in SEVERITIES if tally[s]), "")
         self.set_badge(Tab.STREAM, sum(tally.values()), worst, "stream violation")

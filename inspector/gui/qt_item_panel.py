@@ -7,26 +7,24 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QMenu,
     QPlainTextEdit,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from inspector.gui import qt_palette
-from inspector.gui.contents import spans_of
 from inspector.gui.json_text import Display, Shortened, display, elide, locate, pretty, visible
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_text import ElidedLabel, dim, menu_text, plain_label, tooltip
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMenu, QToolButton
+
     from inspector.core.gate import ItemVerdict
     from inspector.core.model import Item
 
@@ -38,10 +36,25 @@ _POINTER_LIMIT = 120
 
 
 class ShortenedNotice(QWidget):
-    """Says which long strings a JSON panel shortened, and copies any of them in full."""
+    """Says which long strings a JSON panel shortened, and copies any of them in full.
+
+    Hidden until a value is shortened: its label, button and menu are made then (a start-up
+    shows none, and PySide6 makes QToolButton's enums when it is first named).
+    """
+
+    label: ElidedLabel
+    copy_button: QToolButton
+    menu: QMenu
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.made = False
+        self.shown = Display("")
+        self.hide()
+
+    def _make(self) -> None:
+        from PySide6.QtWidgets import QMenu, QToolButton
+
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
@@ -54,16 +67,19 @@ class ShortenedNotice(QWidget):
         self.copy_button.setMenu(self.menu)
         row.addWidget(self.label, 1)
         row.addWidget(self.copy_button)
-        self.shown = Display("")
-        self.hide()
+        self.made = True
 
     def set_display(self, shown: Display, whole: Callable[[], str] | None = None) -> None:
         """Describe what `shown` left out; `whole` makes the full text for a 'whole' entry."""
         self.shown = shown
-        self.menu.clear()
         if shown.complete:
+            if self.made:
+                self.menu.clear()
             self.hide()
             return
+        if not self.made:
+            self._make()
+        self.menu.clear()
         parts = [_describe(s) for s in shown.shortened[:_NAMED]]
         if len(shown.shortened) > _NAMED:
             parts.append(f"{len(shown.shortened) - _NAMED:,} more")
@@ -125,7 +141,7 @@ class ItemPanel(QWidget):
         self.native_view.setObjectName("native-json")
         native_column.addWidget(self.native_caption)
         native_column.addWidget(self.native_view, 1)
-        self.split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.split = QSplitter(parent=self)  # horizontal (the `Qt` namespace not named)
         self.split.addWidget(self.view)
         self.split.addWidget(self.native_box)
         column.addWidget(self.banner)
@@ -189,6 +205,8 @@ class ItemPanel(QWidget):
 
     def show_find(self, pointer: str = "") -> list[tuple[int, int]]:
         """Mark the find query's occurrences; the first inside `pointer`'s value is selected."""
+        from inspector.gui.contents import spans_of  # the first frame shows no item
+
         text = self.view.toPlainText()
         spans = spans_of(text, self.find_query) if self.find_query and self.raw is not None else []
         brush = qt_palette.change_swatch(qt_palette.ChangeLevel.MAJOR).background

@@ -23,10 +23,8 @@ class JsonView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None, *, read_only: bool = True) -> None:
         super().__init__(parent)
         self.setReadOnly(read_only)
-        self.setFont(monospace_font())
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setTabChangesFocus(read_only)
-        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 2)
         self.highlighter: JsonHighlighter | None = None
         if not read_only:  # typed into: highlighted from the first key
             self._highlight()
@@ -46,11 +44,14 @@ class JsonView(QPlainTextEdit):
         self.setPlainText(visible(text, lines=True))
 
     def _highlight(self) -> None:
-        # A read-only view is highlighted from its first text: the empty Item tab painted at
-        # start-up makes no highlighter (nor names the Qt classes behind it).
+        # A read-only view takes its monospace font, tab stops and highlighter with its first
+        # text: the empty Item tab painted at start-up shows no text, so it makes no highlighter
+        # and names neither QFontDatabase nor the Qt classes behind them.
         if self.highlighter is None:
             from inspector.gui.qt_highlight import JsonHighlighter
 
+            self.setFont(monospace_font())
+            self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 2)
             self.highlighter = JsonHighlighter(self.document())
 
     def clear_marks(self, group: str) -> None:

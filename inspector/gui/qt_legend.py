@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLayout, QLayoutItem, QWidget
+from PySide6.QtCore import QPoint, QRect, QSize
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QWidget,
+)
 
 from inspector.gui import qt_palette
 from inspector.gui.qt_text import plain_label, tooltip
@@ -19,7 +26,9 @@ class FlowLayout(QLayout):
     """Lays its items out left to right and wraps them onto more lines when the width is short.
 
     Its height follows its width (heightForWidth), so a parent layout gives it the lines it
-    needs and the window never has to widen for it.
+    needs and the window never has to widen for it. It does not override expandingDirections:
+    returning a Qt.Orientation would build the whole `Qt` namespace (enum_values) with the
+    first layout; the legend is laid out beside a stretching sibling, which takes the rest.
     """
 
     def __init__(self, parent: QWidget | None = None, spacing: int = 10) -> None:
@@ -42,10 +51,6 @@ class FlowLayout(QLayout):
     def takeAt(self, index: int) -> QLayoutItem | None:
         """Remove and return the item at an index."""
         return self._items.pop(index) if 0 <= index < len(self._items) else None
-
-    def expandingDirections(self) -> Qt.Orientation:
-        """Never asks for more room than its lines."""
-        return Qt.Orientation(0)
 
     def hasHeightForWidth(self) -> bool:
         """The height depends on the width (the lines wrap)."""

@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from inspector.core.diff.values import DiffMode
 from inspector.core.errors import LoadError
+from inspector.core.modes import DiffMode
 from inspector.gui import navigation, qt_palette, status
 from inspector.gui.actions import TAB_NAMES, Tab
+from inspector.gui.enum_values import Orientation
 from inspector.gui.json_text import visible
 from inspector.gui.navigation import SIDES, other, pane_side
 from inspector.gui.qt_detail_tabs import DetailTabs
@@ -118,14 +118,15 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout(central)
         column.setContentsMargins(6, 4, 6, 0)
         column.setSpacing(4)
-        self.main_split = QSplitter(Qt.Orientation.Vertical, central)
+        self.main_split = QSplitter(parent=central)  # not given a Qt enum: see enum_values
+        self.main_split.setProperty("orientation", Orientation.Vertical)
         self.main_split.setObjectName("main-split")
         self.main_split.setChildrenCollapsible(False)
         top = QWidget(self.main_split)
         top_column = QVBoxLayout(top)
         top_column.setContentsMargins(0, 0, 0, 0)
         top_column.setSpacing(2)
-        self.pane_split = QSplitter(Qt.Orientation.Horizontal, top)
+        self.pane_split = QSplitter(parent=top)
         self.pane_split.setObjectName("pane-split")
         self.pane_split.setChildrenCollapsible(False)
         self.pane_split.addWidget(self.left)
@@ -134,10 +135,9 @@ class MainWindow(QMainWindow):
         top_column.addWidget(self.pane_split, 1)
         self.legend = Legend(top)
         top_column.addWidget(self.legend)
-        self.details = DetailTabs(
+        self.tabs = self.details = details = DetailTabs(
             self.session.known_tools, lambda: self.results, self.runner, self.main_split
         )
-        self.tabs = details = self.details
         self.main_split.addWidget(top)
         self.main_split.addWidget(self.tabs)
         self.main_split.setStretchFactor(0, 5)

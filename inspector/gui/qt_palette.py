@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
-from PySide6.QtCore import QByteArray, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QIcon, QImage, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QBrush, QColor, QIcon, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from inspector.core.verdicts import Verdict
@@ -44,12 +44,31 @@ PROMINENT_CHANGES: frozenset[str] = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Swatch:
-    """A colour pair and icon for one verdict, change level or severity in the current theme."""
+    """A colour pair and icon for one verdict, change level or severity in the current theme.
+
+    Its brushes are made when first asked for: `QBrush(QColor)` makes PySide6 build the whole
+    `Qt` namespace (see enum_values), and the window's first frame shows only the icons.
+    """
 
     icon: QIcon
-    foreground: QBrush
-    background: QBrush | None
+    colour: str
+    background_colour: str | None
     meaning: str
+
+    @property
+    def foreground(self) -> QBrush:
+        """The text colour's brush."""
+        return _brush(self.colour)
+
+    @property
+    def background(self) -> QBrush | None:
+        """The fill's brush (None: not filled)."""
+        return _brush(self.background_colour) if self.background_colour else None
+
+
+@cache
+def _brush(colour: str) -> QBrush:
+    return QBrush(QColor(colour))
 
 
 _theme: Theme | None = None
@@ -86,7 +105,10 @@ def icon(name: str) -> QIcon:
 
 @cache
 def _action_icon(action: str, colour: str) -> QIcon:
-    # Qt's SVG module is loaded with the first toolbar icon (drawn after the first paint).
+    # Qt's SVG module is loaded with the first toolbar icon (drawn after the first paint), and
+    # the `Qt` namespace named then (enum_values).
+    from PySide6.QtCore import QByteArray, Qt
+    from PySide6.QtGui import QImage, QPainter
     from PySide6.QtSvg import QSvgRenderer
 
     text = resource_path(action_icon_name(action)).read_text(encoding="utf-8")
@@ -120,12 +142,8 @@ def app_icon() -> QIcon:
 def _swatch(section: str, key: str, which: Theme) -> Swatch:
     entry = palette_data()[section][key] if section != "gap" else palette_data()["gap"]
     colours = entry[str(which)]
-    background = QBrush(QColor(colours["bg"])) if colours.get("bg") else None
     return Swatch(
-        icon(entry["icon"]),
-        QBrush(QColor(colours["fg"])),
-        background,
-        entry.get("meaning", ""),
+        icon(entry["icon"]), colours["fg"], colours.get("bg") or None, entry.get("meaning", "")
     )
 
 

@@ -13,7 +13,6 @@ from PySide6.QtCore import (
     QObject,
     QPoint,
     QSize,
-    Qt,
     Signal,
 )
 from PySide6.QtGui import (
@@ -39,8 +38,9 @@ from PySide6.QtWidgets import (
 from inspector.core.verdicts import PASSING, Verdict
 from inspector.gui import qt_palette
 from inspector.gui.conversations import conversation_labels
+from inspector.gui.enum_values import AlignmentFlag
 from inspector.gui.filtering import Choice, ItemFilter, matching_rows
-from inspector.gui.qt_text import ElidedLabel, dim, plain_label, tooltip
+from inspector.gui.qt_text import ElidedLabel, PointingHand, dim, plain_label, tooltip
 from inspector.gui.qt_transcript_model import (
     HEADERS,
     Column,
@@ -405,12 +405,12 @@ class TranscriptPane(QFrame):
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         title.setFont(font)
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        title.set_alignment(AlignmentFlag.AlignCenter)
         hint = plain_label(
             "Open Responses request, response or item list, JSONL log, or recorded SSE stream",
             page,
         )
-        hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        hint.set_alignment(AlignmentFlag.AlignCenter)
         hint.setWordWrap(True)
         dim(hint)
         buttons = QHBoxLayout()
@@ -420,7 +420,7 @@ class TranscriptPane(QFrame):
         buttons.addWidget(open_button)
         self.sample_button = QPushButton("Open the sample pair", page)
         self.sample_button.setFlat(True)
-        self.sample_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        PointingHand(self.sample_button)
         self.sample_button.setToolTip(
             tooltip("provider-a.json and provider-b.json with their tool schemas")
         )
@@ -445,6 +445,7 @@ class TranscriptPane(QFrame):
 
     def _build_tree(self) -> QTreeView:
         # Imported here, with the Qt classes only a tree names (see qt_pane_tree).
+        from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QAbstractItemView, QHeaderView
 
         from inspector.gui.qt_pane_tree import (
@@ -493,7 +494,7 @@ class TranscriptPane(QFrame):
         column = QVBoxLayout(page)
         column.addStretch(1)
         self.loading_label = plain_label("", page)
-        self.loading_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.loading_label.set_alignment(AlignmentFlag.AlignCenter)
         self.loading_label.setWordWrap(True)
         from PySide6.QtWidgets import QProgressBar  # only a loading page names it
 
@@ -516,6 +517,8 @@ class TranscriptPane(QFrame):
         return page
 
     def _build_error_page(self) -> QWidget:
+        from PySide6.QtCore import Qt  # made after the first paint, which names no `Qt` enum
+
         page = QFrame(self)
         page.setObjectName("error-page")
         page.setFrameShape(QFrame.Shape.StyledPanel)
@@ -722,15 +725,16 @@ class TranscriptPane(QFrame):
         """Announce the current row when the tree gains the focus; Esc clears the filter."""
         if self.completed and watched is self.tree and event.type() == QEvent.Type.FocusIn:
             self.announce_current()
-        elif (
-            watched is self.filter_edit
-            and event.type() == QEvent.Type.KeyPress
-            and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Escape
-            and self.item_filter().active
-        ):
-            self.clear_filter()
-            return True
+        elif watched is self.filter_edit and event.type() == QEvent.Type.KeyPress:
+            from PySide6.QtCore import Qt  # a key is pressed after the first paint
+
+            if (
+                isinstance(event, QKeyEvent)
+                and event.key() == Qt.Key.Key_Escape
+                and self.item_filter().active
+            ):
+                self.clear_filter()
+                return True
         return super().eventFilter(watched, event)
 
     def announce_current(self) -> None:

@@ -5,16 +5,18 @@ aligned mode both have one scroll position, the same rows fetched and the same i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint
 from PySide6.QtWidgets import QMenu, QSplitter, QWidget
 
 from inspector.gui import navigation
-from inspector.gui.alignment import Alignment
 from inspector.gui.navigation import Step, other
 from inspector.gui.qt_pane import TranscriptPane, fill_column_menu, left_share, twin_index
 from inspector.gui.qt_workers import debounce
+
+if TYPE_CHECKING:  # a diff's alignment comes after the window's first paint
+    from inspector.gui.alignment import Alignment
 
 #: The Session's `match`: filter jobs by side, item counts by side, and what takes the rows.
 Matcher = Callable[

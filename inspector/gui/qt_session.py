@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from inspector.core.diff.values import DiffMode
 from inspector.core.errors import Cancelled, InspectorError, LoadError
+from inspector.core.modes import DiffMode
 from inspector.gui import status
 from inspector.gui.qt_workers import Progress, TaskRunner
 

@@ -6,12 +6,12 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QIcon, QPalette, QPixmap
-from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from inspector.gui import qt_palette
-from inspector.gui.qt_text import ElidedLabel, plain_label, tooltip
+from inspector.gui.qt_text import ElidedLabel, PointingHand, plain_label, tooltip
 from inspector.gui.status import StatusLine
 
 if TYPE_CHECKING:
@@ -37,6 +37,10 @@ class DecisionBar:
 
     def add_permanent(self, extras: Sequence[QWidget], buttons: Sequence[QAction]) -> None:
         """Put widgets (the diff's progress) after the tools' names, then a button per action."""
+        # Made after the first paint, which names neither (PySide6 makes a class's enums then).
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QToolButton
+
         for extra in extras:
             self.bar.addPermanentWidget(extra)
         for action in buttons:
@@ -75,15 +79,15 @@ class ClickOpens(QObject):
     def __init__(self, widget: QWidget, callback: Callable[[], Any]) -> None:
         super().__init__(widget)
         self._callback = callback
-        widget.setCursor(Qt.CursorShape.PointingHandCursor)
+        PointingHand(widget)
         widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Run the callback on a left-button release over the widget."""
-        if (
-            event.type() == QEvent.Type.MouseButtonRelease
-            and getattr(event, "button", lambda: None)() == Qt.MouseButton.LeftButton
-        ):
-            self._callback()
-            return True
+        if event.type() == QEvent.Type.MouseButtonRelease:
+            from PySide6.QtCore import Qt  # a click comes after the first paint
+
+            if getattr(event, "button", lambda: None)() == Qt.MouseButton.LeftButton:
+                self._callback()
+                return True
         return super().eventFilter(watched, event)

@@ -13,22 +13,19 @@ from collections.abc import Callable, Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from PySide6.QtCore import (
-    QAbstractItemModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex
 from PySide6.QtGui import QFont
 
 from inspector.core.codes import Severity
 from inspector.core.verdicts import Verdict
 from inspector.gui import qt_palette
-from inspector.gui.alignment import padded_keys
+from inspector.gui.enum_values import ItemDataRole
 from inspector.gui.json_text import CELL_LIMIT, elide, label, preview, visible
 from inspector.gui.qt_text import tooltip
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import Qt
+
     from inspector.core.diff import Change, Pair
     from inspector.core.gate import GateResult
     from inspector.core.model import Item
@@ -46,14 +43,14 @@ def is_target_finding(finding: object) -> TypeGuard[TargetFinding]:
 
 
 #: Custom roles shared by every view and panel that reads the model.
-VerdictRole = Qt.ItemDataRole.UserRole + 1  # the item's Verdict (top-level rows)
-ItemRole = Qt.ItemDataRole.UserRole + 2  # the core Item (None on a gap row)
-IndexRole = Qt.ItemDataRole.UserRole + 3  # the item's index in the transcript
-PointerRole = Qt.ItemDataRole.UserRole + 4  # JSON Pointer of a field inside its item
-ValueRole = Qt.ItemDataRole.UserRole + 5  # the raw JSON value of a field row
-ChangesRole = Qt.ItemDataRole.UserRole + 6  # the diff changes of the item's pair
-CompactRole = Qt.ItemDataRole.UserRole + 7  # the cell's short text for a narrow column
-TargetRole = Qt.ItemDataRole.UserRole + 8  # the target findings that name the item
+VerdictRole = ItemDataRole.UserRole + 1  # the item's Verdict (top-level rows)
+ItemRole = ItemDataRole.UserRole + 2  # the core Item (None on a gap row)
+IndexRole = ItemDataRole.UserRole + 3  # the item's index in the transcript
+PointerRole = ItemDataRole.UserRole + 4  # JSON Pointer of a field inside its item
+ValueRole = ItemDataRole.UserRole + 5  # the raw JSON value of a field row
+ChangesRole = ItemDataRole.UserRole + 6  # the diff changes of the item's pair
+CompactRole = ItemDataRole.UserRole + 7  # the cell's short text for a narrow column
+TargetRole = ItemDataRole.UserRole + 8  # the target findings that name the item
 
 #: A field the item does not have (its counterpart does: aligned mode shows a gap row).
 _MISSING: Any = object()
@@ -483,6 +480,8 @@ class TranscriptModel(QAbstractItemModel):
         keys = self._keys.get(node)
         if keys is None:
             path = self._nodes[node][2]
+            from inspector.gui.alignment import padded_keys  # aligned rows come with a diff
+
             keys = padded_keys(*self._values(path)) if path else []
             self._keys[node] = keys
         return keys
@@ -553,19 +552,22 @@ class TranscriptModel(QAbstractItemModel):
         return _COLUMNS
 
     def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+        self, section: int, orientation: Qt.Orientation, role: int = ItemDataRole.DisplayRole
     ) -> Any:
         """Column titles and their tooltips."""
+        # Named here: a header asks after the first paint, which needs no `Qt` (enum_values).
+        from PySide6.QtCore import Qt
+
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
             return None
         narrow = section in self._icon_headers
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == ItemDataRole.DisplayRole:
             return "" if narrow else HEADERS[Column(section)]
-        if role == Qt.ItemDataRole.DecorationRole and narrow:
+        if role == ItemDataRole.DecorationRole and narrow:
             if section == Column.VERDICT:
                 return qt_palette.verdict_swatch("ok").icon
             return qt_palette.change_swatch(qt_palette.ChangeLevel.MINOR).icon
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == ItemDataRole.ToolTipRole:
             tip = HEADER_TIPS.get(Column(section))
             return f"{HEADERS[Column(section)]}: {tip}" if narrow and tip else tip
         return None
@@ -575,9 +577,11 @@ class TranscriptModel(QAbstractItemModel):
         wanted = frozenset(c for c in columns if c in (Column.VERDICT, Column.CHANGE))
         if wanted != self._icon_headers:
             self._icon_headers = wanted
+            from PySide6.QtCore import Qt
+
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, _COLUMNS - 1)
 
-    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: ModelIndex, role: int = ItemDataRole.DisplayRole) -> Any:
         """Every role, computed from the core values on demand."""
         if not index.isValid() or self._result is None:
             return None
@@ -591,15 +595,15 @@ class TranscriptModel(QAbstractItemModel):
     def _gap_data(self, column: int, role: int) -> Any:
         swatch = qt_palette.gap_swatch()
         # In the name column: the type column is sized for type words and cut the phrase.
-        if role == Qt.ItemDataRole.DisplayRole and column == Column.NAME:
+        if role == ItemDataRole.DisplayRole and column == Column.NAME:
             return "no item here"
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == ItemDataRole.ToolTipRole:
             return tooltip("Aligned mode: the other file has an item here; this one has none.")
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == ItemDataRole.ForegroundRole:
             return swatch.foreground
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == ItemDataRole.BackgroundRole:
             return swatch.background
-        if role == Qt.ItemDataRole.DecorationRole and column == Column.INDEX:
+        if role == ItemDataRole.DecorationRole and column == Column.INDEX:
             return swatch.icon
         return None
 
@@ -607,9 +611,9 @@ class TranscriptModel(QAbstractItemModel):
         assert self._result is not None
         item = self._result.transcript.items[i]
         verdict = self._result.verdicts[i]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == ItemDataRole.DisplayRole:
             return self._item_text(item, verdict.verdict, i, column)
-        if role == Qt.ItemDataRole.DecorationRole:
+        if role == ItemDataRole.DecorationRole:
             if column == Column.INDEX:
                 return qt_palette.verdict_swatch(verdict.verdict).icon
             if column == Column.VERDICT:
@@ -622,23 +626,23 @@ class TranscriptModel(QAbstractItemModel):
             return self._compact_text(verdict.verdict, i, column)
         if role == TargetRole:
             return tuple(self.target_findings(i))
-        if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):
+        if role in (ItemDataRole.ForegroundRole, ItemDataRole.BackgroundRole):
             if column == Column.VERDICT:
                 swatch = qt_palette.verdict_swatch(verdict.verdict)
             else:
                 swatch = self._change_swatch(i, column)
             if swatch is None:
                 return None
-            if role == Qt.ItemDataRole.ForegroundRole:
+            if role == ItemDataRole.ForegroundRole:
                 return swatch.foreground
             return swatch.background
-        if role == Qt.ItemDataRole.FontRole:
+        if role == ItemDataRole.FontRole:
             if self._bold(i, column):
                 font = QFont()
                 font.setBold(True)
                 return font
             return None
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == ItemDataRole.ToolTipRole:
             return tooltip(self._item_tip(item, i, column))
         if role == VerdictRole:
             return verdict.verdict
@@ -745,7 +749,7 @@ class TranscriptModel(QAbstractItemModel):
         item = self.item_at_row(path[0])
         if value is _MISSING:
             return self._gap_field_data(path, item, column, role)
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == ItemDataRole.DisplayRole:
             # A field row spans the columns in the views (field_label); the value's preview is
             # also the type cell's, for a view that does not span.
             if column == Column.INDEX:
@@ -753,7 +757,7 @@ class TranscriptModel(QAbstractItemModel):
             if column == Column.TYPE:
                 return preview(value)
             return None
-        if role == Qt.ItemDataRole.ToolTipRole and column in (Column.INDEX, Column.TYPE):
+        if role == ItemDataRole.ToolTipRole and column in (Column.INDEX, Column.TYPE):
             return tooltip(preview(value, 2000))
         if role == ItemRole:
             assert self._result is not None and item is not None
@@ -772,14 +776,14 @@ class TranscriptModel(QAbstractItemModel):
         self, path: tuple[Any, ...], item: int | None, column: int, role: int
     ) -> Any:
         """A field only the counterpart has: a gap row that keeps the two panes level."""
-        if role == Qt.ItemDataRole.DisplayRole and column == Column.INDEX:
+        if role == ItemDataRole.DisplayRole and column == Column.INDEX:
             return f"no {_key_text(path[-1])} here"
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == ItemDataRole.ToolTipRole:
             from inspector.core.model import join_pointer  # imported with the first load
 
             pointer = join_pointer("", *path[1:])
             return tooltip(f"Aligned mode: the other file's item has {pointer}; this one has not.")
-        if role in (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole):
+        if role in (ItemDataRole.ForegroundRole, ItemDataRole.BackgroundRole):
             return self._gap_data(column, role)
         if role == IndexRole:
             return item

@@ -11,12 +11,15 @@ transcripts of synthetic.py:
 * cold start: process start → first paint of the window started on the sample pair (as
   `replay-inspector --tools T LEFT RIGHT`, which opens them after that paint), divided by the
   same for a bare PySide6 window shown by the same interpreter (medians, the runs interleaved);
-  for context, the same until the pair is loaded, diffed and painted.
+  for context, the same until the pair is loaded, diffed and painted, and how many Python enum
+  classes PySide6 has made by the first paint (it makes a Qt class's when the class is first
+  used; the `Qt` namespace alone has 93).
 """
 
 from __future__ import annotations
 
 import argparse
+import enum
 import json
 import os
 import resource
@@ -160,11 +163,24 @@ def child_baseline() -> dict[str, float]:
     return {"peak_rss_bytes": _own_peak_rss()}
 
 
-def child_cold(kind: str) -> None:
+def pyside_enum_classes() -> int:
+    """How many Python enum classes PySide6 has made so far (a class's, when it is first used)."""
+    found: set[type] = set()
+    todo: list[type] = [enum.Enum]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return sum(1 for c in found if c.__module__.startswith("PySide6."))
+
+
+def child_cold(kind: str, count: bool = False) -> None:
     """Start, show a window, exit at its first paint: the inspector as
     `replay-inspector --tools T LEFT RIGHT` starts on the sample pair ('app': the pair is opened
     after the first paint), the same until the pair is loaded, diffed and painted ('app-pair'),
-    or a bare PySide6 window ('bare')."""
+    or a bare PySide6 window ('bare'). `count` reports the enum classes made by then (not in
+    the timed runs)."""
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
@@ -180,7 +196,8 @@ def child_cold(kind: str) -> None:
         widget.installEventFilter(FirstPaint(widget))
 
     def finish() -> None:
-        sys.stdout.write("{}\n")
+        sys.stdout.write(json.dumps({"enum_classes": pyside_enum_classes()} if count else {}))
+        sys.stdout.write("\n")
         sys.stdout.flush()
         os._exit(0)  # the finish line; teardown is not part of a cold start
 
@@ -271,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         elif kind == "baseline":
             print(json.dumps(child_baseline()))
         else:
-            child_cold(rest[0])
+            child_cold(rest[0], count=rest[1:] == ["count"])
         return 0
 
     with tempfile.TemporaryDirectory(prefix="bench-gui-") as scratch:
@@ -280,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
         pair = pair_memory(*write_pair(folder, args.pair_items))
     baseline, _run = run_child("baseline")
     cold = cold_starts(args.runs, ("app", "app-pair", "bare"))
+    enums = {
+        kind: int(run_child("cold", kind, "count")[0]["enum_classes"]) for kind in ("app", "bare")
+    }
     pair_ratio = pair["peak_rss"] / pair["both_bytes"]
     cold_ratio = cold["app"] / cold["bare"]
     empty_mb = baseline["peak_rss_bytes"] / 1e6
@@ -331,6 +351,12 @@ def main(argv: list[str] | None = None) -> int:
             f"median of {args.runs})",
             f"≤ {TARGETS['cold_ratio']}",
             cold_ratio <= TARGETS["cold_ratio"],
+        ),
+        (
+            "  enum classes made by the first paint (context)",
+            f"{enums['app']}  (bare window {enums['bare']})",
+            "",
+            "",
         ),
         (
             "  the sample pair loaded, diffed and painted",

@@ -419,6 +419,7 @@ def _plain_items(monkeypatch: pytest.MonkeyPatch, module: Any, load: Any) -> lis
     with monkeypatch.context() as patched:
         patched.setattr(module, "Converter", plain)
         patched.setattr(claude_code, "_plain_turn", lambda conv, run: False)
+        patched.setattr(otel, "_direct_ok", lambda messages: False)
         found: list[Transcript] = load()
     return found
 
@@ -452,3 +453,63 @@ def test_held_items_are_plain_items_for_a_generated_trace_and_session(
         item = held[0].items[0]
         item.read()["type"] = "changed"
         assert item.raw["type"] != "changed" and item.get("type") != "changed"
+
+
+def _rows_both_ways(monkeypatch: pytest.MonkeyPatch, transcript: Transcript) -> int:
+    """Assert the rows `encoded_item_rows` fills in from templates are the rows made as dicts
+    and encoded, at several levels; how many rows were made as dicts at level 3."""
+    from inspector.commands import common
+    from inspector.core import report
+    from inspector.core.gate import gate_transcript
+
+    result = gate_transcript(transcript, None)
+    made: list[int] = []
+    item_row = report.item_row
+
+    def counted(item: Any, verdict: Any) -> dict[str, Any]:
+        made.append(item.index)
+        return item_row(item, verdict)
+
+    slow = 0
+    for level in (0, 1, 3):
+        with monkeypatch.context() as patched:
+            patched.setattr(report, "item_row", counted)
+            made.clear()
+            templated = b"".join(common.encoded_item_rows(result, level))
+            slow = len(made)
+        assert templated == b"".join(common.encoded_elements(report.item_rows(result), level))
+    return slow
+
+
+@pytest.mark.parametrize("path", [*SESSIONS, *TRACES], ids=lambda p: p.name)
+def test_rows_of_held_items_from_templates_are_the_rows_encoded(
+    monkeypatch: pytest.MonkeyPatch, path: Path
+) -> None:
+    for transcript in load_conversations(path):
+        _rows_both_ways(monkeypatch, transcript)
+
+
+def test_rows_of_odd_and_generated_held_items_are_mostly_templates(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Odd records (escapes, non-ASCII, marks of the converter's own making) and a generated
+    # session whose rows share a few marks: nearly all of the latter's rows are templates.
+    odd, session = tmp_path / "odd.jsonl", tmp_path / "session.jsonl"
+    odd.write_text("\n".join(_odd_lines()) + "\n", encoding="utf-8")
+    for transcript in load_conversations(odd):
+        _rows_both_ways(monkeypatch, transcript)
+    synthetic.write_claude_code(session, 200_000)
+    (transcript,) = load_conversations(session)
+    assert len(transcript.items) > 400
+    assert _rows_both_ways(monkeypatch, transcript) == 0
+    # Calls without ids: each one's marks are its own (its synthesised id), past the marks
+    # kept by identity, so the later rows are made as dicts.
+    unnamed = tmp_path / "unnamed.jsonl"
+    records = [
+        _record("assistant", {"id": f"m{k}", "content": [{"type": "tool_use", "input": {}}]}, "u")
+        for k in range(1200)
+    ]
+    unnamed.write_text("\n".join(map(json.dumps, records)) + "\n", encoding="utf-8")
+    (transcript,) = load_conversations(unnamed)
+    assert len({id(i.conversion.derived) for i in transcript.items}) == 1200
+    assert 0 < _rows_both_ways(monkeypatch, transcript) < 1200

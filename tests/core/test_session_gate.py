@@ -24,6 +24,7 @@ from inspector.commands import gate as gate_command
 from inspector.core import parallel, session_gate
 from inspector.core.formats import claude_code, conversations_from_bytes
 from inspector.core.formats._convert import renumber
+from inspector.core.gate import gate_transcript
 from inspector.core.model import Item, Transcript
 from tests.benchmarks import synthetic
 from tests.benchmarks.bench_sources import repeated
@@ -337,3 +338,98 @@ def test_a_gate_by_shares_that_ends_early_ends_its_workers_at_once(
     monkeypatch.setattr(session_gate, "_converted", asleep_or_interrupted)
 
     interrupted_gate_ends_its_workers(lambda: _gate(str(path), "--jobs", "2"), seen)
+
+
+def _turns(*turns: tuple[str, str, Any]) -> bytes:
+    """A session of turns: ("call", call id, tool name) or ("result", call id, None)."""
+    records = []
+    for k, (kind, call_id, name) in enumerate(turns):
+        if kind == "call":
+            block = {"type": "tool_use", "id": call_id, "name": name, "input": {"n": 1}}
+            message = {"id": f"msg_{k}", "role": "assistant", "content": [block]}
+            records.append({**_BASE, "type": "assistant", "message": message, "uuid": f"u{k}"})
+        else:
+            block = {"type": "tool_result", "tool_use_id": call_id, "content": "done"}
+            message = {"role": "user", "content": [block]}
+            records.append({**_BASE, "type": "user", "message": message, "uuid": f"u{k}"})
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+#: Sessions whose pairs cross the cut, with the line the second share starts at, and whether
+#: the shares' findings can be merged (else the file goes the usual way).
+_ACROSS = {
+    # Calls answered in the next share (an ok call, a blocked one), a call never answered,
+    # an output no call answers, an output before its call (in the next share), and pairs
+    # inside each share.
+    "merged": (
+        [
+            ("call", "a", "t"),
+            ("call", "b", "unknown"),
+            ("call", "c", "t"),
+            ("result", "e", None),
+            ("call", "f", "t"),
+            ("result", "f", None),
+            ("result", "a", None),
+            ("result", "b", None),
+            ("result", "d", None),
+            ("call", "e", "t"),
+            ("call", "g", "unknown"),
+            ("result", "g", None),
+            ("result", "a", None),
+        ],
+        6,
+        True,
+    ),
+    # One call id in both shares.
+    "duplicate call": ([("call", "a", "t"), ("call", "a", "t"), ("result", "a", None)], 1, False),
+    # An output of a call its own share answered already.
+    "answered twice": (
+        [("call", "a", "unknown"), ("result", "a", None), ("result", "a", None)],
+        2,
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_ACROSS))
+def test_findings_across_a_cut_are_merged_as_one_process_makes_them(
+    tmp_path: Path, by_shares: list[Any], monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    turns, cut, merged = _ACROSS[case]
+    data = _turns(*turns)
+    path, tools = tmp_path / "across.jsonl", tmp_path / "tools.json"
+    path.write_bytes(data)
+    tool = {"type": "function", "name": "t", "parameters": {"type": "object"}}
+    tools.write_text(json.dumps({"tools": [tool]}), encoding="utf-8")
+    starts = _line_starts(data)
+    monkeypatch.setattr(session_gate, "_cuts", lambda data, shares: [0, starts[cut], len(data)])
+    alone = _gate(str(path), "--tools", str(tools), "--jobs", "1")
+    assert _gate(str(path), "--tools", str(tools), "--jobs", "2") == alone
+    assert len(by_shares) == 1 and (by_shares[0] is not None) == merged
+    codes = {f["code"] for f in json.loads(alone[1])["files"][0]["findings"]}
+    if case == "merged":
+        assert codes >= {
+            "output_for_blocked_call",
+            "missing_output",
+            "orphan_output",
+            "output_before_call",
+        }
+    else:
+        assert codes & {"duplicate_call_id", "output_for_blocked_call"}
+
+
+def test_an_incomplete_item_at_a_shares_end_is_not_merged() -> None:
+    # Only the file's last item may be incomplete: a share whose last item is cannot tell
+    # whether one follows, so its findings are not merged when a later share holds items.
+    (transcript,) = conversations_from_bytes(_turns(("call", "a", "t")), "x.jsonl")
+    head = dataclasses.replace(transcript, items=())
+    toolset = parallel.make_toolset(None, None)[0]
+    verdicts = list(gate_transcript(transcript).verdicts) * 2
+
+    def local(items: int, incomplete: bool) -> Any:
+        return session_gate._Local([], [], {}, frozenset(), frozenset(), items, incomplete)
+
+    merged = session_gate._merged
+    assert merged(head, verdicts, [local(1, True), local(1, False)], toolset) is None
+    assert merged(head, verdicts, [local(1, True), local(0, False)], toolset) is not None
+    assert merged(head, verdicts, [local(1, False), local(1, True)], toolset) is not None

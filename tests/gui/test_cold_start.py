@@ -17,6 +17,7 @@ from inspector.gui.qt_item_panel import ItemPanel
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_main_window import MainWindow
 from inspector.gui.qt_settings import Settings
+from inspector.gui.qt_text import escape_html, monospace_font
 from inspector.gui.qt_transcript_model import Column
 from inspector.resources import sample_pair
 from tests.conftest import SAMPLES
@@ -66,6 +67,14 @@ HEAVY = (
     "pygments",
     "jsonschema",
     "regex",
+    # The diff's values (the window names only its mode, from core.modes), the Search and
+    # Findings tabs' words, the aligned rows, and the html package (a tooltip escapes as
+    # html.escape does, without its entity table).
+    "inspector.core.diff",
+    "inspector.gui.contents",
+    "inspector.gui.findings",
+    "inspector.gui.alignment",
+    "html",
 )
 
 #: Qt classes the first paint does not need: PySide6 builds the Python enums of a class when it
@@ -73,6 +82,9 @@ HEAVY = (
 #: where they are used (a cell's compact text, text marks and highlighting, a screenshot, the
 #: actions, menus and toolbar built after the first paint, a file dialog).
 QT_LATER = (
+    # The `Qt` namespace: its 93 enums are made together with its first use, which the first
+    # frame avoids (gui/enum_values.py).
+    "Qt",
     "QStyle",
     "QTextCharFormat",
     "QSaveFile",
@@ -98,13 +110,18 @@ QT_LATER = (
     "QTextCursor",
     "QTextFormat",
     "QTextEdit",
+    # An item view's monospace font (with its first text), the shortened-value notice's button
+    # and the toolbar icons' images.
+    "QFontDatabase",
+    "QToolButton",
+    "QImage",
 )
 
 # The window is started by the entry point as `replay-inspector --tools T LEFT RIGHT` starts it;
 # at its first paint the modules are listed, then the pair it opens after that paint is awaited
 # and the modules listed again.
 _CHILD = """
-import json, sys, tempfile
+import enum, json, sys, tempfile
 from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication
@@ -119,6 +136,17 @@ def loaded(names):
     inside = tuple(n + "." for n in names)
     return sorted(m for m in sys.modules if m in names or m.startswith(inside))
 
+def enum_classes():
+    # Every enum class PySide6 has made so far (it makes a class's when the class is first used).
+    found, todo = set(), [enum.Enum]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return sorted(f"{c.__module__}.{c.__qualname__}" for c in found
+                  if c.__module__.startswith("PySide6."))
+
 def watched(*args, **kwargs):
     window = make_window(*args, **kwargs)
 
@@ -132,6 +160,7 @@ def watched(*args, **kwargs):
                 seen["trees_then"] = [hasattr(p, "tree") for p in window.panes.values()]
                 qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
                 seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
+                seen["enums_then"] = enum_classes()
             return False
 
     window.installEventFilter(Painted(window))
@@ -140,6 +169,7 @@ def watched(*args, **kwargs):
         seen["diffed"] = loaded(sys.argv[1:])
         seen["furnished"] = [window.furnished, len(window.toolbar.actions()), len(window.menus)]
         seen["rows"] = [p.tree.model().rowCount() for p in window.panes.values()]
+        seen["enums"] = enum_classes()
         print(json.dumps(seen))
         QApplication.quit()
 
@@ -175,12 +205,16 @@ def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
     assert seen["trees_then"] == [False, False]
     assert sorted(set(QT_LATER) & set(seen["qt_named"])) == []
     assert "TranscriptPane" not in seen["qt_named"] and "QStackedWidget" in seen["qt_named"]
+    # None of the `Qt` namespace's enum classes was made for it, though others were.
+    assert [e for e in seen["enums_then"] if e.startswith("PySide6.QtCore.Qt.")] == []
+    assert "PySide6.QtCore.QEvent.Type" in seen["enums_then"]
     # Then the pair was opened, read and diffed: the engines came with it.
     assert {"inspector.core.formats", "inspector.core.diff.compute"} <= set(seen["diffed"])
     assert {"inspector.gui.qt_highlight", "pygments"} <= set(seen["diffed"])  # items shown
     furnished, tools, menus = seen["furnished"]
     assert furnished and tools > 5 and menus == 5
     assert all(rows > 0 for rows in seen["rows"])  # each pane's tree made, the pair's rows in it
+    assert "PySide6.QtCore.Qt.ItemDataRole" in seen["enums"]  # named once the trees are shown
 
 
 def test_a_started_window_is_furnished_after_its_first_paint_and_works(qtbot, tmp_path) -> None:
@@ -319,3 +353,19 @@ def test_a_started_window_makes_its_trees_after_the_first_paint_with_saved_colum
     qtbot.waitUntil(lambda: window.alignment is not None, timeout=60_000)
     assert window.left.tree.model().rowCount() > 0 and window.select("left", 1)
     window.runner.wait()
+
+
+def test_a_tooltip_escapes_as_html_escape_does() -> None:
+    import html
+
+    for text in ("<b>x</b> & y", "&amp; <<>> \"quoted\" 'single'", "", "a\nb", "&&&<>"):
+        assert escape_html(text) == html.escape(text, quote=False)
+
+
+def test_an_item_view_takes_its_monospace_font_with_its_first_text(qtbot, pair_window) -> None:
+    view = ItemPanel(pair_window).view
+    mono = monospace_font()
+    assert view.highlighter is None and view.font().family() != mono.family()
+    view.set_text('{"a": 1}')
+    assert view.font().family() == mono.family()
+    assert view.tabStopDistance() == view.fontMetrics().horizontalAdvance(" ") * 2

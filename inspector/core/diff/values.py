@@ -5,10 +5,10 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, overload
 
 from inspector.core.codes import Severity
+from inspector.core.modes import DiffMode as DiffMode  # its home until the window named it
 
 #: Item fields that always differ between providers and are never compared.
 VOLATILE_FIELDS: frozenset[str] = frozenset({"id"})
@@ -186,23 +186,6 @@ class Pairs(Sequence[Pair]):
 
     def __repr__(self) -> str:
         return f"Pairs({list(self)!r})"
-
-
-class DiffMode(StrEnum):
-    """What the right side is: the planned replay of the left, or another run to compare."""
-
-    REPLAY = "replay"
-    COMPARE = "compare"
-
-    @property
-    def description(self) -> str:
-        """One line saying how the two sides are read."""
-        if self is DiffMode.COMPARE:
-            return (
-                "two providers' runs of one session; calls align by order and name, "
-                "call_ids may be renamed consistently"
-            )
-        return "RIGHT is what you plan to replay in place of LEFT; call_ids must match"
 
 
 @dataclass(frozen=True, slots=True)

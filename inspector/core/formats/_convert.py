@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -139,6 +140,30 @@ def text_part(role: Any, text: Any) -> dict[str, Any]:
     return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
 
 
+def _conversion_maker() -> Callable[[str, Any, tuple[Derivation, ...], str], Conversion]:
+    """Makes `Conversion(source, native, derived, label)` by setting its slots, not through
+    the frozen dataclass's `__init__` (an `object.__setattr__` call per field: half the cost
+    of a held item); the plain constructor if the class has other fields."""
+    names = ("source", "native", "derived", "label")
+    if tuple(f.name for f in dataclasses.fields(Conversion)) != names:
+        return Conversion
+    new = object.__new__
+    source, native, derived, label = (getattr(Conversion, n).__set__ for n in names)
+
+    def made(s: str, n: Any, d: tuple[Derivation, ...], lab: str) -> Conversion:
+        c = new(Conversion)
+        source(c, s)
+        native(c, n)
+        derived(c, d)
+        label(c, lab)
+        return c
+
+    return made
+
+
+#: How converted items' conversions are made (a source makes them by the hundred thousand).
+conversion_of = _conversion_maker()
+
 #: Numbers each `Held`, so the keys `Item.raw` keeps values by never meet another's.
 _HELD = itertools.count()
 
@@ -184,28 +209,20 @@ class Held(LazySource):
         group: int,
         envelope: Envelope,
         conversion: Conversion,
+        hot: tuple[Any, Any, Any, Any, Any, Any] | None = None,
     ) -> None:
-        """Append an item of `raw` (an object with a string `type`) to `items`."""
+        """Append an item of `raw` (an object with a string `type`) to `items`. `hot`: its
+        hot members its maker knows already (type, id, call_id, name, role and status, each
+        None when absent), then not read from it again, and a pointer the maker shares."""
+        if hot is None:
+            get = raw.get
+            hot = (raw["type"], get("id"), get("call_id"), get("name"), get("role"), get("status"))
+            pointer = self.pointer_text.setdefault(pointer, pointer)
         self.values.append(raw)
         self.lines.append(line or 0)
-        self.pointers.append(self.pointer_text.setdefault(pointer, pointer))
-        get = raw.get
+        self.pointers.append(pointer)
         items.append(
-            Item(
-                len(items),
-                self,
-                None,
-                group,
-                envelope,
-                conversion,
-                raw["type"],
-                get("id"),
-                get("call_id"),
-                get("name"),
-                get("role"),
-                get("status"),
-                LEAN | HAS_TYPE,
-            )
+            Item(len(items), self, None, group, envelope, conversion, *hot, LEAN | HAS_TYPE)
         )
 
     def value(self, index: int) -> Any:
@@ -660,7 +677,7 @@ class Converter:
         envelope, path, group, add = self.api.envelope, self.b.path, self.group, self.b.add_item
         hold, items = self.hold, self.b.items
         for pending in self.pending:
-            conversion = Conversion(name, pending.native, tuple(pending.derived), label)
+            conversion = conversion_of(name, pending.native, tuple(pending.derived), label)
             raw = pending.raw
             if hold and type(raw.get("type")) is str:
                 run = self.held

@@ -31,11 +31,11 @@ from inspector.core.formats._convert import (
     PARTS_CONVERTED,
     Api,
     Converter,
+    conversion_of,
     empty_text,
     held,
     prefixed,
     serialise,
-    text_part,
 )
 from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.formats._sessions import (
@@ -55,7 +55,6 @@ from inspector.core.formats._sessions import (
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import read_bytes
 from inspector.core.model import (
-    Conversion,
     Derivation,
     Group,
     LoadError,
@@ -177,10 +176,13 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
     first = run[0]
     native = first.obj
     role = native["message"].get("role") or native.get("type")
-    at = first.base + "/message"
+    # A JSON Lines record's pointer is one string for all (a web export's, its own).
+    at = first.base + "/message" if first.base else "/message"
     at_line = first.number if first.number is not None else conv.record.line
-    # (raw, line, pointer, native, marks) of each item, in order; text parts gather in `parts`.
-    made: list[tuple[dict[str, Any], int | None, str, Any, tuple[Derivation, ...]]] = []
+    text_type = "output_text" if role == "assistant" else "input_text"
+    # (raw, line, pointer, native, marks, hot members) of each item, in order; text parts
+    # gather in `parts`.
+    made: list[tuple[Any, ...]] = []
     parts: list[Any] = []
     calls: list[tuple[Any, str]] = []
     for line in run:
@@ -188,20 +190,19 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
         if type(content) is str:
             if parts:
                 _gathered(made, parts, role, at_line, at, native)
-            made.append(
-                ({"type": "message", "role": role, "content": content}, at_line, at, native, ())
-            )
+            raw = {"type": "message", "role": role, "content": content}
+            made.append((raw, at_line, at, native, (), ("message", None, None, None, role, None)))
             continue
         if type(content) is not list:
             return False
         where = line.number if line.number is not None else at_line
-        blocks = line.base + "/message/content/"
+        base = line.base
         for j, block in enumerate(content):
             if type(block) is not dict:
                 return False
             kind = block.get("type")
             if kind == "text":
-                part = text_part(role, block.get("text"))
+                part = {"type": text_type, "text": block.get("text")}
                 if len(block) != 2 or "text" not in block:
                     part.update(prefixed(block, anthropic.TEXT_KEYS, anthropic.SLUG))
                 parts.append(part)
@@ -224,7 +225,8 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
                 }
                 if len(block) != 4 or "name" not in block:
                     raw.update(prefixed(block, anthropic.CALL_KEYS, anthropic.SLUG))
-                made.append((raw, where, blocks + str(j), block, _CALL_MARKS))
+                hot: tuple[Any, ...] = ("function_call", None, call_id, name, None, COMPLETED)
+                made.append((raw, where, _block_pointer(base, j), block, _CALL_MARKS, hot))
             elif kind == "tool_result":
                 call_id = block.get("tool_use_id")
                 if type(call_id) is not str or not call_id:
@@ -239,7 +241,8 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
                 raw = {"type": "function_call_output", "call_id": call_id, "output": output}
                 if len(block) != 3 or "content" not in block:
                     raw.update(prefixed(block, anthropic.RESULT_KEYS, anthropic.SLUG))
-                made.append((raw, where, blocks + str(j), block, marks))
+                hot = ("function_call_output", None, call_id, None, None, None)
+                made.append((raw, where, _block_pointer(base, j), block, marks, hot))
             else:
                 return False
     if parts:
@@ -256,13 +259,33 @@ def _plain_turn(conv: Converter, run: Sequence[Line]) -> bool:
     into = conv.held
     if into is None or into.first + len(into.values) != len(items):
         into = conv.held = held(b)
+    put = into.add
     source, label = SOURCE
-    for raw, line_number, pointer, block, marks in made:
-        if raw["type"] == "function_call_output":
-            answered.add(raw["call_id"])
-        conversion = Conversion(source, block, marks, label)
-        into.add(items, raw, line_number, pointer, group, envelope, conversion)
+    for raw, line_number, pointer, block, marks, hot in made:
+        if hot[0] == "function_call_output":
+            answered.add(hot[2])
+        put(
+            items,
+            raw,
+            line_number,
+            pointer,
+            group,
+            envelope,
+            conversion_of(source, block, marks, label),
+            hot,
+        )
     return True
+
+
+#: The pointers of a JSON Lines record's first content blocks (nearly every record's).
+_BLOCK_POINTERS = [f"/message/content/{j}" for j in range(16)]
+
+
+def _block_pointer(base: str, j: int) -> str:
+    """The JSON Pointer of content block `j` of the record at `base`."""
+    if not base and j < 16:
+        return _BLOCK_POINTERS[j]
+    return f"{base}/message/content/{j}"
 
 
 def _gathered(
@@ -272,7 +295,8 @@ def _gathered(
     kept = [p for p in parts if not empty_text(p)]
     if kept:
         raw = {"type": "message", "role": role, "content": kept}
-        made.append((raw, line, at, native, _TEXT_MARKS))
+        hot = ("message", None, None, None, role, None)
+        made.append((raw, line, at, native, _TEXT_MARKS, hot))
     parts.clear()
 
 
@@ -779,8 +803,10 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
     session = session or reader._session
     main = reader._found.get(MAIN)
     if main is not None and main.run and main.run_key is not None:
-        after = _records(data, stop, 1, path, number + data.count(b"\n", start, stop))
-        for line in after:
+        # Numbered from the share's end, and numbered in the file only when a record goes on
+        # with the last turn (seldom): counting the share's lines is a pass over its bytes.
+        first_after: int | None = None
+        for line in _records(data, stop, 1, path, 0):
             key = _turn_key(line.obj)
             if key is _SIDECHAIN:
                 return None
@@ -788,7 +814,9 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
                 continue
             if key != main.run_key:
                 break
-            reader.add((line,))
+            if first_after is None:
+                first_after = number + data.count(b"\n", start, stop)
+            reader.add((line._replace(number=first_after + (line.number or 0)),))
     if list(reader._found) not in ([], [MAIN]) or (
         main is not None and (main.conv.paired or main.b.synthesised)
     ):

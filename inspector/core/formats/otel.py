@@ -26,6 +26,7 @@ off, the conventions' default) is a `content_not_captured` finding, not an empty
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import sys
@@ -38,8 +39,13 @@ import orjson
 
 from inspector.core.formats._convert import (
     ABSENT,
+    COMPLETED,
+    HISTORY_STATUS,
     Api,
     Converter,
+    conversion_of,
+    held,
+    outcome,
     prefixed,
     serialise,
     text_part,
@@ -714,14 +720,11 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
     pointer = inference.where.get(TOOLS, inference.pointer)
     if isinstance(raw, str):
         # Every span of an agent repeats the same definitions: read once, shared (so the gate
-        # also finds each schema compiled, by identity).
-        path, line = b.path, inference.line
-        for known in _definitions(raw):
-            assert known.origin is not None
-            where = Origin(path, line, pointer + known.origin.pointer)
-            b.tools[known.name] = Tool(
-                known.name, known.parameters, known.kind, known.source, where, known.strict
-            )
+        # also finds each schema compiled, by identity); each tool still points at this span.
+        path, line, tools = b.path, inference.line, b.tools
+        for name, parameters, kind, source, at, strict in _definitions(raw):
+            where = _origin(path, line, pointer + at)
+            tools[name] = _tool(name, parameters, kind, source, where, strict)
     elif isinstance(raw, list):
         b.add_tools(raw, pointer, inference.line)
     _pydantic_tools(b, inference)
@@ -742,15 +745,60 @@ def _tool_definitions(b: Builder, inference: Inference) -> None:
             b.add_tool(tool["name"], parameters, inference.pointer, inference.line)
 
 
+#: A tool read from a definitions text: its name, parameters, kind, source, JSON Pointer
+#: within the attribute's value and strict flag (Tool's fields, the origin a pointer).
+_Defined = tuple[str, Any, str, str, str, bool | None]
+
+
 @functools.lru_cache(maxsize=64)
-def _definitions(text: str) -> tuple[Tool, ...]:
+def _definitions(text: str) -> tuple[_Defined, ...]:
     """The function tools of a `gen_ai.tool.definitions` JSON string, each pointed at from
     the attribute's value (none when it does not parse)."""
     try:
         raw = orjson.loads(text)
     except orjson.JSONDecodeError:
         return ()
-    return tuple(tools_from_list(raw, source="transcript"))
+    return tuple(
+        (t.name, t.parameters, t.kind, t.source, t.origin.pointer if t.origin else "", t.strict)
+        for t in tools_from_list(raw, source="transcript")
+    )
+
+
+# Origins and Tools made by setting their slots directly (as `_convert.conversion_of` makes
+# Conversions): a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
+# about twice the cost, and every conversation of a trace makes its eight tools and their
+# origins (each pointed at its own span).
+_NEW = object.__new__
+_O_FILE, _O_LINE, _O_POINTER, _O_EVENT = (
+    Origin.__dict__[f.name].__set__ for f in dataclasses.fields(Origin)
+)
+_T_NAME, _T_PARAMETERS, _T_KIND, _T_SOURCE, _T_ORIGIN, _T_STRICT = (
+    Tool.__dict__[f.name].__set__ for f in dataclasses.fields(Tool)
+)
+
+
+def _origin(file: str | None, line: int | None, pointer: str) -> Origin:
+    """`Origin(file, line, pointer)`."""
+    made: Origin = _NEW(Origin)
+    _O_FILE(made, file)
+    _O_LINE(made, line)
+    _O_POINTER(made, pointer)
+    _O_EVENT(made, None)
+    return made
+
+
+def _tool(
+    name: str, parameters: Any, kind: str, source: str, origin: Origin, strict: bool | None
+) -> Tool:
+    """`Tool(name, parameters, kind, source, origin, strict)`."""
+    made: Tool = _NEW(Tool)
+    _T_NAME(made, name)
+    _T_PARAMETERS(made, parameters)
+    _T_KIND(made, kind)
+    _T_SOURCE(made, source)
+    _T_ORIGIN(made, origin)
+    _T_STRICT(made, strict)
+    return made
 
 
 def _pydantic_tools(b: Builder, inference: Inference) -> None:
@@ -994,13 +1042,16 @@ def _parts_from_flattened(got: list[_Sent], completions: list[Any], span: str) -
     return filled
 
 
-@dataclass(frozen=True, slots=True)
 class _AnsweredFrom:
     """The call ids that a tool_call_response answers in this inference or a later one."""
 
-    #: Call id → the position of the last inference of the conversation that answers it.
-    last: dict[str, int]
-    position: int
+    # A plain class: one is made for every inference (a frozen dataclass costs twice as much).
+    __slots__ = ("last", "position")
+
+    def __init__(self, last: dict[str, int], position: int) -> None:
+        #: Call id → the position of the last inference of the conversation that answers it.
+        self.last = last
+        self.position = position
 
     def __contains__(self, call_id: object) -> bool:
         return isinstance(call_id, str) and self.last.get(call_id, -1) >= self.position
@@ -1050,13 +1101,21 @@ def _add_inference(
     response_id = attrs.get("gen_ai.response.id")
     group = b.group(
         inference.kind,
-        Origin(b.path, inference.line, inference.pointer),
+        _origin(b.path, inference.line, inference.pointer),
         status=status if got else None,
         response_id=response_id if isinstance(response_id, str) and got else None,
     )
-    record = Record(inference.attrs, inference.line, inference.pointer)
     # Only the first output message continues the conversation (the others are choices).
     fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]])
+    new_sent = [m for m, new in zip(sent, fresh, strict=False) if new]
+    new_got = [got[0]] if got and fresh[-1] else []
+    if len(got) <= 1 and _direct_ok(new_sent) and _direct_ok(new_got):
+        line = inference.line
+        _direct(b, seen, group, line, new_sent, ABSENT, answered)
+        if got:
+            _direct(b, seen, group, line, new_got, reason, answered)
+        return
+    record = Record(inference.attrs, inference.line, inference.pointer)
     history = Converter(b, record, group, API, ABSENT, hold=True)
     for (message, pointer, plain), new in zip(sent, fresh, strict=False):
         if new:
@@ -1069,6 +1128,136 @@ def _add_inference(
         if fresh[-1]:
             _message(response, seen, message, pointer, plain)
         finish_lossy(response, LOSSY, (FORMAT.name, LABEL), objects_only=True)
+
+
+#: The parts the direct conversion takes; a message with any other goes to the converter.
+_DIRECT_PARTS = frozenset({"text", "tool_call", "tool_call_response"})
+
+
+def _direct_ok(messages: list[_Sent]) -> bool:
+    """Whether `_direct` converts these messages as the converter would: objects of only the
+    known fields, not plain text, whose parts are text, calls and results with string ids."""
+    for message, _, plain in messages:
+        if plain or type(message) is not dict or not message.keys() <= _MESSAGE_KEYS:
+            return False
+        parts = message.get("parts")
+        if type(parts) is not list:
+            return False
+        for part in parts:
+            if type(part) is not dict:
+                return False
+            kind = part.get("type")
+            if kind not in _DIRECT_PARTS:
+                return False
+            if kind != "text":
+                call_id = part.get("id")
+                if type(call_id) is not str or not call_id:
+                    return False
+    return True
+
+
+def _direct(
+    b: Builder,
+    seen: _Seen,
+    group: int,
+    line: int | None,
+    messages: list[_Sent],
+    reason: Any,
+    answered: _AnsweredFrom,
+) -> None:
+    """Convert an inference's new history (`reason` ABSENT) or its response straight into held
+    items, as `_message` through a Converter and `finish_lossy` make them (messages that
+    `_direct_ok` takes: `tests/core/test_otel_direct.py` compares the two)."""
+    made: list[tuple[dict[str, Any], str, Any, list[Derivation]]] = []
+    add = made.append
+    results_answered = b.answered
+    calls, results = seen.calls, seen.results
+    for message, pointer, _ in messages:
+        role = message.get("role")
+        text_type = "output_text" if role == "assistant" else "input_text"
+        texts: list[dict[str, Any]] = []
+        for part in message["parts"]:
+            kind = part["type"]
+            if kind == "text":
+                texts.append({"type": text_type, "text": part.get("content")})
+                continue
+            call_id = part["id"]
+            if kind == "tool_call":
+                if call_id in calls:
+                    continue
+                calls.add(call_id)
+            else:
+                if call_id in results:
+                    continue
+                results.add(call_id)
+            # A call or result splits the message's text around it.
+            if texts:
+                kept = [t for t in texts if t["text"] != ""]
+                if kept:
+                    add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
+                texts = []
+            if kind == "tool_call":
+                # Not listed by name as the converter lists calls: an OTel result is never
+                # paired by name (the conventions' result part has none).
+                name = part.get("name")
+                arguments = part.get("arguments", ABSENT)
+                derived: list[Derivation] = []
+                if arguments is ABSENT:
+                    arguments, derived = "{}", [LOSSY]
+                elif not isinstance(arguments, str):
+                    text = serialise(arguments)
+                    if text is not None:
+                        arguments, derived = text, [LOSSY]
+                raw = {
+                    "type": "function_call",
+                    "status": None,
+                    "call_id": call_id,
+                    "name": name,
+                    "arguments": arguments,
+                }
+                add((raw, pointer, part, derived))
+            else:
+                results_answered.add(call_id)
+                output = part.get("response")
+                marks: list[Derivation] = []
+                if not isinstance(output, str):
+                    output = serialise(output) or ""
+                    marks.append(_OUTPUT_OBJECT)
+                raw = {"type": "function_call_output", "call_id": call_id, "output": output}
+                add((raw, pointer, part, marks))
+        if texts and (kept := [t for t in texts if t["text"] != ""]):
+            add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
+    if not made:
+        return
+    last = len(made) - 1
+    for position, (raw, _, _, derived) in enumerate(made):
+        if raw["type"] == "function_call":
+            raw["status"], why = _call_status(reason, position != last, raw["call_id"], answered)
+            derived.append(why)
+    items = b.items
+    run = held(b)
+    for raw, pointer, native, derived in made:
+        conversion = conversion_of(SLUG, native, tuple(derived), LABEL)
+        run.add(items, raw, line, pointer, group, Envelope.OPEN_RESPONSES, conversion)
+
+
+def _call_status(
+    reason: Any, followed: bool, call_id: str, answered: _AnsweredFrom
+) -> tuple[str, Derivation]:
+    """A call's status and its mark, as `Converter.finish` settles them (`reason` ABSENT: a
+    call of the history; `followed`: a later item of the response follows it)."""
+    if reason is ABSENT:
+        return COMPLETED, HISTORY_STATUS
+    result = outcome(REASONS, reason)
+    said = f"finish_reason {reason!r}" if reason is not None else "no finish_reason"
+    if result != COMPLETED and followed:
+        result, why = COMPLETED, f"{said}, but a later item follows the call, so it was not cut off"
+    elif reason is None and call_id in answered:
+        result = COMPLETED
+        why = f"{said}, but a later result in the conversation answers it, so it ran"
+    else:
+        why = said
+    return result, Derivation("status", "derived", why)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1136,9 +1325,10 @@ def _conversations(inferences: list[Inference]) -> dict[str, list[Inference]]:
     # Instrumentations often set `gen_ai.conversation.id` on some spans of a trace only (once
     # a stateful API gave one): the trace's other spans belong to that conversation too.
     by_trace: dict[str, str] = {}
-    for inference in sorted(inferences, key=lambda i: (i.time, i.order)):
-        if inference.named and inference.trace:
-            by_trace.setdefault(inference.trace, inference.conversation)
+    # Only the named ones sorted (a large trace has none): the first in time names its trace.
+    named = [i for i in inferences if i.named and i.trace]
+    for inference in sorted(named, key=lambda i: (i.time, i.order)):
+        by_trace.setdefault(inference.trace, inference.conversation)
     grouped: dict[str, list[Inference]] = {}
     for inference in inferences:
         if not inference.named and inference.trace in by_trace:
