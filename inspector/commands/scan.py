@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -29,11 +28,11 @@ from inspector.commands.common import (
     safe_text,
     target_profile,
 )
-from inspector.commands.gate import load_tool_option
 from inspector.core import scan
 from inspector.core.errors import UsageError
 from inspector.core.fleet_pool import PoolError
 from inspector.core.jsonio import STDIN
+from inspector.core.model import Tool
 
 #: Output kinds by -o suffix (the Dask engine writes a folder of Parquet partitions).
 OUTPUTS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
@@ -296,6 +295,8 @@ def _scan_dask(
     fleet: scan.Fleet,
     progress: Progress,
 ) -> None:
+    import shutil
+
     output = os.path.abspath(args.output)
     os.makedirs(os.path.dirname(output), exist_ok=True)
     if os.path.isdir(output) and any(not n.startswith("part-") for n in os.listdir(output)):
@@ -363,9 +364,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except UsageError as exc:
         err.write(f"inspector scan: error: {safe_text(str(exc))}\n")
         return EXIT_UNREADABLE
-    tools = load_tool_option(args.tools, err)
-    if tools is None:
-        return EXIT_UNREADABLE
+    tools: dict[str, Tool] = {}
+    if args.tools:
+        # Only then: the gate command's module brings its report documents and its own pools.
+        from inspector.commands.gate import load_tool_option
+
+        loaded = load_tool_option(args.tools, err)
+        if loaded is None:
+            return EXIT_UNREADABLE
+        tools = loaded
     targets = tuple(dict.fromkeys(p.name for p in args.targets))
     options = scan.ScanOptions(targets=targets, tools=tools)
     progress = Progress(0, err)

@@ -29,7 +29,14 @@ work the pool adds to the same scan: what it hands over, what each worker repeat
 cores slowing each other. That last part is measured apart on the small files, with no pool:
 one process scanning them alone against each of two scanning them at once.
 
-    python tests/benchmarks/bench_scan.py [--quick] [--runs N]
+`--phases` instead times where a scan of the small files goes, for `--jobs 1` and `--jobs 2`
+(interleaved, medians): each phase's end in ms from the moment the process was spawned, with
+the main process's CPU by then (python's start, the imports, preloading, forking, the walk's
+first file, the first task handed out and started in each worker, the first and last results,
+the workers joined, the output published, the exit), and per worker its CPU, the time it waited
+for a task and its page faults. The load average before and after says how quiet the machine was.
+
+    python tests/benchmarks/bench_scan.py [--quick] [--runs N] [--phases]
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,6 +183,203 @@ class Run:
     total_cpu: float
 
 
+#: Runs `python -m inspector ARGS…` (argv[2:]) as the entry point does, appending to argv[1]
+#: one line per mark: pid, phase, CLOCK_MONOTONIC ns, the process's CPU seconds. The pool's and
+#: the scan's functions are wrapped before the command starts; forked workers inherit the
+#: wrappers. Each process writes its marks in one write at its end (O_APPEND: lines never mix).
+PHASES = """\
+import os, resource, sys, time
+SPAWNED = time.monotonic_ns()
+
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+marks = [(os.getpid(), "python started", SPAWNED, cpu())]
+
+def mark(name):
+    marks.append((os.getpid(), name, time.monotonic_ns(), cpu()))
+
+import inspector.__main__ as entry
+import inspector.cli
+mark("cli imported")
+import inspector.commands.scan as command
+mark("scan command imported")
+from inspector.core import fleet_pool, scan
+
+def write(extra=""):
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    lines = "".join("%d %s|%d %.6f\\n" % m for m in marks)
+    lines += "%d faults %d%s|0 0\\n" % (os.getpid(), usage.ru_minflt, extra)
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, lines.encode())
+    os.close(fd)
+    marks.clear()
+
+def around(owner, name, before, after=None):
+    inner = getattr(owner, name)
+
+    def wrapped(*args, **kwargs):
+        if before:
+            mark(before)
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            if after:
+                mark(after)
+
+    setattr(owner, name, wrapped)
+
+around(command, "run", "command started")
+around(scan, "preload", "preload started", "preloaded")
+around(fleet_pool.Pool, "__init__", "", "workers forked")
+around(scan, "_worker_chunk", "task started", "task ended")
+around(fleet_pool.Pool, "close", "", "workers joined")
+around(scan.ScanLog, "publish", "", "output published")
+walk = scan.walk
+
+def marked_walk(arguments):
+    found = False
+    for path in walk(arguments):
+        if not found:
+            mark("walk's first file")
+            found = True
+        yield path
+    mark("walk ended")
+
+scan.walk = marked_walk
+submit, finished = fleet_pool.Pool.submit, fleet_pool.Pool.finished
+
+def marked_submit(self, *args):
+    if not any(m[1] == "first task handed out" for m in marks):
+        mark("first task handed out")
+    submit(self, *args)
+
+def marked_finished(self):
+    for result in finished(self):
+        mark("result")
+        yield result
+
+fleet_pool.Pool.submit, fleet_pool.Pool.finished = marked_submit, marked_finished
+read, serve, waited = fleet_pool._read_exactly, fleet_pool._serve, [0]
+
+def timed_read(fd, size):
+    start = time.monotonic_ns()
+    try:
+        return read(fd, size)
+    finally:
+        waited[0] += time.monotonic_ns() - start
+
+def marked_serve(*args):
+    marks[:] = []
+    mark("worker started")
+    fleet_pool._read_exactly = timed_read
+    try:
+        return serve(*args)
+    finally:
+        mark("worker ended")
+        write(" waited %.1f" % (waited[0] / 1e6))
+
+fleet_pool._serve = marked_serve
+end = os._exit
+parent = os.getpid()
+
+def marked_exit(status):
+    if os.getpid() == parent:
+        mark("exit")
+        write()
+    end(status)
+
+os._exit = marked_exit
+entry.main(sys.argv[2:])
+"""
+
+#: Parent phases in the order a pooled scan passes them ("result" marks give the first and last).
+PARENT_PHASES = (
+    "python started", "cli imported", "scan command imported", "command started",
+    "preload started", "preloaded", "workers forked", "walk's first file",
+    "first task handed out", "first result", "walk ended", "last result", "workers joined",
+    "output published", "exit",
+)  # fmt: skip
+
+
+def _phase_run(folder: Path, out: Path, jobs: int) -> dict[str, float]:
+    """One scan through PHASES: each phase's end in ms after the spawn (and `cpu …` the parent's
+    CPU ms by then), and per worker (`w0 …`, `w1 …`, the first to start first) its marks."""
+    log = out / "phases"
+    scan = ["scan", str(folder), "--target", "openai", "--jobs", str(jobs)]
+    command = [sys.executable, "-c", PHASES, str(log), *scan, "-o", str(out / "rows.jsonl")]
+    spawned = time.monotonic_ns()
+    done = subprocess.run(command, capture_output=True, cwd=ROOT)
+    ended = time.monotonic_ns()
+    assert done.returncode in (0, 1, 2), done.stderr
+    by_pid: dict[int, list[tuple[str, int, float]]] = {}
+    for line in log.read_text().splitlines():
+        head, tail = line.split("|")
+        who, what = head.split(" ", 1)
+        when, used = tail.split()
+        by_pid.setdefault(int(who), []).append((what, int(when), float(used)))
+    (parent,) = [p for p, m in by_pid.items() if m[0][0] == "python started"]
+    figures = {"total": (ended - spawned) / 1e6}
+    marks = by_pid.pop(parent)
+    results = [m for m in marks if m[0] == "result"]
+    if results:
+        marks += [("first result", *results[0][1:]), ("last result", *results[-1][1:])]
+    for name, ns, seconds in marks:
+        if name in PARENT_PHASES and name not in figures:
+            figures[name] = (ns - spawned) / 1e6
+            figures[f"cpu {name}"] = seconds * 1e3
+    starts = sorted(by_pid, key=lambda p: by_pid[p][0][1])
+    for number, pid in enumerate(starts):
+        worker = by_pid[pid]
+        times = {name: ns for name, ns, _ in worker}  # the last of each name
+        cpu = [s for name, _, s in worker if name in ("worker started", "worker ended")]
+        tasks = [ns for name, ns, _ in worker if name == "task started"]
+        faults = next(n for n, _, _ in worker if n.startswith("faults")).split()
+        figures[f"w{number} started"] = (times["worker started"] - spawned) / 1e6
+        figures[f"w{number} first task started"] = (min(tasks) - spawned) / 1e6
+        figures[f"w{number} last task ended"] = (times["task ended"] - spawned) / 1e6
+        figures[f"w{number} ended"] = (times["worker ended"] - spawned) / 1e6
+        figures[f"w{number} cpu"] = 1e3 * (cpu[-1] - cpu[0])
+        figures[f"w{number} tasks"] = len(tasks)
+        figures[f"w{number} waited for tasks"] = float(faults[3])
+        figures[f"w{number} faults"] = float(faults[1])
+    figures["parent faults"] = float(
+        next(n for n, _, _ in marks if n.startswith("faults")).split()[1]
+    )
+    return figures
+
+
+def _phases(scratch: Path, folder: Path, runs: int) -> None:
+    """Print where the time of a scan of `folder` goes, for --jobs 1 and --jobs 2."""
+    measured: dict[int, list[dict[str, float]]] = {1: [], 2: []}
+    for jobs in measured:  # untimed: writes the bytecode caches of every module either imports
+        warm = scratch / f"phases-{jobs}-warm"
+        warm.mkdir()
+        _phase_run(folder, warm, jobs)
+    load = os.getloadavg()[0]
+    for run in range(runs):
+        for jobs in measured:
+            out = scratch / f"phases-{jobs}-{run}"
+            out.mkdir()
+            measured[jobs].append(_phase_run(folder, out, jobs))
+    print(f"load average (1 min) before {load:.2f}, after {os.getloadavg()[0]:.2f}")
+    for jobs, results in measured.items():
+        print(f"--jobs {jobs}: ms after the spawn (median of {runs}), main process's CPU ms")
+        names = list(dict.fromkeys(k for r in results for k in r if not k.startswith("cpu ")))
+        rows = [(statistics.median(r[n] for r in results if n in r), n) for n in names]
+        # Marks in time order; then counts: CPU ms, tasks, ms waited for a task, page faults.
+        moments = (*PARENT_PHASES, "total")
+        timeline = [(v, n) for v, n in rows if n in moments or n.endswith(("started", "ended"))]
+        for value, name in sorted(timeline):
+            cpu = [r[f"cpu {name}"] for r in results if f"cpu {name}" in r]
+            said = f"  cpu {statistics.median(cpu):7.1f}" if cpu else ""
+            print(f"  {name:<24} {value:8.1f}{said}")
+        for value, name in rows:
+            if (value, name) not in timeline:
+                print(f"  {name:<24} {value:8.1f}")
+
+
 def _command(folder: Path, out: Path, engine: str) -> list[str]:
     extra = [a.format(out=out) for a in ENGINES[engine]]
     scan = ["scan", str(folder), "--target", "openai", *extra]
@@ -199,10 +404,12 @@ def _run(folder: Path, out: Path, engine: str) -> Run:
     return Run(measured.seconds, measured.peak_rss, parent, children, critical, total + children)
 
 
-def _fleets(scratch: Path, quick: bool) -> dict[str, tuple[Path, int]]:
+def _fleets(scratch: Path, quick: bool, *, large_too: bool = True) -> dict[str, tuple[Path, int]]:
     small = scratch / "small"
     count = 200 if quick else 2_000
     make_fleet(small, count)
+    if not large_too:
+        return {f"{count:,} small files": (small, count)}
     large = scratch / "large"
     large.mkdir()
     items = 2_000 if quick else LARGE_ITEMS
@@ -220,16 +427,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small fleets, one run")
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument(
+        "--phases", action="store_true", help="where the small files' scan goes, phase by phase"
+    )
     args = parser.parse_args()
     runs = 1 if args.quick else args.runs
     with tempfile.TemporaryDirectory(prefix="bench-scan-") as scratch_name:
         scratch = Path(scratch_name)
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
-        fleets = _fleets(scratch, args.quick)
+        fleets = _fleets(scratch, args.quick, large_too=not args.phases)
         warm = scratch / "warm-up"
         warm.mkdir()
         _run(ROOT / "samples" / "logs", warm, "--jobs 1")  # writes the bytecode caches
+        if args.phases:
+            _phases(scratch, fleets[next(iter(fleets))][0], runs)
+            return 0
         rows = []
         made = 0
         for label, (folder, files) in fleets.items():

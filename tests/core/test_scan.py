@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import itertools
 import json
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from inspector.cli import run
@@ -704,6 +706,33 @@ def test_an_input_file_is_never_the_output(tmp_path: Path) -> None:
     status, _, err = _cli("scan", str(source), "-o", str(source))
     assert status == 2 and "is an input file" in err
     assert source.read_bytes() == data
+
+
+def test_a_tools_file_judges_every_file_as_gate_does_and_a_missing_one_is_one_line(
+    tmp_path: Path,
+) -> None:
+    """--tools (whose loader the command imports only when it is given) reaches the scan."""
+    items = str(SAMPLES / "article" / "items.json")
+    tools = str(SAMPLES / "article" / "region-schema.tools.json")
+    _, bare, _ = _cli("scan", items, "--jobs", "1")
+    status, out, _ = _cli("scan", items, "--jobs", "1", "--tools", tools)
+    _, gated, _ = _cli("gate", "--format", "json", "--tools", tools, items)
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    (doc,) = json.loads(gated)["files"]
+    assert status == 1 and row["verdicts"] == doc["summary"]
+    assert row["verdicts"] != json.loads(bare)["verdicts"]  # the file alone declares no tool
+    assert list(row["tools"]) == ["get_latest_sales_report"]
+    status, out, err = _cli("scan", items, "--tools", str(tmp_path / "none.json"))
+    assert status == 2 and out == "" and err.count("\n") == 1 and "no such file" in err
+
+
+def test_a_tool_digest_is_blake2b_of_its_schema_and_strict_flag() -> None:
+    """Taken from CPython's BLAKE2 module rather than hashlib (which sets up OpenSSL): the same
+    digest hashlib gives, so rows and logs of earlier scans keep matching."""
+    (transcript,) = load_conversations(str(SAMPLES / "native" / "gemini-request.json"))
+    for tool in transcript.tools.values():
+        data = orjson.dumps([tool.parameters, tool.strict], option=orjson.OPT_SORT_KEYS)
+        assert scan.tool_digest(tool) == hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 def test_rows_go_to_stdout_without_o() -> None:

@@ -109,14 +109,41 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def pooled(
+    mixed: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[list[dict[str, Any]], Path]:
+    """One `scan --jobs 2` of the mixed folder, through the driver: its log and its output."""
+    folder = tmp_path_factory.mktemp("pooled")
+    out = folder / "two.jsonl"
+    log = _scan(folder / "log", str(mixed), "--target", "openai", "--jobs", "2", "-o", str(out))
+    return log, out
+
+
+#: What the parent once imported before it forked, though neither it nor a worker scans with
+#: them: the gate command's module (its report documents, its own process pools), shutil (for
+#: the Dask engine's folders) and hashlib, whose import sets up OpenSSL (a tool's digest is
+#: BLAKE2, from CPython's own module). All of it came before the fork, where every worker waits.
+NOT_BEFORE_THE_FORK = (
+    "inspector.commands.gate",
+    "inspector.core.parallel",
+    "inspector.core.report",
+    "inspector.core.session_gate",
+    "multiprocessing",
+    "shutil",
+    "hashlib",
+    "_hashlib",
+)
+
+
 def test_no_worker_imports_a_module_and_the_rows_are_those_of_one_job(
-    mixed: Path, tmp_path: Path
+    mixed: Path, pooled: tuple[list[dict[str, Any]], Path], tmp_path: Path
 ) -> None:
     """The parent preloaded every format module before the pool started; the workers, forked
     from it, scan every kind of file without importing anything (each would otherwise import
     every format module, the stream machinery and `regex` again)."""
-    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    log = _scan(tmp_path / "log", str(mixed), "--target", "openai", "--jobs", "2", "-o", str(two))
+    one = tmp_path / "one.jsonl"
+    log, two = pooled
     (pool,) = [e for e in log if e["at"] == "pool"]
     assert set(scan.worker_modules()) <= set(pool["modules"])
     for name in formats.FORMAT_MODULES:
@@ -153,12 +180,26 @@ def test_one_job_imports_only_the_formats_its_files_need(tmp_path: Path) -> None
     assert not set(others) & set(end["modules"])
 
 
-def test_the_parent_runs_no_thread_and_sends_one_message_a_task(mixed: Path, tmp_path: Path):
+def test_the_parent_imports_before_the_fork_nothing_the_scan_does_not_use(
+    pooled: tuple[list[dict[str, Any]], Path],
+) -> None:
+    """What the parent imports before it forks, every worker waits for; the modules of other
+    commands and hashlib's OpenSSL are not among it, nor does the parent import them later."""
+    log, _ = pooled
+    (pool,) = [e for e in log if e["at"] == "pool"]
+    assert "inspector.core.scan" in pool["modules"]
+    assert not set(NOT_BEFORE_THE_FORK) & set(pool["modules"])
+    (end,) = [e for e in log if e["at"] == "end"]
+    assert not set(NOT_BEFORE_THE_FORK) & set(end["modules"])
+
+
+def test_the_parent_runs_no_thread_and_sends_one_message_a_task(
+    mixed: Path, pooled: tuple[list[dict[str, Any]], Path]
+) -> None:
     """The parent hands out work through a pipe per worker: no pool thread, no concurrent
     .futures (its feeder and manager threads cost the parent about a millisecond a task), and
     one message out and one back per task, a task being many small files."""
-    out = tmp_path / "rows.jsonl"
-    log = _scan(tmp_path / "log", str(mixed), "--target", "openai", "--jobs", "2", "-o", str(out))
+    log, _ = pooled
     (end,) = [e for e in log if e["at"] == "end"]
     assert end["threads"] == 1
     # Neither concurrent.futures nor the multiprocessing queues its pool feeds (a module may
