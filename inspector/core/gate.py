@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import msgspec
+
 from inspector.core.display import cut, shorten_digits, show_int
 from inspector.core.jsonio import parse_arguments, parse_arguments_checked
 from inspector.core.lazy import LazyPattern
@@ -41,21 +43,26 @@ from inspector.core.verdicts import VERDICT_ORDER as VERDICT_ORDER
 from inspector.core.verdicts import Verdict as Verdict
 
 
-@dataclass(frozen=True, slots=True)
-class ItemVerdict:
-    """The gate's answer for one item, with a one-line reason and any schema errors."""
-
+class _VerdictFields(msgspec.Struct, frozen=True):
+    # The stored fields; `ItemVerdict` adds what a dataclass gave it (equality and hash
+    # without `source`, a repr without `given` and `source`). A msgspec struct is made in C:
+    # a frozen dataclass's __init__ sets each field through object.__setattr__, about ten
+    # times the cost, and a large log makes tens of thousands of verdicts and findings.
     verdict: Verdict
     detail: str
     errors: tuple[SchemaIssue, ...] = ()
     tool: str | None = None
     #: The parsed arguments, when the verdict keeps them (see `parsed`).
-    given: Any = field(default=None, repr=False)
+    given: Any = None
     #: Why `arguments` did not parse (verdict arguments_parse), with line and column.
     parse_error: ArgumentsError | None = None
     #: An item with these arguments: a transcript's verdicts parse them again when asked
     #: rather than hold every call's parsed arguments.
-    source: Item | None = field(default=None, repr=False, compare=False)
+    source: Item | None = None
+
+
+class ItemVerdict(_VerdictFields, frozen=True):
+    """The gate's answer for one item, with a one-line reason and any schema errors."""
 
     @property
     def parsed(self) -> Any:
@@ -64,9 +71,25 @@ class ItemVerdict:
             return self.given
         return parse_arguments(self.source.get("arguments"))
 
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.verdict, self.detail, self.errors, self.tool, self.given, self.parse_error)
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        return (
+            f"ItemVerdict(verdict={self.verdict!r}, detail={self.detail!r}, "
+            f"errors={self.errors!r}, tool={self.tool!r}, parse_error={self.parse_error!r})"
+        )
+
+
+class Finding(msgspec.Struct, frozen=True):
     """Something about the transcript as a whole (pairing, ordering, envelopes, errors)."""
 
     code: str

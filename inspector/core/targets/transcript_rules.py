@@ -21,8 +21,7 @@ REASONING = "target_reasoning"
 TOOL_NAME = "target_tool_name"
 
 
-@dataclass(frozen=True, slots=True)
-class TargetFinding(Finding):
+class TargetFinding(Finding, frozen=True):  # a msgspec struct, as Finding is
     """A finding about replaying to one target: the gate's finding plus target, rule and source."""
 
     target: str
