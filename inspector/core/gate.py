@@ -17,6 +17,7 @@ from inspector.core.display import cut, shorten_digits, show_int
 from inspector.core.jsonio import parse_arguments, parse_arguments_checked
 from inspector.core.lazy import LazyPattern
 from inspector.core.model import (
+    LEAN,
     PORTABLE_CORE,
     ArgumentsError,
     Cancelled,
@@ -28,6 +29,7 @@ from inspector.core.model import (
     effective_type,
     json_kind,
     paused_gc,
+    stored_raw,
 )
 from inspector.core.schema import (
     DEFAULT_BUDGET,
@@ -465,6 +467,7 @@ def item_verdicts(
     and arguments, so each pair is judged once and its verdict shared.
     """
     memo: dict[tuple[str, str], ItemVerdict] = {}
+    shared = _TYPE_VERDICTS
     verdicts: list[ItemVerdict] = []
     append = verdicts.append
     total = len(items)
@@ -476,13 +479,22 @@ def item_verdicts(
                 progress(done, total)
         kind = item.type
         if kind != "function_call":
-            append(_type_verdict(kind))
+            # Most items of a log: a message, an output, a reasoning item, whose one verdict
+            # per type is shared (see `_type_verdict`).
+            found = shared.get(kind) if type(kind) is str else None
+            append(_type_verdict(kind) if found is None else found)
             continue
         status = item.status  # as `get` has it, unless None (null, or absent: `get` tells)
         if status is None:
             status = item.get("status", _ABSENT)
         name = item.name
-        arguments = item.get("arguments", _ABSENT)
+        # A lean item's arguments straight from its source, as `Item.get` would read them
+        # after looking at the hot members, which `arguments` is not one of.
+        arguments = (
+            stored_raw(item).field(item.index, "arguments", _ABSENT)
+            if item._mask & LEAN
+            else item.get("arguments", _ABSENT)
+        )
         if status == "completed" and type(name) is str and type(arguments) is str:
             key = (name, arguments)
             found = memo.get(key)
