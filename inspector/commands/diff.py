@@ -33,6 +33,7 @@ import argparse
 import json
 from typing import Any, TextIO
 
+from inspector.commands import conversations
 from inspector.commands.common import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
@@ -52,7 +53,7 @@ from inspector.core.diff import (
     Pair,
     diff_transcripts,
 )
-from inspector.core.formats import load_path
+from inspector.core.errors import UsageError
 from inspector.core.gate import GateResult, Verdict
 from inspector.core.jsonio import STDIN, display_name
 from inspector.core.model import LoadError, Severity, Transcript
@@ -96,6 +97,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="warnings also make the exit status 1"
     )
+    conversations.add_option(parser, "a file")
     parser.set_defaults(run=run)
 
 
@@ -210,13 +212,6 @@ def render_text(
     return lines
 
 
-def _load(path: str) -> Transcript | LoadError:
-    try:
-        return load_path(path)
-    except LoadError as exc:
-        return exc
-
-
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Diff two transcript files and print the report; return the exit status."""
     if args.left == args.right == STDIN:
@@ -229,7 +224,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     tools = load_tool_option(args.tools, err)
     if tools is None:
         return EXIT_UNREADABLE
-    loaded = {"left": _load(args.left), "right": _load(args.right)}
+    try:
+        sides, notes = conversations.pick_sides([args.left, args.right], args.conversation)
+    except UsageError as usage:
+        err.write(f"inspector diff: error: {safe_text(str(usage))}\n")
+        return EXIT_UNREADABLE
+    loaded = dict(zip(("left", "right"), sides, strict=True))
     args.left, args.right = display_name(args.left), display_name(args.right)  # `-` → <stdin>
     errors = {side: value for side, value in loaded.items() if isinstance(value, LoadError)}
     if errors:
@@ -244,6 +244,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             for exc in errors.values():
                 err.write(f"inspector: {safe_text(str(exc))}\n")
         return EXIT_UNREADABLE
+    err.write(conversations.notes_text("diff", notes))
     left, right = loaded["left"], loaded["right"]
     assert isinstance(left, Transcript) and isinstance(right, Transcript)
     diff = diff_transcripts(left, right, tools, mode=args.mode)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from inspector.commands import conversations
 from inspector.commands.common import (
     EXIT_CLEAN,
     EXIT_FINDINGS,
@@ -29,7 +30,6 @@ from inspector.commands.common import (
 from inspector.commands.gate import load_tool_option
 from inspector.core.diff import diff_transcripts
 from inspector.core.errors import UsageError
-from inspector.core.formats import load_path
 from inspector.core.gate import gate_transcript
 from inspector.core.jsonio import display_name
 from inspector.core.model import LoadError, Tool, Transcript
@@ -98,6 +98,7 @@ def add_parser(sub: Any) -> None:
         metavar="REGEX",
         help="also redact what this regular expression matches (repeatable)",
     )
+    conversations.add_option(parser, "a file")
     parser.set_defaults(run=run)
 
 
@@ -129,15 +130,16 @@ def _check_usage(args: argparse.Namespace, fmt: str) -> Redactor:
         raise UsageError(str(exc)) from None
 
 
-def _load(paths: Sequence[str], err: TextIO) -> list[Transcript] | None:
-    loaded, failed = [], False
-    for path in paths:
-        try:
-            loaded.append(load_path(path))
-        except LoadError as exc:
-            err.write(f"inspector: {safe_text(str(exc))}\n")
-            failed = True
-    return None if failed else loaded
+def _load(paths: Sequence[str], given: Sequence[str], err: TextIO) -> list[Transcript] | None:
+    sides, notes = conversations.pick_sides(paths, given)
+    loaded = [side for side in sides if isinstance(side, Transcript)]
+    for side in sides:
+        if isinstance(side, LoadError):
+            err.write(f"inspector: {safe_text(str(side))}\n")
+    if len(loaded) < len(sides):
+        return None
+    err.write(conversations.notes_text("report", notes))
+    return loaded
 
 
 def build_report(
@@ -175,7 +177,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         tools = load_tool_option(args.tools, err)
         if tools is None:
             return EXIT_UNREADABLE
-        transcripts = _load([p for p in (args.left, args.right) if p is not None], err)
+        paths = [p for p in (args.left, args.right) if p is not None]
+        transcripts = _load(paths, args.conversation, err)
         if transcripts is None:
             return EXIT_UNREADABLE
         report = build_report(args, transcripts, tools)
