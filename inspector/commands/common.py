@@ -158,6 +158,8 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
     hot: dict[Any, tuple[bytes, bytes] | None] = {}
     told: dict[Any, bytes | None] = {}
     tails: dict[tuple[str, str], bytes | None] = {}
+    envelope: Any = None
+    tail: bytes | None = None
     pieces: list[bytes] = []
     slow: list[dict[str, Any]] = []
     separator = b""
@@ -168,7 +170,7 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
         if raw is not source:
             source = raw
             found = raw.records() if isinstance(raw, LazySource) else None
-            lines = None
+            lines, envelope = None, None
             if found is not None:
                 first, lines, pointer = found
         row = None
@@ -197,11 +199,15 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
                 said = told[id(verdict)]
             except KeyError:
                 said = told[id(verdict)] = _verdict_piece(verdict, told, level)
-            envelope = item.envelope.name
-            try:
-                tail = tails[pointer, envelope]
-            except KeyError:
-                tail = tails[pointer, envelope] = _tail_piece(pointer, envelope, level)
+            if item.envelope is not envelope:
+                # The run's pointer and the item's envelope: the same for a run's items, nearly
+                # always, so looked up only when either changes.
+                envelope = item.envelope
+                placed = (pointer, envelope.name)
+                try:
+                    tail = tails[placed]
+                except KeyError:
+                    tail = tails[placed] = _tail_piece(pointer, envelope.name, level)
             if pair is None or said is None or tail is None:
                 break
             row = template % (index, pair[0], id_text, call_text, pair[1], said, line, tail)
