@@ -37,7 +37,8 @@ def plain(any_value: Any) -> Any:
     if "arrayValue" in any_value:
         return [plain(v) for v in any_value["arrayValue"].get("values", [])]
     if "kvlistValue" in any_value:
-        return {e["key"]: plain(e["value"]) for e in any_value["kvlistValue"]["values"]}
+        # An entry may have no value at all (an unset field of an SDK's dump).
+        return {e["key"]: plain(e.get("value")) for e in any_value["kvlistValue"]["values"]}
     (inner,) = any_value.values()
     return inner
 
@@ -144,13 +145,21 @@ def raw_counts(path: Path) -> tuple[int, int]:
     its arguments were kept, a tool message when its content was)."""
     calls: set[str] = set()
     results: set[str] = set()
-    for name, body in legacy_events(path):
+    for n, (name, body) in enumerate(legacy_events(path)):
         message = body.get("message", {}) if name == "gen_ai.choice" else body
         for call in message.get("tool_calls", []):
             if "arguments" in call["function"]:
                 calls.add(json.dumps(call["id"]))
         if name == "gen_ai.tool.message" and "content" in body:
             results.add(json.dumps(body["id"]))
+        # A Gemini `Content` (google-genai's instrumentation, Google ADK): parts without ids,
+        # a call once in the choice that made it, a response once by its value.
+        content = body.get("content")
+        for p, part in enumerate(content.get("parts", []) if isinstance(content, dict) else []):
+            if name == "gen_ai.choice" and part.get("function_call"):
+                calls.add(f"{n}/{p}")
+            if part.get("function_response"):
+                results.add(json.dumps(part["function_response"], sort_keys=True))
     for message in content_events(path):
         calls.update(json.dumps(c["id"]) for c in message.get("tool_calls", []))
         if message["role"] == "tool":

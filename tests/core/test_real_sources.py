@@ -24,7 +24,7 @@ from inspector.core.formats import load_conversations
 from inspector.core.gate import gate_transcript
 from inspector.core.model import Transcript
 from tests.conftest import SAMPLES
-from tests.core.test_otel import check_gate_golden
+from tests.core.test_otel import check_gate_golden, plain
 
 OTEL = SAMPLES / "sessions" / "otel"
 JAEGER = OTEL / "kagent-jaeger-helm.json"
@@ -50,7 +50,9 @@ def spans(path: Path) -> list[tuple[str, dict[str, Any]]]:
             "instrumentationLibrarySpans", []
         ):
             for span in scope["spans"]:
-                values = {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+                values = {
+                    a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])
+                }
                 found.append((span["name"], values))
     return found
 
@@ -177,6 +179,148 @@ def test_the_instrumentation_versions_read_are_several():
     } <= versions
 
 
+ADK_LOGS = OTEL / "adk-2.10-event-logs.json"
+#: The same scenario with google-genai's instrumentation under ADK: its spans and its events.
+GENAI_LOGS = OTEL / "google-genai-0.7b1-event-logs.json"
+EVENT_LOGS = pytest.mark.parametrize("path", [ADK_LOGS, GENAI_LOGS], ids=lambda p: p.name)
+
+
+def log_events(path: Path) -> list[tuple[str, str, dict[str, Any]]]:
+    """Each OTLP log record's span id, event name and body, read with json."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        (record["spanId"], record["eventName"], plain(record["body"]))
+        for resource in document["resourceLogs"]
+        for scope in resource["scopeLogs"]
+        for record in scope["logRecords"]
+    ]
+
+
+@EVENT_LOGS
+def test_adk_event_logs_calls_and_results_match_adks_own_spans(path):
+    # ADK 2.10 (or google-genai's instrumentation under it) wrote each model call's messages as
+    # the older events (log records, Gemini's own `Content` as the body, history resent on every
+    # call); ADK's spans say what it ran: one `execute_tool` span per call with the arguments
+    # and the response, and each model response as `gcp.vertex.agent.llm_response`. The loader
+    # reads only the log records.
+    ran = [
+        (
+            a["gen_ai.tool.name"],
+            a["gcp.vertex.agent.tool_call_args"],
+            a["gcp.vertex.agent.tool_response"],
+        )
+        for n, a in spans(path)
+        if n.startswith("execute_tool")
+    ]
+    answered = [
+        part["function_call"]
+        for n, a in spans(path)
+        if n == "call_llm"
+        for part in json.loads(a["gcp.vertex.agent.llm_response"])["content"]["parts"]
+        if "function_call" in part
+    ]
+    transcript = loaded(path)
+    calls = [i for i in transcript.items if i.type == "function_call"]
+    results = [i for i in transcript.items if i.type == "function_call_output"]
+    assert len(ran) == len(answered) == 2
+    assert [(c.raw["name"], json.loads(c.raw["arguments"])) for c in calls] == [
+        (call["name"], call["args"]) for call in answered
+    ]
+    assert [(c.raw["name"], json.loads(c.raw["arguments"])) for c in calls] == [
+        (name, json.loads(args)) for name, args, _ in ran
+    ]
+    assert [json.loads(r.raw["output"]) for r in results] == [json.loads(out) for *_, out in ran]
+    # No id in the events: each call's id is made up, each response answers its call by name.
+    assert [r.raw["call_id"] for r in results] == [c.raw["call_id"] for c in calls]
+    assert all(
+        {d.how for d in r.conversion.derived if d.field == "call_id"} == {"paired"} for r in results
+    )
+    # Gemini's own finish reason (`STOP`) says the calls completed.
+    assert [c.status for c in calls] == ["completed", "completed"]
+
+
+@EVENT_LOGS
+def test_adk_event_logs_history_resent_on_every_call_is_read_once(path):
+    events = log_events(path)
+    choices = [body for _, name, body in events if name == "gen_ai.choice"]
+    texts = [
+        part["text"]
+        for body in choices
+        for part in body["content"]["parts"]
+        if part["text"] is not None
+    ]
+    # The model's turns come back as `gen_ai.user.message` events of role `model`.
+    resent = [
+        b for _, n, b in events if n == "gen_ai.user.message" and b["content"]["role"] == "model"
+    ]
+    assert len(events) == 15 and len(choices) == 3 and len(resent) == 3
+    transcript = loaded(path)
+    said = [i.raw for i in transcript.items if i.type == "message" and i.raw["role"] == "assistant"]
+    assert [part["text"] for m in said for part in m["content"]] == texts
+    assert [i.raw["role"] for i in transcript.items if i.type == "message"] == [
+        "system",
+        "user",
+        "assistant",
+        "assistant",
+    ]
+
+
+def test_a_gemini_thought_in_an_event_is_reasoning_not_text(tmp_path):
+    # The same real records with the first choice's text marked as a thought (`thought: true`,
+    # as Gemini writes a thought summary): it is the model's reasoning, not its answer.
+    document = json.loads(ADK_LOGS.read_text(encoding="utf-8"))
+    records = document["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+    choice = next(r for r in records if r["eventName"] == "gen_ai.choice")
+    (content,) = choice["body"]["kvlistValue"]["values"][:1]
+    first_part = content["value"]["kvlistValue"]["values"][0]["value"]["arrayValue"]["values"][0]
+    (thought,) = [e for e in first_part["kvlistValue"]["values"] if e["key"] == "thought"]
+    thought["value"] = {"boolValue": True}
+    changed = tmp_path / "thought.json"
+    changed.write_text(json.dumps(document), encoding="utf-8")
+    items = loaded(changed).items
+    assert [i.type for i in items[:4]] == ["message", "message", "otel:reasoning", "function_call"]
+    assert items[2].raw["content"] == "Let me look that up."
+
+
+def test_a_gemini_part_of_no_conventions_kind_stays_in_its_message_prefixed(tmp_path):
+    # The real records with the first choice's text replaced by Gemini's `executable_code` (code
+    # the model wrote for its code execution tool): no part of the conventions says that, so it
+    # stays in the assistant's message as an `otel:executable_code` part.
+    document = json.loads(ADK_LOGS.read_text(encoding="utf-8"))
+    records = document["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+    choice = next(r for r in records if r["eventName"] == "gen_ai.choice")
+    (content,) = choice["body"]["kvlistValue"]["values"][:1]
+    first_part = content["value"]["kvlistValue"]["values"][0]["value"]["arrayValue"]["values"][0]
+    fields = {e["key"]: e for e in first_part["kvlistValue"]["values"]}
+    del fields["text"]["value"]
+    code = {"kvlistValue": {"values": [{"key": "code", "value": {"stringValue": "print(1)"}}]}}
+    fields["executable_code"]["value"] = code
+    changed = tmp_path / "code.json"
+    changed.write_text(json.dumps(document), encoding="utf-8")
+    said = loaded(changed).items[2]
+    assert said.raw["role"] == "assistant"
+    assert said.raw["content"] == [
+        {"type": "otel:executable_code", "executable_code": {"code": "print(1)"}}
+    ]
+
+
+def test_an_event_content_of_no_known_shape_stays_in_its_message_once_prefixed(tmp_path):
+    # The real records with the question's `content` an object that is no Gemini `Content` (no
+    # `parts`): kept in the user's message as an `otel:content` part (it was `otel:otel:content`).
+    document = json.loads(ADK_LOGS.read_text(encoding="utf-8"))
+    records = document["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+    question = next(r for r in records if r["eventName"] == "gen_ai.user.message")
+    (content,) = question["body"]["kvlistValue"]["values"]
+    content["value"] = {
+        "kvlistValue": {"values": [{"key": "query", "value": {"stringValue": "Paris"}}]}
+    }
+    changed = tmp_path / "content.json"
+    changed.write_text(json.dumps(document), encoding="utf-8")
+    user = loaded(changed).items[1]
+    assert user.raw["role"] == "user"
+    assert user.raw["content"] == [{"type": "otel:content", "content": {"query": "Paris"}}]
+
+
 CLAUDE_2064 = SAMPLES / "sessions" / "claude_code" / "project-2.0.64"
 CLAUDE_2064 /= "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
 GOLDEN = [
@@ -184,6 +328,7 @@ GOLDEN = [
     ("sessions-otel-kagent-tempo", TEMPO),
     ("sessions-otel-litellm", LITELLM),
     ("sessions-otel-openllmetry", OPENLLMETRY),
+    ("sessions-otel-adk-event-logs", ADK_LOGS),
     ("sessions-codex-0.77", SAMPLES / "sessions" / "codex" / "rollout-0.77-exec.jsonl"),
     ("sessions-codex-0.125", SAMPLES / "sessions" / "codex" / "rollout-0.125-tools.jsonl"),
     ("sessions-codex-0.128", SAMPLES / "sessions" / "codex" / "rollout-0.128-js.jsonl"),

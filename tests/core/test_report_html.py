@@ -283,7 +283,7 @@ def test_finding_codes_break_between_words_and_one_side_keeps_call_ids_whole(
     tmp_path: Path,
 ) -> None:
     capture = SAMPLES / "sessions" / "har" / "openai-polly-tool-roundtrip.har"
-    _, page = render(tmp_path, str(capture))
+    _, page = render(tmp_path, str(capture), "--conversation", "entry 0")
     # The code column wraps chat_completions_envelope after an underscore, never mid-word.
     assert "<td>chat_<wbr>completions_<wbr>envelope</td>" in page
     assert "chat_completions_envelope" in " ".join(audit(page).text)

@@ -32,7 +32,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -128,6 +128,10 @@ REASONS = {
     "max_tokens": "incomplete",
     "content_filter": "incomplete",
     "error": "incomplete",
+    # Gemini's own `FinishReason` (https://ai.google.dev/api/generate-content#FinishReason),
+    # which google-genai's instrumentation and Google ADK pass through on `gen_ai.choice`.
+    "STOP": "completed",
+    "MAX_TOKENS": "incomplete",
 }
 API = Api(Envelope.OPEN_RESPONSES, SLUG, REASONS, "finish_reason")
 LOSSY = Derivation(
@@ -492,6 +496,9 @@ def _legacy_message(name: Any, body: Any) -> tuple[str, dict[str, Any] | None] |
     fields = body if isinstance(body, dict) else {"content": body}
     if name == CHOICE_EVENT:
         choice = _parsed(fields.get("message"))
+        if choice is None and _is_gemini_content(fields.get("content")):
+            # google-genai's instrumentation and Google ADK write the candidate itself.
+            choice = fields
         choice = choice if isinstance(choice, dict) else {}
         built = _legacy_parts(choice.get("role") or "assistant", choice)
         if built is not None and "finish_reason" in fields:
@@ -521,6 +528,8 @@ def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
     arguments as the model's text), or None when neither was kept."""
     parts: list[dict[str, Any]] = []
     content = fields.get("content")
+    if _is_gemini_content(content):
+        return _gemini_message(role, content)
     if isinstance(content, str) and content:
         parts.append({"type": "text", "content": content})
     elif isinstance(content, list) and all(
@@ -529,7 +538,8 @@ def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
         # Chat Completions' content parts, each of them text.
         parts += [{"type": "text", "content": p["text"]} for p in content]
     elif content not in (None, "", []):
-        parts.append({"type": "otel:content", "content": content})
+        # Kept in its message as an `otel:content` part (`_message` prefixes the kind).
+        parts.append({"type": "content", "content": content})
     calls = _parsed(fields.get("tool_calls"))
     for call in calls if isinstance(calls, list) else ():
         function = call.get("function") if isinstance(call, dict) else None
@@ -543,6 +553,45 @@ def _legacy_parts(role: Any, fields: dict[str, Any]) -> dict[str, Any] | None:
                     "arguments": function["arguments"],
                 }
             )
+    return {"role": role, "parts": parts} if parts else None
+
+
+def _is_gemini_content(content: Any) -> TypeGuard[dict[str, Any]]:
+    """Whether an event's `content` is a Gemini `Content` (its `parts` a list)."""
+    return isinstance(content, dict) and isinstance(content.get("parts"), list)
+
+
+def _gemini_message(role: Any, content: dict[str, Any]) -> dict[str, Any] | None:
+    """A Gemini `Content` as the conventions' message: the body google-genai's instrumentation
+    (opentelemetry-instrumentation-google-genai) and Google ADK write on the older events, the
+    SDK's own dump (snake_case, every field of a part present and null when unset). The role
+    `model` is the assistant's, whatever event carried it (ADK resends the model's turns as
+    `gen_ai.user.message`); a call and its response carry no id there, only the tool's name."""
+    native = content.get("role")
+    role = "assistant" if native == "model" else (native if isinstance(native, str) else role)
+    parts: list[dict[str, Any]] = []
+    for part in content["parts"]:
+        set_ = {k: v for k, v in part.items() if v is not None} if isinstance(part, dict) else {}
+        call, result, text = (
+            set_.get("function_call"),
+            set_.get("function_response"),
+            set_.get("text"),
+        )
+        if isinstance(call, dict):
+            found = {"type": "tool_call", "id": call.get("id"), "name": call.get("name")}
+            parts.append({**found, "arguments": call["args"]} if "args" in call else found)
+        elif isinstance(result, dict):
+            response = {"type": "tool_call_response", "id": result.get("id")}
+            parts.append(
+                {**response, "name": result.get("name"), "response": result.get("response")}
+            )
+        elif isinstance(text, str):
+            parts.append(
+                {"type": "reasoning" if set_.get("thought") is True else "text", "content": text}
+            )
+        elif set_:
+            kind = next(iter(set_))
+            parts.append({"type": kind, kind: set_[kind]})
     return {"role": role, "parts": parts} if parts else None
 
 
@@ -764,6 +813,9 @@ class _Seen:
 
 
 def _key(message: Any) -> bytes:
+    if isinstance(message, dict) and "finish_reason" in message:
+        # An output message comes back in the next call's input without its finish reason.
+        message = {k: v for k, v in message.items() if k != "finish_reason"}
     try:
         return orjson.dumps(message, option=orjson.OPT_SORT_KEYS)
     except TypeError:
@@ -871,7 +923,8 @@ def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bo
                 marks.append(_OUTPUT_OBJECT)
             conv.output(
                 call_id=_part_id(part),
-                name=None,
+                # The conventions' part has no name; Gemini's response has it and no id.
+                name=part.get("name"),
                 output=output,
                 pointer=pointer,
                 native=part,
