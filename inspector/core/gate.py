@@ -91,7 +91,8 @@ class ItemVerdict(_VerdictFields, frozen=True):
         )
 
 
-class Finding(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Finding:
     """Something about the transcript as a whole (pairing, ordering, envelopes, errors)."""
 
     code: str

@@ -21,7 +21,8 @@ REASONING = "target_reasoning"
 TOOL_NAME = "target_tool_name"
 
 
-class TargetFinding(Finding, frozen=True):  # a msgspec struct, as Finding is
+@dataclass(frozen=True, slots=True)
+class TargetFinding(Finding):
     """A finding about replaying to one target: the gate's finding plus target, rule and source."""
 
     target: str
