@@ -164,6 +164,8 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
     #: Each conversion's marks by identity (a source shares a few tuples of them), held so
     #: that no id is taken again by another tuple.
     marks: dict[int, Any] = {}
+    envelope: Any = None
+    tail: bytes | None = None
     pieces: list[bytes] = []
     slow: list[dict[str, Any]] = []
     separator = b""
@@ -174,7 +176,7 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
         if raw is not source:
             source = raw
             found = raw.records() if isinstance(raw, LazySource) else None
-            lines = pointers = None
+            lines = pointers = envelope = None
             if found is not None:
                 first, lines, pointer = found
             elif type(raw) is Held:
@@ -206,9 +208,16 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
                 said = told[id(verdict)]
             except KeyError:
                 said = told[id(verdict)] = _verdict_piece(verdict, told, level)
-            envelope = item.envelope.name
             if pointers is None:
-                tail_key: Any = (pointer, envelope)
+                if item.envelope is not envelope:
+                    # The run's pointer and the item's envelope: the same for a run's items,
+                    # nearly always, so looked up only when either changes.
+                    envelope = item.envelope
+                    placed = (pointer, envelope.name)
+                    try:
+                        tail = tails[placed]
+                    except KeyError:
+                        tail = tails[placed] = _tail_piece(pointer, envelope.name, level, None)
             else:
                 pointer = pointers[index - first]
                 assert conversion is not None
@@ -218,11 +227,13 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
                     kept = marks[id(derived)] = derived
                 if kept is not derived:
                     break  # past the marks kept (each item's own tuple): the slow way
-                tail_key = (pointer, envelope, conversion.source, id(derived))
-            try:
-                tail = tails[tail_key]
-            except KeyError:
-                tail = tails[tail_key] = _tail_piece(pointer, envelope, level, conversion)
+                tail_key = (pointer, item.envelope.name, conversion.source, id(derived))
+                try:
+                    tail = tails[tail_key]
+                except KeyError:
+                    tail = tails[tail_key] = _tail_piece(
+                        pointer, item.envelope.name, level, conversion
+                    )
             if pair is None or said is None or tail is None:
                 break
             row = template % (index, pair[0], id_text, call_text, pair[1], said, line, tail)

@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import msgspec
+
 from inspector.core.display import cut, shorten_digits, show_int
 from inspector.core.jsonio import parse_arguments, parse_arguments_checked
 from inspector.core.lazy import LazyPattern
 from inspector.core.model import (
+    LEAN,
     PORTABLE_CORE,
     ArgumentsError,
     Cancelled,
@@ -28,6 +31,7 @@ from inspector.core.model import (
     effective_type,
     json_kind,
     paused_gc,
+    stored_raw,
 )
 from inspector.core.schema import (
     DEFAULT_BUDGET,
@@ -43,21 +47,26 @@ from inspector.core.verdicts import VERDICT_ORDER as VERDICT_ORDER
 from inspector.core.verdicts import Verdict as Verdict
 
 
-@dataclass(frozen=True, slots=True)
-class ItemVerdict:
-    """The gate's answer for one item, with a one-line reason and any schema errors."""
-
+class _VerdictFields(msgspec.Struct, frozen=True):
+    # The stored fields; `ItemVerdict` adds what a dataclass gave it (equality and hash
+    # without `source`, a repr without `given` and `source`). A msgspec struct is made in C:
+    # a frozen dataclass's __init__ sets each field through object.__setattr__, about ten
+    # times the cost, and a large log makes tens of thousands of verdicts and findings.
     verdict: Verdict
     detail: str
     errors: tuple[SchemaIssue, ...] = ()
     tool: str | None = None
     #: The parsed arguments, when the verdict keeps them (see `parsed`).
-    given: Any = field(default=None, repr=False)
+    given: Any = None
     #: Why `arguments` did not parse (verdict arguments_parse), with line and column.
     parse_error: ArgumentsError | None = None
     #: An item with these arguments: a transcript's verdicts parse them again when asked
     #: rather than hold every call's parsed arguments.
-    source: Item | None = field(default=None, repr=False, compare=False)
+    source: Item | None = None
+
+
+class ItemVerdict(_VerdictFields, frozen=True):
+    """The gate's answer for one item, with a one-line reason and any schema errors."""
 
     @property
     def parsed(self) -> Any:
@@ -65,6 +74,23 @@ class ItemVerdict:
         if self.source is None:
             return self.given
         return parse_arguments(self.source.get("arguments"))
+
+    def _compared(self) -> tuple[Any, ...]:
+        return (self.verdict, self.detail, self.errors, self.tool, self.given, self.parse_error)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        return (
+            f"ItemVerdict(verdict={self.verdict!r}, detail={self.detail!r}, "
+            f"errors={self.errors!r}, tool={self.tool!r}, parse_error={self.parse_error!r})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +477,7 @@ def item_verdicts(
     and arguments, so each pair is judged once and its verdict shared.
     """
     memo: dict[tuple[str, str], ItemVerdict] = {}
+    shared = _TYPE_VERDICTS
     verdicts: list[ItemVerdict] = []
     append = verdicts.append
     total = len(items)
@@ -462,13 +489,22 @@ def item_verdicts(
                 progress(done, total)
         kind = item.type
         if kind != "function_call":
-            append(_type_verdict(kind))
+            # Most items of a log: a message, an output, a reasoning item, whose one verdict
+            # per type is shared (see `_type_verdict`).
+            found = shared.get(kind) if type(kind) is str else None
+            append(_type_verdict(kind) if found is None else found)
             continue
         status = item.status  # as `get` has it, unless None (null, or absent: `get` tells)
         if status is None:
             status = item.get("status", _ABSENT)
         name = item.name
-        arguments = item.get("arguments", _ABSENT)
+        # A lean item's arguments straight from its source, as `Item.get` would read them
+        # after looking at the hot members, which `arguments` is not one of.
+        arguments = (
+            stored_raw(item).field(item.index, "arguments", _ABSENT)
+            if item._mask & LEAN
+            else item.get("arguments", _ABSENT)
+        )
         if status == "completed" and type(name) is str and type(arguments) is str:
             key = (name, arguments)
             found = memo.get(key)

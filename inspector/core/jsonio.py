@@ -627,7 +627,7 @@ _UNDECIDED: Any = object()
 
 
 #: Brackets a text may hold for every value orjson reads from it to be one it can write back
-#: (orjson writes 255 levels of nesting; it reads more).
+#: (orjson writes 255 levels of nesting; it reads more). Below MAX_DEPTH.
 _WRITABLE_BRACKETS = 255
 
 
@@ -660,6 +660,9 @@ def _strict_fast(text: str) -> tuple[Any, bool]:
         except orjson.JSONEncodeError:  # nested past orjson's writing depth
             return _UNDECIDED, False
         written = True
+    if len(data) <= _WRITABLE_BRACKETS:
+        # Too short to hold more brackets than either limit (most arguments): not counted.
+        return value, True
     brackets = data.count(b"[") + data.count(b"{")
     if brackets > MAX_DEPTH:
         _check_depth(value, data)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import msgspec
 import orjson
 
 # jsonschema-rs and python-jsonschema are imported on first use: the desktop window should paint
@@ -75,9 +76,11 @@ _WEAK = frozenset({"anyOf", "oneOf"})
 _FAMILY_KINDS = frozenset({"contains", "required"})
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaIssue:
+class SchemaIssue(msgspec.Struct, frozen=True):
     """One validation error: where in the instance, where in the schema, which keyword, why."""
+
+    # A msgspec struct, made in C (a frozen dataclass sets each field through
+    # object.__setattr__): the invalid calls of a large log list tens of thousands.
 
     path: str
     schema_path: str

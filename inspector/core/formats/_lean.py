@@ -238,8 +238,9 @@ class JsonRun(LazySource):
     def field(self, index: int, key: str, default: Any) -> Any:
         """One member of the item's object: `arguments` is decoded alone, the rest by parsing."""
         if key == "arguments":
-            try:
-                found = _ARGUMENTS.decode(self._view(index)).arguments
+            k = index - self.first  # the gate asks this of every call: a copy of the line
+            try:  # costs less than a view of it
+                found = _ARGUMENTS.decode(self.data[self.starts[k] : self.ends[k]]).arguments
             except _REFUSED:
                 pass  # e.g. a number beyond a double: the plain parse decides
             else:
@@ -394,15 +395,17 @@ class Reader:
             if stop < 0:
                 stop = size
             line = data[position:stop]
-            if not line.strip():
+            try:
+                hot = decode(line)
+            except _REFUSED:
+                if line.strip():
+                    break
+                # A blank line, in which msgspec reads no value: passed, as the plain loader
+                # passes it (looked for only here, not on every line).
                 if check is not None:
                     check(stop)
                 position, number = stop + 1, number + 1
                 continue
-            try:
-                hot = decode(line)
-            except _REFUSED:
-                break
             t = hot.type
             if (
                 stop - position > LEAN_ITEM_LIMIT
@@ -416,15 +419,18 @@ class Reader:
             if check is not None:
                 check(stop)
             number += 1
-            index = self.first + len(items)
-            if group is None:
-                # Consecutive bare items form one group, as in the plain loader.
-                group = b.open_item_group = self.item_group(b, number)
-            if run is None or run.first + len(run.starts) != index:
-                run = self.run = JsonRun(data, self.path, index, "", None)
-            run.starts.append(position)
-            run.ends.append(stop)
-            run.lines.append(number)
+            if not added:
+                # The first item of this call: it joins the run, or begins one (the rest follow).
+                index = self.first + len(items)
+                if group is None:
+                    # Consecutive bare items form one group, as in the plain loader.
+                    group = b.open_item_group = self.item_group(b, number)
+                if run is None or run.first + len(run.starts) != index:
+                    run = self.run = JsonRun(data, self.path, index, "", None)
+                starts, ends, lines = run.starts.append, run.ends.append, run.lines.append
+            starts(position)
+            ends(stop)
+            lines(number)
             # The few distinct types, statuses, roles and names are shared, not held per item.
             status, role, name = hot.status, hot.role, hot.name
             if type(status) is str:
@@ -451,6 +457,7 @@ class Reader:
                 )
             )
             added += 1
+            index += 1
             position = stop + 1
         return position, number, added
 
