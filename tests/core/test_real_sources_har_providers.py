@@ -25,6 +25,7 @@ from inspector.core.formats import load_conversations
 from inspector.core.gate import gate_transcript
 from inspector.core.model import LoadError
 from tests.conftest import SAMPLES
+from tests.core.test_otel import check_gate_golden
 
 HAR = SAMPLES / "sessions" / "har"
 THINKING = HAR / "anthropic-polly-thinking.har"
@@ -283,3 +284,14 @@ def test_a_chunk_list_with_a_bad_chunk_is_not_base64(tmp_path):
 
     with pytest.raises(LoadError, match="the body says base64 but is not"):
         load_conversations(rewritten(tmp_path, bad))
+
+
+GOLDEN = [
+    ("sessions-har-anthropic-polly-thinking", THINKING),
+    ("sessions-har-together-polly-gzip-tool-call", TOGETHER_GZIP),
+]
+
+
+@pytest.mark.parametrize(("name", "path"), GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden_outputs(name, path, golden):
+    check_gate_golden(name, path, golden)
