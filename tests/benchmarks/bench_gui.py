@@ -19,7 +19,6 @@ transcripts of synthetic.py:
 from __future__ import annotations
 
 import argparse
-import compileall
 import enum
 import json
 import os
@@ -274,6 +273,8 @@ def cold_runs(runs: int, kinds: tuple[str, ...] = ("app", "bare")) -> dict[str, 
     interpreter's own files), and the kinds are interleaved, their order turned round every
     run, so that a machine speeding up or slowing down weighs on both alike.
     """
+    import compileall  # here: the children, this file too, import nothing they do not time
+
     for folder in (ROOT / "inspector", HERE):
         compileall.compile_dir(folder, quiet=1)
     for kind in kinds:
