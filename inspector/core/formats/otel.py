@@ -288,6 +288,39 @@ def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dic
     return where
 
 
+def _span_attributes(
+    listed: Any, at: str
+) -> tuple[dict[str, Any], dict[str, str] | None] | None:
+    """An OTLP span's attributes as `attributes` reads them, and their pointers as
+    `_value_pointers` gives them (None when none is a `gen_ai.*` attribute: no inference); None
+    for a span whose attributes are not a list or that holds Pydantic AI's `events` (read
+    the usual way)."""
+    if type(listed) is not list:
+        return None
+    found: dict[str, Any] = {}
+    where: dict[str, str] = {}
+    genai = False
+    pointed = _POINTED_KEYS
+    for i, entry in enumerate(listed):
+        if type(entry) is not dict or type(key := entry.get("key")) is not str:
+            if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+                return None  # a subclass of str or dict: read the usual way
+            continue
+        raw = entry.get("value")
+        string = type(raw) is dict and len(raw) == 1 and "stringValue" in raw
+        found[key] = raw["stringValue"] if string else value(raw)
+        if not genai and key.startswith("gen_ai."):
+            genai = True
+        if key in pointed:
+            if string:
+                where[key] = f"{at}/attributes/{i}/value/stringValue"
+            else:
+                where[key] = _value_pointers(at, [*[None] * i, entry])[key]
+    if EVENTS_ATTRIBUTE in found:
+        return None
+    return found, (where if genai else None)
+
+
 def _element(where: str, raw: Any, index: int) -> str:
     """The pointer of one message of a content attribute: its own in a JSON value, the whole
     attribute's in a JSON string (a pointer cannot go into a string)."""
@@ -424,6 +457,29 @@ def _from_record(
     pointer: str,
     order: list[int],
 ) -> Iterator[Inference]:
+    if layout is _OTLP and record_key == "spans" and not record.get("events"):
+        # Nearly every span of an export: its attributes and their pointers read in one pass.
+        read = _span_attributes(record.get("attributes"), pointer)
+        if read is not None:
+            attrs, where = read
+            if where is not None:
+                trace = record.get("traceId") or ""
+                own = attrs.get(CONVERSATION)
+                start = record.get("startTimeUnixNano") or record.get("timeUnixNano") or None
+                order[0] += 1
+                found = Inference(
+                    str(own or trace or "trace"),
+                    _time(start),
+                    order[0],
+                    "otel_span",
+                    line,
+                    pointer,
+                    attrs,
+                    where,
+                )
+                found.trace, found.named = str(trace), bool(own)
+                yield found
+            return
     attrs = attributes(record.get(layout.attributes))
     trace = record.get(layout.trace) or ""
     own = attrs.get(CONVERSATION)
