@@ -1061,6 +1061,9 @@ def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bo
 _Sent = tuple[Any, str, bool]
 
 
+_MISSING = object()
+
+
 def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
     """What an inference sent (system instructions and input) and what it got (its output)."""
     attrs = inference.attrs
@@ -1073,20 +1076,29 @@ def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
             parts = parts[0]["parts"]
         at = inference.where.get(SYSTEM, inference.pointer)
         sent.append(({"role": "system", "parts": parts}, at, plain))
+    plain_at = inference.plain_at
     for key, role, into in ((INPUT, "user", sent), (OUTPUT, "assistant", got)):
-        if key in attrs:
-            messages, plain = _decoded(attrs[key], role)
-            at, raw = inference.where.get(key, inference.pointer), attrs[key]
-            listed = inference.pointers.get(key)
-            for i, m in enumerate(messages):
-                where = listed[i] if listed else _element(at, raw, i)
-                into.append((m, where, plain or where in inference.plain_at))
+        raw = attrs.get(key, _MISSING)
+        if raw is _MISSING:
+            continue
+        messages, plain = _decoded(raw, role)
+        at = inference.where.get(key, inference.pointer)
+        listed = inference.pointers.get(key)
+        if type(raw) is str and not listed and not plain_at:
+            # Nearly every attribute: JSON text, pointed at whole, none of it plain text.
+            into += [(m, at, plain) for m in messages]
+            continue
+        for i, m in enumerate(messages):
+            where = listed[i] if listed else _element(at, raw, i)
+            into.append((m, where, plain or where in plain_at))
     if not sent and not got:
         prompts, completions = _flattened(attrs)
         sent = [(m, inference.pointer, False) for m in prompts]
         got = [(m, inference.pointer, False) for m in completions]
-    elif any(_no_parts(m) for m, _, _ in got):
-        got = _parts_from_flattened(got, _flattened(attrs)[1], inference.pointer)
+    else:
+        for message, _, _ in got:
+            if _no_parts(message):
+                return sent, _parts_from_flattened(got, _flattened(attrs)[1], inference.pointer)
     return sent, got
 
 
