@@ -288,9 +288,7 @@ def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dic
     return where
 
 
-def _span_attributes(
-    listed: Any, at: str
-) -> tuple[dict[str, Any], dict[str, str] | None] | None:
+def _span_attributes(listed: Any, at: str) -> tuple[dict[str, Any], dict[str, str] | None] | None:
     """An OTLP span's attributes as `attributes` reads them, and their pointers as
     `_value_pointers` gives them (None when none is a `gen_ai.*` attribute: no inference); None
     for a span whose attributes are not a list or that holds Pydantic AI's `events` (read
@@ -306,7 +304,7 @@ def _span_attributes(
             if isinstance(entry, dict) and isinstance(entry.get("key"), str):
                 return None  # a subclass of str or dict: read the usual way
             continue
-        raw = entry.get("value")
+        raw: Any = entry.get("value")
         string = type(raw) is dict and len(raw) == 1 and "stringValue" in raw
         found[key] = raw["stringValue"] if string else value(raw)
         if not genai and key.startswith("gen_ai."):
@@ -467,7 +465,7 @@ def _from_record(
                 own = attrs.get(CONVERSATION)
                 start = record.get("startTimeUnixNano") or record.get("timeUnixNano") or None
                 order[0] += 1
-                found = Inference(
+                span = Inference(
                     str(own or trace or "trace"),
                     _time(start),
                     order[0],
@@ -477,8 +475,8 @@ def _from_record(
                     attrs,
                     where,
                 )
-                found.trace, found.named = str(trace), bool(own)
-                yield found
+                span.trace, span.named = str(trace), bool(own)
+                yield span
             return
     attrs = attributes(record.get(layout.attributes))
     trace = record.get(layout.trace) or ""
