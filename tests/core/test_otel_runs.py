@@ -167,6 +167,17 @@ def test_the_runs_are_the_files_lines_in_order():
     assert otel.line_runs(b'{"resourceSpans":[]}\n\n\n\n', 4) is None
 
 
+def test_runs_of_many_short_lines_are_numbered_alike(monkeypatch):
+    # Found one by one, or (past _FOUND_LINES in a run) copied and counted: the same numbers.
+    data = b"".join(b'{"resourceSpans":[]}' + b" " * (k % 7) + b"\n" for k in range(60))
+    cuts = otel.line_runs(data, 200)
+    assert cuts is not None
+    found = list(otel.numbered(data, cuts))
+    monkeypatch.setattr(otel, "_FOUND_LINES", 2)
+    assert list(otel.numbered(data, cuts)) == found
+    assert [first for _, _, first in found] == [1 + data[:a].count(b"\n") for a, _ in cuts]
+
+
 def test_a_compressed_trace_goes_the_usual_way(tmp_path, by_runs):
     plain = tmp_path / "otlp.jsonl"
     synthetic.write_otlp(plain, 60_000)

@@ -1675,7 +1675,25 @@ def numbered(data: bytes, cuts: list[Cut]) -> Iterator[LineRun]:
     number = 1
     for start, stop in cuts:
         yield start, stop, number
-        number += data[start:stop].count(b"\n")  # an mmap has no count
+        number += _newlines(data, start, stop)
+
+
+#: Lines of a run found one by one before the run is copied to count them.
+_FOUND_LINES = 4096
+
+
+def _newlines(data: bytes, start: int, stop: int) -> int:
+    """The newlines in `data[start:stop]`. An mmap has no count: a trace's lines are long (a
+    call's spans are kilobytes), so they are found one by one without copying the run (or
+    touching more than its pages); a run of many short lines is copied and counted."""
+    count, find = 0, data.find
+    at = find(b"\n", start, stop)
+    while at >= 0:
+        count += 1
+        if count > _FOUND_LINES:
+            return data[start:stop].count(b"\n")
+        at = find(b"\n", at + 1, stop)
+    return count
 
 
 def run_conversations(
