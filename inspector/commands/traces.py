@@ -331,6 +331,15 @@ class _Shapes:
         self.verdicts: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
         #: Reports filled into a template so far.
         self.filled = 0
+        # Imported once here, not for every conversation (the trace's reader is imported only
+        # for a trace).
+        from inspector.core.formats import otel
+        from inspector.core.gate import gate_item
+        from inspector.core.schema import ENGINE_PY, compile_schema, file_budget
+
+        self._direct = otel.direct_conversation
+        self._gate_item, self._compile, self._file_budget = gate_item, compile_schema, file_budget
+        self._python_engine = ENGINE_PY
 
     @classmethod
     def of_process(cls, path: str, report: Report, level: int, gating: _Gating) -> _Shapes:
@@ -347,9 +356,7 @@ class _Shapes:
 
     def document(self, cid: str, inferences: list[otel.Inference]) -> tuple[bytes, bool]:
         """A conversation's encoded report, and whether its decision blocks."""
-        from inspector.core.formats import otel
-
-        direct = otel.direct_conversation(inferences) if self.tools is not None else None
+        direct = self._direct(inferences) if self.tools is not None else None
         shape = self._shape(cid, direct) if direct is not None else None
         if shape is None:
             return self._usual(cid, inferences)
@@ -395,7 +402,7 @@ class _Shapes:
         definitions = direct.definitions
         for group, raw, pointer, derived in direct.items:
             kind = raw["type"]
-            marks = tuple((d.field, d.how, d.detail) for d in derived)
+            marks = tuple([(d.field, d.how, d.detail) for d in derived]) if derived else ()
             if kind == "message":
                 items.append((group, pointer, raw["role"], marks))
                 continue
@@ -426,9 +433,6 @@ class _Shapes:
             return None
         if found is not _UNKNOWN:
             return cast("tuple[Any, ...] | None", found)
-        from inspector.core.gate import gate_item
-        from inspector.core.schema import ENGINE_PY, compile_schema, file_budget
-
         toolset = self._toolset(definitions)
         tool = toolset.tools.get(raw["name"])
         made: tuple[Any, ...] | None = None
@@ -437,10 +441,10 @@ class _Shapes:
         if (
             tool is None
             or not tool.has_schema
-            or compile_schema(tool.parameters).engine != ENGINE_PY
+            or self._compile(tool.parameters).engine != self._python_engine
         ):
-            with file_budget():
-                verdict = gate_item(raw, toolset, budget=self.budget)
+            with self._file_budget():
+                verdict = self._gate_item(raw, toolset, budget=self.budget)
             if not any(issue.keyword == "budget" for issue in verdict.errors):
                 made = (verdict.verdict, verdict.detail, verdict.errors, verdict.tool)
         if len(self.verdicts) < _MAX_VERDICTS:
