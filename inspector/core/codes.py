@@ -14,9 +14,10 @@ same way (`Severity.rank`: errors first).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
+
+from msgspec import Struct
 
 
 class Severity(StrEnum):
@@ -53,8 +54,7 @@ class Kind(StrEnum):
     TARGET = "target"  # what a target provider would reject or silently change (targets)
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(Struct, frozen=True):
     """One code: its name, what carries it, its usual and other severities, its meaning."""
 
     name: str

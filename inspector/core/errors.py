@@ -23,12 +23,12 @@ every "where", rendered by `Location.prefix()`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
 
-@dataclass(frozen=True, slots=True)
-class Location:
+
+class Location(Struct, frozen=True):
     """Where something happened: any of file, 1-based line and column, event number, pointer."""
 
     path: str | None = None

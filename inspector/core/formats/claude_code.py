@@ -17,11 +17,12 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+from msgspec import Struct, field
 
 from inspector.core.formats import anthropic
 from inspector.core.formats._convert import (
@@ -304,8 +305,7 @@ def _gathered(
 # Conversations
 
 
-@dataclass(frozen=True, slots=True)
-class _Mark:
+class _Mark(Struct, frozen=True):
     """A builder's state before a response that may still grow was converted (to go back to)."""
 
     items: int
@@ -331,8 +331,7 @@ class _Mark:
         b.unanswered = self.unanswered
 
 
-@dataclass
-class _Live:
+class _Live(Struct):
     """One conversation being read: its items so far and the records of its last turn."""
 
     key: str
@@ -351,8 +350,7 @@ class _Live:
     mark: _Mark | None = None
 
 
-@dataclass
-class _Spawn:
+class _Spawn(Struct):
     call_id: str
     name: str
     line: int | None
@@ -374,8 +372,7 @@ def _prompt_of(obj: dict[str, Any]) -> str | None:
     return None
 
 
-@dataclass
-class Links:
+class Links(Struct):
     """How subagent conversations find the call that spawned them: by the prompt it gave, and
     by the agent id its result (or, in 2.1.x, a `progress` record) names."""
 

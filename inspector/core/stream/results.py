@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from msgspec import Struct
+
 from inspector.core.model import Group, Item, Origin, Severity, Tool, Transcript, join_pointer
 
 #: Every violation code the reducer can report.
@@ -75,8 +77,7 @@ class Violation:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class OutputItem:
+class OutputItem(Struct, frozen=True):
     """A reduced output item: the dict the events built and where it was added."""
 
     output_index: int
@@ -96,8 +97,7 @@ class OutputItem:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ExtensionRecord:
+class ExtensionRecord(Struct, frozen=True):
     """A `slug:`-prefixed event, kept opaque."""
 
     event_index: int
@@ -107,8 +107,7 @@ class ExtensionRecord:
     data: Any
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseResult:
+class ResponseResult(Struct, frozen=True):
     """One response of the stream: terminal outcome, reduced items and terminal snapshot."""
 
     index: int
@@ -164,8 +163,7 @@ class ResponseResult:
         return doc
 
 
-@dataclass(frozen=True, slots=True)
-class StreamResult:
+class StreamResult(Struct, frozen=True):
     """The whole stream: per-response results, overall status, event count and violations."""
 
     responses: tuple[ResponseResult, ...]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
+
+from msgspec import Struct, field
 
 from inspector.core.gate import ToolSet
 from inspector.core.model import Severity, Tool, join_pointer, json_kind
@@ -37,8 +39,7 @@ _MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSch
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(Struct, frozen=True):
     """One subschema: its JSON Pointer, its value, where it sits and its object nesting level."""
 
     pointer: str
@@ -109,8 +110,7 @@ Hit = tuple[str, str]
 NodeCheck = Callable[[Rule, Node, "_Context"], Iterator[Hit]]
 
 
-@dataclass
-class _Context:
+class _Context(Struct):
     root: Any
     nodes: list[Node]
     covered: frozenset[str] = frozenset()
@@ -438,8 +438,7 @@ class ToolProblem:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ToolVerdict:
+class ToolVerdict(Struct, frozen=True):
     """A target's answer for one tool: the problems found and how `strict` was read."""
 
     tool: Tool
