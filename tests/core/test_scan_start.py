@@ -11,6 +11,7 @@ not every profile.
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 import types
@@ -44,7 +45,8 @@ print(json.dumps({"dataclasses": made, "modules": sorted(sys.modules)}))
 """
 
 #: Modules whose import-time shape the scan keeps: every class they make before the fork is a
-#: msgspec Struct or a plain class, but these dataclasses.
+#: msgspec Struct or a plain class (a result whose __init__ tests/codes_seen.py wraps, which a
+#: Struct's constructor never calls, is a `codes.FrozenResult`), but these dataclasses.
 OWN_MODULES = (
     "inspector.core.scan",
     "inspector.core.fleet_pool",
@@ -61,14 +63,8 @@ OWN_MODULES = (
     "inspector.core.formats.spec",
 )
 KEPT = {
-    # tests/codes_seen.py counts the codes made by wrapping these classes' __init__, which a
-    # Struct's constructor (C) never calls.
-    "inspector.core.stream.results.Violation",
-    "inspector.core.targets.schema_rules.ToolProblem",
     # A subclass of the gate's Finding, a dataclass.
     "inspector.core.targets.transcript_rules.TargetFinding",
-    # Rebuilt with dataclasses.replace by the Claude Code shares' gate (core/session_gate.py).
-    "inspector.core.formats.claude_code.Share",
 }
 
 
@@ -166,3 +162,28 @@ def test_a_profile_module_named_unlike_its_profile_is_refused(
         profile_module._profile.cache_clear()
     monkeypatch.undo()
     assert "zz-other" not in load_profiles()
+
+
+def test_a_result_made_without_a_dataclass_is_still_a_frozen_value() -> None:
+    # What the dataclasses gave Violation and ToolProblem: equality and hashing by fields,
+    # no assignment, pickling, and the fields named in its repr.
+    from inspector.core.codes import Severity
+    from inspector.core.stream.results import Violation
+    from inspector.core.targets.schema_rules import ToolProblem
+
+    made = Violation("sequence_gap", Severity.ERROR, 3, 4, 5, "gap")
+    same = Violation("sequence_gap", Severity.ERROR, event_index=3, sequence_number=4, line=5,
+                     message="gap")  # fmt: skip
+    assert made == same and hash(made) == hash(same) and len({made, same}) == 1
+    assert made != Violation("sequence_gap", Severity.ERROR, 3, 4, 6, "gap")
+    with pytest.raises(AttributeError):
+        made.line = 6  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(made)) == made
+    assert repr(made) == (
+        "Violation(code='sequence_gap', severity=<Severity.ERROR: 'error'>, event_index=3, "
+        "sequence_number=4, line=5, message='gap')"
+    )
+    rule = get_profile("openai").schema[0]
+    problem = ToolProblem("target_schema_rejected", Severity.ERROR, "/", rule, "no")
+    again = ToolProblem("target_schema_rejected", Severity.ERROR, "/", rule, "no")
+    assert problem == again and problem != made

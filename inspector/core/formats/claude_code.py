@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -709,8 +708,7 @@ def subagent_files(path: Path) -> list[Path]:
 # Shares: a large session's lines converted by several processes (`core.session_gate`)
 
 
-@dataclass(frozen=True, slots=True)
-class Share:
+class Share(Struct, frozen=True):
     """A run of a session file's lines converted on its own (`convert_share`)."""
 
     #: Its turns, as the main thread's conversation, its items numbered from 0 (None: it

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from msgspec import Struct
 
+from inspector.core.codes import FrozenResult
 from inspector.core.model import Group, Item, Origin, Severity, Tool, Transcript, join_pointer
 
 #: Every violation code the reducer can report.
@@ -54,16 +54,34 @@ VIOLATION_CODES: frozenset[str] = frozenset(
 VIOLATIONS_KEPT = 10_000
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(FrozenResult):
     """One broken rule: what, how bad, and where in the stream."""
 
+    FIELDS = ("code", "severity", "event_index", "sequence_number", "line", "message")
+    __slots__ = FIELDS
     code: str
     severity: Severity
     event_index: int | None
     sequence_number: int | None
     line: int | None
     message: str
+
+    def __init__(
+        self,
+        code: str,
+        severity: Severity,
+        event_index: int | None,
+        sequence_number: int | None,
+        line: int | None,
+        message: str,
+    ) -> None:
+        put = object.__setattr__
+        put(self, "code", code)
+        put(self, "severity", severity)
+        put(self, "event_index", event_index)
+        put(self, "sequence_number", sequence_number)
+        put(self, "line", line)
+        put(self, "message", message)
 
     def to_json(self) -> dict[str, Any]:
         """Return the violation as a JSON object."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from msgspec import Struct, field
 
+from inspector.core.codes import FrozenResult
 from inspector.core.gate import ToolSet
 from inspector.core.model import Severity, Tool, join_pointer, json_kind
 from inspector.core.targets.profile import Profile, Rule, get_profile
@@ -416,15 +416,26 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 # -- results -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ToolProblem:
+class ToolProblem(FrozenResult):
     """One thing a target does with a tool definition: rejects it, or silently changes it."""
 
+    FIELDS = ("code", "severity", "pointer", "rule", "message")
+    __slots__ = FIELDS
     code: str
     severity: Severity
     pointer: str | None
     rule: Rule
     message: str
+
+    def __init__(
+        self, code: str, severity: Severity, pointer: str | None, rule: Rule, message: str
+    ) -> None:
+        put = object.__setattr__
+        put(self, "code", code)
+        put(self, "severity", severity)
+        put(self, "pointer", pointer)
+        put(self, "rule", rule)
+        put(self, "message", message)
 
     def to_json(self) -> dict[str, Any]:
         """Return the `tools` command's JSON form."""
