@@ -83,6 +83,11 @@ class FrozenResult:
     #: The fields, in the order `__init__` takes them.
     FIELDS: ClassVar[tuple[str, ...]] = ()
 
+    def _fill(self, *values: Any) -> None:
+        """Set the fields, in `FIELDS` order (what a subclass's `__init__` does)."""
+        for name, value in zip(self.FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.FIELDS)
 

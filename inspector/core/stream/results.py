@@ -75,13 +75,7 @@ class Violation(FrozenResult):
         line: int | None,
         message: str,
     ) -> None:
-        put = object.__setattr__
-        put(self, "code", code)
-        put(self, "severity", severity)
-        put(self, "event_index", event_index)
-        put(self, "sequence_number", sequence_number)
-        put(self, "line", line)
-        put(self, "message", message)
+        self._fill(code, severity, event_index, sequence_number, line, message)
 
     def to_json(self) -> dict[str, Any]:
         """Return the violation as a JSON object."""

@@ -430,12 +430,7 @@ class ToolProblem(FrozenResult):
     def __init__(
         self, code: str, severity: Severity, pointer: str | None, rule: Rule, message: str
     ) -> None:
-        put = object.__setattr__
-        put(self, "code", code)
-        put(self, "severity", severity)
-        put(self, "pointer", pointer)
-        put(self, "rule", rule)
-        put(self, "message", message)
+        self._fill(code, severity, pointer, rule, message)
 
     def to_json(self) -> dict[str, Any]:
         """Return the `tools` command's JSON form."""
