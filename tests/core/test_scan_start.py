@@ -46,7 +46,7 @@ print(json.dumps({"dataclasses": made, "modules": sorted(sys.modules)}))
 
 #: Modules whose import-time shape the scan keeps: every class they make before the fork is a
 #: msgspec Struct or a plain class (a result whose __init__ tests/codes_seen.py wraps, which a
-#: Struct's constructor never calls, is a `codes.FrozenResult`), but these dataclasses.
+#: Struct's constructor never calls, is a `codes.FrozenValue`), but these dataclasses.
 OWN_MODULES = (
     "inspector.core.scan",
     "inspector.core.fleet_pool",

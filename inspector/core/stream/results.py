@@ -8,7 +8,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from inspector.core.codes import FrozenResult
+from inspector.core.codes import FrozenValue
 from inspector.core.model import Group, Item, Origin, Severity, Tool, Transcript, join_pointer
 
 #: Every violation code the reducer can report.
@@ -54,7 +54,7 @@ VIOLATION_CODES: frozenset[str] = frozenset(
 VIOLATIONS_KEPT = 10_000
 
 
-class Violation(FrozenResult):
+class Violation(FrozenValue):
     """One broken rule: what, how bad, and where in the stream."""
 
     FIELDS = ("code", "severity", "event_index", "sequence_number", "line", "message")

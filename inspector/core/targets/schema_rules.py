@@ -10,7 +10,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from inspector.core.codes import FrozenResult
+from inspector.core.codes import FrozenValue
 from inspector.core.gate import ToolSet
 from inspector.core.model import Severity, Tool, join_pointer, json_kind
 from inspector.core.targets.profile import Profile, Rule, get_profile
@@ -416,7 +416,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 # -- results -------------------------------------------------------------------------------------
 
 
-class ToolProblem(FrozenResult):
+class ToolProblem(FrozenValue):
     """One thing a target does with a tool definition: rejects it, or silently changes it."""
 
     FIELDS = ("code", "severity", "pointer", "rule", "message")
