@@ -169,7 +169,7 @@ def test_a_result_made_without_a_dataclass_is_still_a_frozen_value() -> None:
     # no assignment, pickling, and the fields named in its repr.
     from inspector.core.codes import Severity
     from inspector.core.stream.results import Violation
-    from inspector.core.targets.schema_rules import ToolProblem
+    from inspector.core.targets.schema_rules import SCHEMA_REJECTED, ToolProblem
 
     made = Violation("sequence_gap", Severity.ERROR, 3, 4, 5, "gap")
     same = Violation("sequence_gap", Severity.ERROR, event_index=3, sequence_number=4, line=5,
@@ -184,6 +184,6 @@ def test_a_result_made_without_a_dataclass_is_still_a_frozen_value() -> None:
         "sequence_number=4, line=5, message='gap')"
     )
     rule = get_profile("openai").schema[0]
-    problem = ToolProblem("target_schema_rejected", Severity.ERROR, "/", rule, "no")
-    again = ToolProblem("target_schema_rejected", Severity.ERROR, "/", rule, "no")
+    problem = ToolProblem(SCHEMA_REJECTED, Severity.ERROR, "/", rule, "no")
+    again = ToolProblem(SCHEMA_REJECTED, Severity.ERROR, "/", rule, "no")
     assert problem == again and problem != made
