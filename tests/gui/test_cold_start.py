@@ -81,8 +81,9 @@ HEAVY = (
 )
 
 #: The only dataclasses made before the first paint: each costs about 4.5 M instructions to
-#: make (callgrind), so the window's own records are NamedTuples or plain classes.
-DATACLASSES_THEN = ["inspector.core.codes.Code", "inspector.core.errors.Location"]
+#: make (callgrind), so the window's own records are NamedTuples or plain classes (and the
+#: codes' Code and the errors' Location are plain frozen classes, codes.FrozenValue).
+DATACLASSES_THEN: list[str] = []
 
 #: Qt classes the first paint does not need: PySide6 builds the Python enums of a class when it
 #: is first named (QStyle's eleven cost more than a whole pane's widgets), so they are named
