@@ -116,6 +116,25 @@ def _rows_under(out: Path, folders: list[str]) -> bytes:
     return b"".join(line for line in lines if json.loads(line)["path"].startswith(prefixes))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _no_dask_thread_left() -> Any:
+    """After this module, no Dask thread outlives its tests.
+
+    distributed keeps one offload thread for the life of the process. A later test's gate
+    would then see a second thread and, rightly, refuse to fork its workers. A fresh
+    executor starts its thread only when first used, so Dask still works afterwards.
+    """
+    yield
+    utils = sys.modules.get("distributed.utils")
+    if utils is not None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        utils._offload_executor.shutdown(wait=True)
+        utils._offload_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="Dask-Offload"
+        )
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Any:
     """One LocalCluster (2 worker processes) for every Dask test of this module."""
