@@ -337,7 +337,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 # from its head, before the file is read).
                 from inspector.commands.traces import gate_trace_on_cores
 
-                traced = gate_trace_on_cores(arg, path, reported, jobs=jobs, level=FILES_LEVEL)
+                traced = gate_trace_on_cores(
+                    arg,
+                    path,
+                    reported,
+                    jobs=jobs,
+                    level=FILES_LEVEL,
+                    tools=tools,
+                    budget=args.item_budget,
+                )
                 if traced is not None:
                     state["blocking"] = state["blocking"] or traced.blocks
                     try:

@@ -8,6 +8,13 @@ conversation, whose note counts every conversation of the file, is made here onc
 Anything else (a run that does not load, runs that share a trace, a worker that dies) gives
 None, and the caller gates the file the usual way, which also gives any error exactly. The
 report is byte for byte what one process writes.
+
+Most conversations of a large trace have one of a few shapes: the same kinds of items in the
+same places, the same verdicts and the same tools, differing only in their ids, lines and
+conversation id. A worker writes the report of a shape once for a copy of the conversation
+whose ids and lines are marks (`_Shapes`), keeps it as a template with holes at the marks, and
+fills it for every later conversation of that shape; a template is kept only when filling it
+gives the report of the conversation it was made from, byte for byte.
 """
 
 from __future__ import annotations
@@ -15,20 +22,23 @@ from __future__ import annotations
 import mmap
 import os
 import pickle
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from inspector.commands.common import Encoded, write_element
 from inspector.core.formats import SESSION_MARKERS
 from inspector.core.jsonio import GZIP_MAGIC, MAX_FILE_BYTES
-from inspector.core.model import Transcript, paused_gc
+from inspector.core.model import Tool, Transcript, paused_gc
 from inspector.core.parallel import (
     POOL_MIN_BYTES,
     Forks,
     default_jobs,
     forkable_file,
 )
+from inspector.core.schema import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
     from inspector.core.formats import otel
@@ -53,6 +63,8 @@ class _Run:
     #: The first run's first conversation's inferences, pickled: made by the gate's process.
     first: bytes | None
     pid: int
+    #: Conversations whose reports were filled into their shape's template.
+    filled: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +79,8 @@ class TraceGate:
     sizes: list[int]
     #: The processes that made runs.
     makers: frozenset[int]
+    #: Conversations whose reports were filled into their shape's template.
+    filled: int = 0
 
     def close(self) -> None:
         """Close the runs' files."""
@@ -79,11 +93,21 @@ _SHARED: dict[str, Any] = {}
 
 
 def gate_trace_on_cores(
-    arg: str, path: str, report: Report, *, jobs: int | None, level: int
+    arg: str,
+    path: str,
+    report: Report,
+    *,
+    jobs: int | None,
+    level: int,
+    tools: Mapping[str, Tool] | None = None,
+    budget: float = DEFAULT_BUDGET,
 ) -> TraceGate | None:
     """Gate an OTLP JSON Lines file on `jobs` processes (None: every core), each loading,
     gating and encoding (`report`, at `level` of the document) runs of its lines; None when
-    the file is not one, is smaller than POOL_MIN_BYTES, or cannot be gated so."""
+    the file is not one, is smaller than POOL_MIN_BYTES, or cannot be gated so. `tools` and
+    `budget`: the extra tools and item budget `report` gates with, which the conversations
+    written from templates are judged with (None: no conversation is, as `report`'s are not
+    known)."""
     jobs = default_jobs() if jobs is None else jobs
     if not forkable_file(arg, jobs, POOL_MIN_BYTES):
         return None
@@ -97,12 +121,18 @@ def gate_trace_on_cores(
     except (OSError, ValueError):
         return None
     try:
-        return _mapped(cast(bytes, mapped), path, report, jobs, level)
+        return _mapped(cast(bytes, mapped), path, report, jobs, level, (tools, budget))
     finally:
         mapped.close()
 
 
-def _mapped(data: bytes, path: str, report: Report, jobs: int, level: int) -> TraceGate | None:
+#: The extra tools and item budget conversations are gated with (tools None: not known).
+_Gating = tuple[Mapping[str, Tool] | None, float]
+
+
+def _mapped(
+    data: bytes, path: str, report: Report, jobs: int, level: int, gating: _Gating
+) -> TraceGate | None:
     if not any(mark in data[:4096] for mark in SESSION_MARKERS["otel"]):
         return None  # not a trace: its reader is not imported
     from inspector.core.formats import otel
@@ -116,7 +146,7 @@ def _mapped(data: bytes, path: str, report: Report, jobs: int, level: int) -> Tr
     # Closed once read (TraceGate.close), or here when the gate fails.
     files = [tempfile.TemporaryFile() for _ in runs]  # noqa: SIM115
     try:
-        made = _gate(data, runs, path, report, jobs, level, [f.fileno() for f in files])
+        made = _gate(data, runs, path, report, jobs, level, [f.fileno() for f in files], gating)
     except BaseException:
         for handle in files:
             handle.close()
@@ -125,9 +155,9 @@ def _mapped(data: bytes, path: str, report: Report, jobs: int, level: int) -> Tr
         for handle in files:
             handle.close()
         return None
-    first, sizes, blocks, makers = made
+    first, sizes, blocks, makers, filled = made
     encoded = Encoded(_joined(first, files, sizes, level))
-    return TraceGate(encoded, blocks, files, sizes, makers)
+    return TraceGate(encoded, blocks, files, sizes, makers, filled)
 
 
 def _gate(
@@ -138,13 +168,14 @@ def _gate(
     jobs: int,
     level: int,
     files: list[int],
-) -> tuple[bytes, list[int], bool, frozenset[int]] | None:
+    gating: _Gating,
+) -> tuple[bytes, list[int], bool, frozenset[int], int] | None:
     """Every run made by the workers, then the file's first conversation here: its encoded
-    document, each run's bytes of documents and whether any decision blocks (None: the
-    usual way)."""
+    document, each run's bytes of documents, whether any decision blocks, the processes that
+    made runs and how many reports were filled into templates (None: the usual way)."""
     from inspector.core.formats import otel
 
-    _SHARED.update(data=data, path=path, report=report, level=level, files=files)
+    _SHARED.update(data=data, path=path, report=report, level=level, files=files, gating=gating)
     # Each run's first line is counted as it is sent: the workers begin meanwhile.
     calls = ((n, run) for n, run in enumerate(otel.numbered(data, runs)))
     forks = Forks(min(jobs, len(runs)), _worker_run, calls)
@@ -173,7 +204,8 @@ def _gate(
         write_element(document, level, encoded.append)
     blocks = blocks or any(run.blocks for run in made)
     makers = frozenset(run.pid for run in made)
-    return b"".join(encoded), [run.size for run in made], blocks, makers
+    filled = sum(run.filled for run in made)
+    return b"".join(encoded), [run.size for run in made], blocks, makers, filled
 
 
 def _joined(first: bytes, files: list[Any], sizes: list[int], level: int) -> Iterator[bytes]:
@@ -213,9 +245,9 @@ def _run(number: int, run: otel.LineRun) -> _Run | None:
 
     data: bytes = _SHARED["data"]
     path: str = _SHARED["path"]
-    report: Report = _SHARED["report"]
     level: int = _SHARED["level"]
     separator = b",\n" + b"  " * level
+    shapes = _Shapes.of_process(path, _SHARED["report"], level, _SHARED["gating"])
     with paused_gc():
         grouped, links = otel.run_conversations(data, run, path)
         ids = list(grouped)
@@ -226,14 +258,268 @@ def _run(number: int, run: otel.LineRun) -> _Run | None:
             first = pickle.dumps(grouped.pop(ids[0]), pickle.HIGHEST_PROTOCOL)
         out = _Out(_SHARED["files"][number])
         blocks = False
+        filled = shapes.filled
         for cid, inferences in grouped.items():
-            document, blocked = report(path, otel.build(path, cid, inferences, []))
+            encoded, blocked = shapes.document(cid, inferences)
             blocks = blocks or blocked
             if out.size or out.pieces:
                 out.add(separator)
-            write_element(document, level, out.add)
+            out.add(encoded)
         out.flush()
-    return _Run(ids, links, out.size, blocks, first, os.getpid())
+    return _Run(ids, links, out.size, blocks, first, os.getpid(), shapes.filled - filled)
+
+
+#: Marks a copy of a conversation carries for its ids (call and result ids `c0`, `c1` …,
+#: response ids `r0` …) and its conversation id (`v`), each between two `_MARK`s, and for its
+#: lines (`_LINE_BASE` + n): plain text no report holds otherwise.
+_MARK = "zq9OTELtemplate9qz"
+_LINE_BASE = 7_345_678_901_234_000_000
+_HOLES = re.compile(
+    rb"zq9OTELtemplate9qz(v|c[0-9]+|r[0-9]+)zq9OTELtemplate9qz|(?<![0-9])7345678901234([0-9]{6})(?![0-9])"
+)
+#: Shapes whose templates a process keeps (a trace of more makes the others the usual way).
+MAX_TEMPLATES = 4096
+#: Verdicts a process keeps, by tool definitions, name, arguments and status.
+_MAX_VERDICTS = 1 << 16
+_UNKNOWN = object()
+
+
+class _Template:
+    """A shape's report: bytes between holes, and the value each hole takes (an index into a
+    conversation's values: its conversation id, its lines, its call and result ids, then its
+    response ids)."""
+
+    __slots__ = ("blocks", "holes", "pieces")
+
+    def __init__(self, pieces: list[bytes], holes: list[int], blocks: bool) -> None:
+        self.pieces = pieces
+        self.holes = holes
+        self.blocks = blocks
+
+    def fill(self, values: list[bytes]) -> bytes:
+        """The report of a conversation of this shape with these values."""
+        pieces = self.pieces
+        out = [pieces[0]]
+        for n, hole in enumerate(self.holes, 1):
+            out.append(values[hole])
+            out.append(pieces[n])
+        return b"".join(out)
+
+
+def _plain(text: str) -> bool:
+    """Whether a value is written alike in JSON text and in a message's repr (`'…'`): printable
+    ASCII with no quote or backslash, which neither escapes."""
+    return (
+        text.isascii() and text.isprintable() and not ('"' in text or "'" in text or "\\" in text)
+    )
+
+
+class _Shapes:
+    """A process's conversations' reports: made the usual way, or filled into the template
+    of their shape (`otel.direct_conversation`, its calls' verdicts, its tools)."""
+
+    _process: _Shapes | None = None
+
+    def __init__(self, path: str, report: Report, level: int, gating: _Gating) -> None:
+        self.path = path
+        self.report = report
+        self.level = level
+        self.gating = gating
+        self.tools, self.budget = gating
+        self.templates: dict[Any, _Template | None] = {}
+        self.toolsets: dict[str | None, Any] = {}
+        self.verdicts: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
+        #: Reports filled into a template so far.
+        self.filled = 0
+        # Imported once here, not for every conversation (the trace's reader is imported only
+        # for a trace).
+        from inspector.core.formats import otel
+        from inspector.core.gate import gate_item
+        from inspector.core.schema import ENGINE_PY, compile_schema, file_budget
+
+        self._direct = otel.direct_conversation
+        self._gate_item, self._compile, self._file_budget = gate_item, compile_schema, file_budget
+        self._python_engine = ENGINE_PY
+
+    @classmethod
+    def of_process(cls, path: str, report: Report, level: int, gating: _Gating) -> _Shapes:
+        """This process's shapes (kept across its runs of one file)."""
+        found = cls._process
+        if found is None or (found.path, found.report, found.level, found.gating) != (
+            path,
+            report,
+            level,
+            gating,
+        ):
+            found = cls._process = cls(path, report, level, gating)
+        return found
+
+    def document(self, cid: str, inferences: list[otel.Inference]) -> tuple[bytes, bool]:
+        """A conversation's encoded report, and whether its decision blocks."""
+        direct = self._direct(inferences) if self.tools is not None else None
+        shape = self._shape(cid, direct) if direct is not None else None
+        if shape is None:
+            return self._usual(cid, inferences)
+        key, values, names = shape
+        template = self.templates.get(key, _UNKNOWN)
+        if template is _UNKNOWN:
+            encoded, blocks = self._usual(cid, inferences)
+            if len(self.templates) < MAX_TEMPLATES:
+                self.templates[key] = self._template(inferences, names, values, encoded, blocks)
+            return encoded, blocks
+        if template is None:
+            return self._usual(cid, inferences)
+        assert isinstance(template, _Template)
+        self.filled += 1
+        return template.fill(values), template.blocks
+
+    def _usual(self, cid: str, inferences: list[otel.Inference]) -> tuple[bytes, bool]:
+        from inspector.core.formats import otel
+
+        document, blocks = self.report(self.path, otel.build(self.path, cid, inferences, []))
+        encoded: list[bytes] = []
+        write_element(document, self.level, encoded.append)
+        return b"".join(encoded), blocks
+
+    def _shape(
+        self, cid: str, direct: otel.DirectConversation
+    ) -> tuple[Any, list[bytes], tuple[list[int], list[str], list[str]]] | None:
+        """A conversation's shape, its values (as `_Template.fill` takes them) and its lines,
+        call ids and response ids in their order; None when its report is made the usual way
+        (a value that is not plain, a verdict a template cannot share)."""
+        lines: dict[int, int] = {}
+        responses: dict[str, int] = {}
+        groups = []
+        for line, status, response_id in direct.groups:
+            if type(line) is not int:
+                return None
+            slot = (
+                None if response_id is None else responses.setdefault(response_id, len(responses))
+            )
+            groups.append((lines.setdefault(line, len(lines)), status, slot))
+        ids: dict[str, int] = {}
+        items: list[tuple[Any, ...]] = []
+        definitions = direct.definitions
+        for group, raw, pointer, derived in direct.items:
+            kind = raw["type"]
+            marks = tuple([(d.field, d.how, d.detail) for d in derived]) if derived else ()
+            if kind == "message":
+                items.append((group, pointer, raw["role"], marks))
+                continue
+            slot = ids.setdefault(raw["call_id"], len(ids))
+            if kind == "function_call":
+                verdict = self._verdict(definitions, raw)
+                if verdict is None:
+                    return None
+                items.append((group, pointer, slot, raw["name"], raw["status"], marks, verdict))
+            else:
+                items.append((group, pointer, slot, marks))
+        if not (_plain(cid) and all(map(_plain, ids)) and all(map(_plain, responses))):
+            return None
+        values = [cid, *map(str, lines), *ids, *responses]
+        key = (definitions, tuple(groups), tuple(items))
+        try:
+            hash(key)
+        except TypeError:  # a role or name that is not a string
+            return None
+        return key, [v.encode() for v in values], (list(lines), list(ids), list(responses))
+
+    def _verdict(self, definitions: str | None, raw: dict[str, Any]) -> tuple[Any, ...] | None:
+        """What a call's report shows of its verdict (None: a verdict no template shares)."""
+        memo = (definitions, raw["name"], raw["arguments"], raw["status"])
+        try:
+            found = self.verdicts.get(memo, _UNKNOWN)
+        except TypeError:  # a name that is not a string
+            return None
+        if found is not _UNKNOWN:
+            return cast("tuple[Any, ...] | None", found)
+        toolset = self._toolset(definitions)
+        tool = toolset.tools.get(raw["name"])
+        made: tuple[Any, ...] | None = None
+        # A schema python-jsonschema checks shares one budget over a conversation's calls: a
+        # verdict of one is not shared.
+        if (
+            tool is None
+            or not tool.has_schema
+            or self._compile(tool.parameters).engine != self._python_engine
+        ):
+            with self._file_budget():
+                verdict = self._gate_item(raw, toolset, budget=self.budget)
+            if not any(issue.keyword == "budget" for issue in verdict.errors):
+                made = (verdict.verdict, verdict.detail, verdict.errors, verdict.tool)
+        if len(self.verdicts) < _MAX_VERDICTS:
+            self.verdicts[memo] = made
+        return made
+
+    def _toolset(self, definitions: str | None) -> Any:
+        """The tool set the gate makes for a conversation of these tool definitions."""
+        found = self.toolsets.get(definitions)
+        if found is None:
+            from inspector.core.formats import otel
+            from inspector.core.gate import make_toolset
+
+            tools = MappingProxyType(otel.definitions_tools(definitions))
+            transcript = Transcript(self.path, "otel", (), tools=tools)
+            found = self.toolsets[definitions] = make_toolset(transcript, self.tools)[0]
+        return found
+
+    def _template(
+        self,
+        inferences: list[otel.Inference],
+        names: tuple[list[int], list[str], list[str]],
+        values: list[bytes],
+        encoded: bytes,
+        blocks: bool,
+    ) -> _Template | None:
+        """The template of a conversation's shape, from the report of a copy of it whose ids,
+        lines and conversation id are marks; None unless it fills to `encoded`, the
+        conversation's own report, and says the same of blocking."""
+        from inspector.core.formats import otel
+
+        lines, ids, responses = names
+        calls = {old: f"{_MARK}c{n}{_MARK}" for n, old in enumerate(ids)}
+
+        def call(old: str) -> str:
+            # An id read only in messages that are repeats: marked too, never a hole.
+            return calls.setdefault(old, f"{_MARK}c{len(calls)}{_MARK}")
+
+        answers = {old: f"{_MARK}r{n}{_MARK}" for n, old in enumerate(responses)}
+        marked_lines: dict[int | None, int | None] = {
+            old: _LINE_BASE + n for n, old in enumerate(lines)
+        }
+        try:
+            copies = otel.renamed(
+                inferences, call, lambda old: answers.get(old, old), marked_lines.__getitem__
+            )
+            marked = otel.build(self.path, f"{_MARK}v{_MARK}", copies, [])
+            document, marked_blocks = self.report(self.path, marked)
+            parts: list[bytes] = []
+            write_element(document, self.level, parts.append)
+        except Exception:  # whatever the copy cannot be made or reported: the usual way
+            return None
+        text = b"".join(parts)
+        pieces, holes, start = [], [], 0
+        first_call, first_response = 1 + len(lines), 1 + len(lines) + len(ids)
+        for match in _HOLES.finditer(text):
+            mark, line = match.group(1), match.group(2)
+            if line is not None:
+                hole, end = 1 + int(line), first_call
+            elif mark == b"v":
+                hole, end = 0, 1
+            elif mark[:1] == b"c":
+                hole, end = first_call + int(mark[1:]), first_response
+            else:
+                hole, end = first_response + int(mark[1:]), len(values)
+            if hole >= end:
+                return None  # a mark that is no value of the conversation's
+            pieces.append(text[start : match.start()])
+            holes.append(hole)
+            start = match.end()
+        pieces.append(text[start:])
+        template = _Template(pieces, holes, marked_blocks)
+        if marked_blocks != blocks or template.fill(values) != encoded:
+            return None
+        return template
 
 
 class _Out:

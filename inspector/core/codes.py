@@ -14,9 +14,54 @@ same way (`Severity.rank`: errors first).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any, ClassVar
+
+
+class FrozenValue:
+    """Base of a small value: frozen, compared, hashed, pickled and shown by its fields.
+
+    A plain slotted class where a frozen dataclass was (a subclass lists its fields in order
+    in `FIELDS`, makes them its `__slots__` and sets them in its own `__init__`): made at
+    import for a thirtieth of a dataclass's cost, which every scan worker waits for, with no
+    library behind it (the window's first paint imports these modules), and with an `__init__`
+    of its own, which tests/codes_seen.py wraps to count the codes a run makes.
+    """
+
+    __slots__ = ()
+    #: The fields, in the order `__init__` takes them.
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def _fill(self, *values: Any) -> None:
+        """Set the fields, in `FIELDS` order (what a subclass's `__init__` does)."""
+        for name, value in zip(self.FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, FrozenValue)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, self._values())
 
 
 class Severity(StrEnum):
@@ -53,15 +98,26 @@ class Kind(StrEnum):
     TARGET = "target"  # what a target provider would reject or silently change (targets)
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(FrozenValue):
     """One code: its name, what carries it, its usual and other severities, its meaning."""
 
+    FIELDS = ("name", "kinds", "severity", "meaning", "also")
+    __slots__ = FIELDS
     name: str
     kinds: tuple[Kind, ...]
     severity: Severity
     meaning: str
-    also: tuple[Severity, ...] = ()
+    also: tuple[Severity, ...]
+
+    def __init__(
+        self,
+        name: str,
+        kinds: tuple[Kind, ...],
+        severity: Severity,
+        meaning: str,
+        also: tuple[Severity, ...] = (),
+    ) -> None:
+        self._fill(name, kinds, severity, meaning, also)
 
     @property
     def severities(self) -> tuple[Severity, ...]:

@@ -23,20 +23,33 @@ every "where", rendered by `Location.prefix()`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from inspector.core.codes import FrozenValue
 
-@dataclass(frozen=True, slots=True)
-class Location:
+
+class Location(FrozenValue):
     """Where something happened: any of file, 1-based line and column, event number, pointer."""
 
-    path: str | None = None
-    line: int | None = None
-    column: int | None = None
-    event: int | None = None
-    pointer: str | None = None
-    offset: int | None = None  # 0-based character offset, as the JSON parsers count
+    FIELDS = ("path", "line", "column", "event", "pointer", "offset")
+    __slots__ = FIELDS
+    path: str | None
+    line: int | None
+    column: int | None
+    event: int | None
+    pointer: str | None
+    offset: int | None  # 0-based character offset, as the JSON parsers count
+
+    def __init__(
+        self,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        event: int | None = None,
+        pointer: str | None = None,
+        offset: int | None = None,
+    ) -> None:
+        self._fill(path, line, column, event, pointer, offset)
 
     def prefix(self, unnamed: str = "<input>") -> str:
         """'file:line:column (event N) at /pointer', with the parts that are known."""

@@ -20,8 +20,9 @@ import signal
 import struct
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from inspector.core.errors import InspectorError
 
@@ -35,8 +36,7 @@ class PoolError(InspectorError):
     """A pool worker failed, or ended, before handing back its task."""
 
 
-@dataclass(eq=False)
-class _Worker:
+class _Worker(Struct, eq=False):
     """One worker as its coordinator sees it: its process, its two pipes, its tasks in flight."""
 
     pid: int

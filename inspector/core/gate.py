@@ -35,9 +35,11 @@ from inspector.core.model import (
 )
 from inspector.core.schema import (
     DEFAULT_BUDGET,
+    ENGINE_RS,
     FileBudget,
     SchemaIssue,
     compile_schema,
+    current_file_budget,
     file_budget,
     refusal,
     validate,
@@ -477,6 +479,9 @@ def item_verdicts(
     and arguments, so each pair is judged once and its verdict shared.
     """
     memo: dict[tuple[str, str], ItemVerdict] = {}
+    #: Each tool name's jsonschema-rs check, when its calls go straight to it (`_ready_check`).
+    checks: dict[str, Callable[[Any], bool] | None] = {}
+    spending = current_file_budget()
     shared = _TYPE_VERDICTS
     verdicts: list[ItemVerdict] = []
     append = verdicts.append
@@ -511,13 +516,68 @@ def item_verdicts(
             if found is None:
                 # The verdict keeps the item as its way back to the arguments, not every
                 # call's parsed arguments.
-                found = memo[key] = _call_verdict(
-                    status, arguments, name, toolset, budget, cancel, item
+                check = (
+                    checks[name]
+                    if name in checks
+                    else checks.setdefault(name, _ready_check(name, toolset))
                 )
+                if check is None:
+                    found = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
+                else:
+                    found = _ready_verdict(
+                        check, arguments, name, toolset, budget, cancel, item, spending
+                    )
+                memo[key] = found
             append(found)
         else:
             append(_call_verdict(status, arguments, name, toolset, budget, cancel, item))
     return verdicts
+
+
+def _ready_check(name: str, tools: ToolSet) -> Callable[[Any], bool] | None:
+    """The jsonschema-rs `is_valid` that `_check_arguments` comes to for a call to `name`
+    (allowed, a known tool, a usable schema jsonschema-rs runs), else None."""
+    if tools.allowed is not None and name not in tools.allowed:
+        return None
+    tool = tools.tools.get(name)
+    if tool is None or not tool.has_schema:
+        return None
+    compiled = compile_schema(tool.parameters)
+    if compiled.validator is None or compiled.engine != ENGINE_RS:
+        return None
+    check: Callable[[Any], bool] = compiled.validator.is_valid
+    return check
+
+
+def _ready_verdict(
+    check: Callable[[Any], bool],
+    arguments: str,
+    name: str,
+    tools: ToolSet,
+    budget: float,
+    cancel: threading.Event | None,
+    source: Item,
+    total: FileBudget | None,
+) -> ItemVerdict:
+    """`_call_verdict` of a completed call to a tool with a `_ready_check`: valid arguments
+    that orjson writes back, with the file's budget left and no cancel, are ok after one
+    `check`, as `validate` finds them; anything else takes the whole way."""
+    try:
+        parsed, writable = parse_arguments_checked(arguments)
+    except ArgumentsError as exc:
+        return _parse_failure(exc)
+    if (
+        writable
+        and (cancel is None or not cancel.is_set())
+        and (total is None or total.overrun() is None)
+    ):
+        try:
+            valid = check(parsed)
+        except Exception:  # `validate` says what jsonschema-rs cannot take
+            valid = False
+        if valid:
+            return ItemVerdict(Verdict.OK, _matches(name), tool=name, source=source)
+    return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 
 _MATCHES: dict[str, str] = {}

@@ -621,7 +621,6 @@ def load_json(
         ) from None
 
 
-_DIGITS = b"0123456789"
 #: What _strict_fast gives back when the text needs the full strict parser.
 _UNDECIDED: Any = object()
 
@@ -635,13 +634,18 @@ def _strict_fast(text: str) -> tuple[Any, bool]:
     """A strict parse by orjson alone, or _UNDECIDED when only the full parser may answer.
 
     Each check of the strict parser runs only when cheap byte counts say it can matter: a long
-    integer needs 19 digits in the text, a repeated key two colons. orjson drops a repeated
+    integer needs a run of 19 digits in the text (one `bytes.translate` and one search), a
+    repeated key two colons. orjson drops a repeated
     key's first value, so the canonical text it writes back holds fewer colons than the input;
     a `\\u` escape could spell a colon and hide that, so it sends the text to the full parser.
     The flag says the value is known to be one orjson writes back (see `parse_arguments_checked`).
     """
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) - len(data.translate(None, _DIGITS)) >= 19 and has_long_digits(data):
+    if len(data) >= 19 and (
+        _NINETEEN_ZEROS in data.translate(_DIGITS_TO_ZERO)
+        if len(data) <= _WINDOW
+        else has_long_digits(data)
+    ):
         return _UNDECIDED, False
     if len(data) >= _HEADROOM_FROM and not orjson_has_headroom(len(data)):
         return _UNDECIDED, False

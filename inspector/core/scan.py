@@ -17,11 +17,12 @@ import pickle
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cache
 from typing import Any, TypeVar
 
 import orjson
+from msgspec import Struct, field
 
 try:
     # BLAKE2 as hashlib gives it (hashlib.blake2b is this class), without hashlib's set-up of
@@ -50,8 +51,7 @@ TOOL_LIMIT = 5_000
 REASON_LIMIT = 200
 
 
-@dataclass(frozen=True, slots=True)
-class ScanOptions:
+class ScanOptions(Struct, frozen=True):
     """What every file is scanned with: target profile names and extra tool schemas."""
 
     targets: tuple[str, ...] = ()
@@ -365,8 +365,7 @@ def _dumps(row: Mapping[str, Any]) -> bytes:
 # Aggregates for the readiness report
 
 
-@dataclass
-class RuleTally:
+class RuleTally(Struct):
     """One target rule across the fleet: findings, conversations hit, the first example."""
 
     findings: int = 0
@@ -374,8 +373,7 @@ class RuleTally:
     example: tuple[str, int, str] | None = None  # path, conversation number, message
 
 
-@dataclass
-class TargetTally:
+class TargetTally(Struct):
     """One target across the fleet: conversations by decision, and each rule's tally."""
 
     decisions: Counter[str] = field(default_factory=Counter)
@@ -384,8 +382,7 @@ class TargetTally:
     rules: dict[str, RuleTally] = field(default_factory=dict)
 
 
-@dataclass
-class ToolTally:
+class ToolTally(Struct):
     """One tool name across the fleet: its schema variants, calls, and each target's marks."""
 
     variants: set[str] = field(default_factory=set)
@@ -394,8 +391,7 @@ class ToolTally:
     marks: dict[str, Counter[str]] = field(default_factory=dict)
 
 
-@dataclass
-class FormatTally:
+class FormatTally(Struct):
     """Parse health of one format (or one suffix, for files that could not be read)."""
 
     files: int = 0
@@ -422,8 +418,7 @@ def _entry(table: dict[str, _Value], key: str, make: Callable[[], _Value]) -> _V
 Tally = tuple[Any, ...]
 
 
-@dataclass
-class Fleet:
+class Fleet(Struct):
     """The readiness report's aggregates, folded from rows one at a time (memory stays flat)."""
 
     targets: tuple[str, ...] = ()
@@ -625,8 +620,7 @@ class Fleet:
 ChunkFile = tuple[str, int | None, int | None, int]
 
 
-@dataclass(slots=True)
-class Chunk:
+class Chunk(Struct):
     """Scanned files as a worker hands them back: rows already as JSON Lines, and their fold.
 
     The parent of a pool only writes `data` and merges `tally` (the fold, packed: plain
@@ -804,8 +798,7 @@ def _worker_task(message: bytes) -> bytes:
     return _worker_chunk(pickle.loads(message)).encode()
 
 
-@dataclass(slots=True, eq=False)
-class Task:
+class Task(Struct, eq=False):
     """Consecutive files of the walk scanned as one pool task, with their sizes in bytes.
 
     `chunk` is set once the files are scanned (or were taken from a previous scan's log).

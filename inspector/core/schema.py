@@ -597,6 +597,11 @@ class FileBudget:
 _FILE: contextvars.ContextVar[FileBudget | None] = contextvars.ContextVar("file", default=None)
 
 
+def current_file_budget() -> FileBudget | None:
+    """The file's budget `validate` shares in this context (`file_budget`), or None."""
+    return _FILE.get()
+
+
 @contextlib.contextmanager
 def file_budget(budget: FileBudget | None = None) -> Iterator[FileBudget]:
     """Make every `validate` in this context (and thread) share one file's budget."""

@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from msgspec import structs
+
 from inspector.core import parallel
 from inspector.core.formats import session_format
 from inspector.core.gate import (
@@ -279,7 +281,7 @@ def _converted(number: int, counts: Any) -> _Done | None:
     with paused_gc():
         local = _local(transcript, offset, [told[code] for code in run.codes], shared["toolset"])
     # The items stay here: merging the findings needs only what `_local` keeps of them.
-    return _Done(dataclasses.replace(share, transcript=None), run, local)
+    return _Done(structs.replace(share, transcript=None), run, local)
 
 
 class _Placed(Sequence[ItemVerdict]):

@@ -7,7 +7,7 @@ every platform, so that the README's table holds everywhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Tab:
@@ -22,8 +22,7 @@ TAB_NAMES = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class ActionSpec:
+class ActionSpec(NamedTuple):
     """One action: the window method it calls (with arguments), its words, key and place."""
 
     name: str

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.core.verdicts import PASSING
 
@@ -28,8 +27,7 @@ class Choice(StrEnum):
     CHANGED = "changed"
 
 
-@dataclass(frozen=True, slots=True)
-class ItemFilter:
+class ItemFilter(NamedTuple):
     """A parsed filter: field terms, free-text terms and the verdict-combo choice."""
 
     fields: tuple[tuple[str, str], ...] = ()

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.core.display import show_int
 from inspector.core.lazy import LazyPattern
@@ -131,8 +130,7 @@ def label(value: Any, limit: int = CELL_LIMIT) -> str:
     return preview(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Shortened:
+class Shortened(NamedTuple):
     """A string shortened for display: where it is (keys from the item) and its full text."""
 
     path: tuple[str | int, ...]
@@ -147,8 +145,7 @@ class Shortened:
         return join_pointer("", *self.path)
 
 
-@dataclass(frozen=True, slots=True)
-class Display:
+class Display(NamedTuple):
     """JSON text for a panel and what was shortened to keep it displayable."""
 
     text: str

@@ -7,8 +7,7 @@ in as a function, so the stepping is tested without widgets.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # a diff's alignment comes after the window's first paint
     from inspector.gui.alignment import Alignment
@@ -26,8 +25,7 @@ def pane_side(side: str) -> str:
     return side if side in SIDES else "left"
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """Where a step lands: a pair's position or an item, the side shown, whether it wrapped."""
 
     side: str

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from typing import NamedTuple
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QBrush, QColor, QIcon, QPalette, QPixmap
@@ -42,8 +42,7 @@ PROMINENT_CHANGES: frozenset[str] = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Swatch:
+class Swatch(NamedTuple):
     """A colour pair and icon for one verdict, change level or severity in the current theme.
 
     Its brushes are made when first asked for: `QBrush(QColor)` makes PySide6 build the whole
@@ -183,8 +182,7 @@ def short_verdict(verdict: Verdict | str) -> str:
     return str(palette_data()["verdicts"][str(verdict)].get("short", verdict))
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
+class Mark(NamedTuple):
     """The Diff tab's mark on a changed value or word: a fill that stands out from the view's
     base colour, and the text colour drawn on it."""
 

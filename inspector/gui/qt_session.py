@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -55,8 +55,7 @@ ASYNC_FILTER_ITEMS = 20_000
 ASYNC_FILTER_BYTES = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
+class Loaded(NamedTuple):
     """What a load produces off the GUI thread: the gated transcript, its verdict counts and the
     core's replay decision (both walk every item, so they are computed there too), and, for
     streams, the decoded events."""
@@ -100,8 +99,8 @@ def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = No
         if progress is not None:
             progress(f"Judging for {target.name}…")
         result = with_target_findings(result, target)
-    return replace(
-        loaded, result=result, decision=decide_file(result, name=loaded.path), target=name
+    return loaded._replace(
+        result=result, decision=decide_file(result, name=loaded.path), target=name
     )
 
 
@@ -143,7 +142,7 @@ def load_and_gate(
     head = head_conversations(path) if first_rows is not None else None
     if first_rows is not None and head:
         early = gate_conversation(path, tuple(head), 0, tools, progress, cancel)
-        first_rows(replace(early, reading=True))
+        first_rows(early._replace(reading=True))
     progress(f"Reading {name}…")
     # Cancel also ends a read that waits on a pipe or a device.
     data = read_bytes(path, cancel=cancel)
@@ -160,7 +159,7 @@ def load_and_gate(
         data, display_name(path), source, cancel=cancel, progress=parsed
     )
     loaded = gate_conversation(path, tuple(transcripts), 0, tools, progress, cancel)
-    return replace(loaded, size=len(data))
+    return loaded._replace(size=len(data))
 
 
 def gate_conversation(
@@ -179,7 +178,7 @@ def gate_conversation(
     if transcript.stream is not None:
         # The events decoded by the load, kept on the transcript: the Stream tab never re-reads.
         stream = StreamView(path, transcript.stream, transcript.events)
-    return replace(Loaded.of(path, result, stream), conversations=conversations, picked=picked)
+    return Loaded.of(path, result, stream)._replace(conversations=conversations, picked=picked)
 
 
 class Session(QObject):
@@ -319,10 +318,8 @@ class Session(QObject):
                 result = gate_transcript(
                     old.result.transcript, tools, cancel=cancel, progress=gated
                 )
-                return replace(
-                    Loaded.of(old.path, result, old.stream, old.size),
-                    conversations=old.conversations,
-                    picked=old.picked,
+                return Loaded.of(old.path, result, old.stream, old.size)._replace(
+                    conversations=old.conversations, picked=old.picked
                 )
 
             self._start_side(side, old.path, work)
@@ -336,7 +333,7 @@ class Session(QObject):
 
         def work(progress: Progress, cancel: threading.Event) -> Loaded:
             loaded = gate_conversation(old.path, old.conversations, picked, tools, progress, cancel)
-            return replace(loaded, size=old.size)
+            return loaded._replace(size=old.size)
 
         self._start_side(side, old.path, work)
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from inspector.core.decision import Decision
@@ -21,8 +20,7 @@ NOTHING_OPEN = "Open two transcripts to see what may be replayed to another mode
 CLICK_HINT = "Click to list every reason and change by code."
 
 
-@dataclass(frozen=True, slots=True)
-class Side:
+class Side(NamedTuple):
     """What the status line knows of one loaded file: its name, decision and verdict counts."""
 
     name: str
@@ -30,8 +28,7 @@ class Side:
     summary: Mapping[str, int]
 
 
-@dataclass(frozen=True, slots=True)
-class StatusLine:
+class StatusLine(NamedTuple):
     """The status line: its text, tooltip, icon kind and colour severity (None: plain)."""
 
     text: str

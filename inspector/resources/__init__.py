@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 #: Every plain file this package ships; a test checks each exists and is reachable.
 PALETTE = "palette.json"
@@ -32,13 +30,21 @@ def action_icon_name(action: str) -> str:
     return f"icons/action-{action}.svg"
 
 
+#: This package's folder: a checkout or an unpacked wheel keeps the resources beside this file.
+_HERE = Path(__file__).parent
+
+
 def resource_path(name: str) -> Path:
     """Return the filesystem path of a bundled resource (relative name, '/'-separated)."""
-    root = resources.files(__name__)
-    target = root.joinpath(*name.split("/"))
-    # The package is always installed as plain files (a checkout or an unpacked wheel), so the
-    # traversable is a real path; Qt needs one to load SVG icons.
-    return Path(str(target))
+    # A package installed as plain files (a checkout, an unpacked wheel) has its resources in
+    # its own folder; only another loader (a zip) needs importlib.resources, whose import costs
+    # a window's start about 14 M instructions (callgrind).
+    if _HERE.joinpath(PALETTE).is_file():
+        return _HERE.joinpath(*name.split("/"))
+    from importlib import resources
+
+    # Qt needs a real path to load SVG icons.
+    return Path(str(resources.files(__name__).joinpath(*name.split("/"))))
 
 
 @cache
@@ -57,8 +63,7 @@ def referenced_files() -> list[str]:
     return names
 
 
-@dataclass(frozen=True, slots=True)
-class SamplePair:
+class SamplePair(NamedTuple):
     """The bundled left/right transcripts and the tools file that goes with them."""
 
     left: Path

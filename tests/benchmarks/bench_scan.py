@@ -36,13 +36,20 @@ first file, the first task handed out and started in each worker, the first and 
 the workers joined, the output published, the exit), and per worker its CPU, the time it waited
 for a task and its page faults. The load average before and after says how quiet the machine was.
 
-    python tests/benchmarks/bench_scan.py [--quick] [--runs N] [--phases]
+`--start` counts, with callgrind (valgrind must be installed), the instructions of the serial
+start every `--jobs 2` worker waits for: the main process from its spawn to where its pool
+would fork (the command line parsed, every format module preloaded, the target profile read),
+beside python's own start (a process that ends at once, as the scan's does: no teardown).
+Load does not change the count.
+
+    python tests/benchmarks/bench_scan.py [--quick] [--runs N] [--phases | --start]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -380,6 +387,39 @@ def _phases(scratch: Path, folder: Path, runs: int) -> None:
                 print(f"  {name:<24} {value:8.1f}")
 
 
+#: Runs `python -m inspector ARGS…` and ends the process where its pool would fork.
+TO_THE_FORK = """\
+import os, sys
+from inspector.core import fleet_pool
+
+def stop(*args, **kwargs):
+    os._exit(0)
+
+fleet_pool.Pool.__init__ = stop
+import inspector.__main__ as entry
+entry.main(sys.argv[1:])
+"""
+
+
+def _instructions(command: list[str]) -> int:
+    """Instructions one run of `command` executes (callgrind's total)."""
+    valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    done = subprocess.run([*valgrind, *command], capture_output=True, text=True, cwd=ROOT)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    assert found, done.stderr[-2000:]
+    return int(found.group(1))
+
+
+def _start(folder: Path, out: Path) -> None:
+    """Print the instructions of a --jobs 2 scan's main process up to its fork."""
+    scan = ["scan", str(folder), "--target", "openai", "--jobs", "2", "-o", str(out / "rows.jsonl")]
+    subprocess.run([sys.executable, "-c", TO_THE_FORK, *scan], check=True, cwd=ROOT)  # caches
+    bare = _instructions([sys.executable, "-c", "import os; os._exit(0)"])
+    forked = _instructions([sys.executable, "-c", TO_THE_FORK, *scan])
+    print(f"python's start alone: {bare / 1e6:,.1f} M instructions")
+    print(f"scan --jobs 2, the main process up to its fork: {forked / 1e6:,.1f} M instructions")
+
+
 def _command(folder: Path, out: Path, engine: str) -> list[str]:
     extra = [a.format(out=out) for a in ENGINES[engine]]
     scan = ["scan", str(folder), "--target", "openai", *extra]
@@ -430,13 +470,19 @@ def main() -> int:
     parser.add_argument(
         "--phases", action="store_true", help="where the small files' scan goes, phase by phase"
     )
+    parser.add_argument(
+        "--start", action="store_true", help="instructions before a --jobs 2 scan forks"
+    )
     args = parser.parse_args()
     runs = 1 if args.quick else args.runs
     with tempfile.TemporaryDirectory(prefix="bench-scan-") as scratch_name:
         scratch = Path(scratch_name)
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
-        fleets = _fleets(scratch, args.quick, large_too=not args.phases)
+        fleets = _fleets(scratch, args.quick, large_too=not (args.phases or args.start))
+        if args.start:
+            _start(fleets[next(iter(fleets))][0], scratch)
+            return 0
         warm = scratch / "warm-up"
         warm.mkdir()
         _run(ROOT / "samples" / "logs", warm, "--jobs 1")  # writes the bytecode caches

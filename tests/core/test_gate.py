@@ -249,3 +249,124 @@ def test_unicode_property_classes_in_patterns():
     schema = {"type": "string", "pattern": "^\\p{Letter}+$"}
     assert gate_item(call('"héllo"'), toolset(schema)).verdict == Verdict.OK
     assert gate_item(call('"h3llo"'), toolset(schema)).verdict == Verdict.ARGUMENTS_SCHEMA
+
+
+def _ready_log(path):
+    """A JSON Lines log of calls that take every way `item_verdicts` has for a call."""
+    region = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "s": {"type": "string"}},
+        "required": ["n"],
+    }
+    tools = {
+        "t": Tool("t", region),  # jsonschema-rs runs it: the ready check
+        "slow": Tool("slow", {"properties": {"s": {"pattern": "^(a|aa)+(?!b)$"}}}),  # the fallback
+        "outside": Tool("outside", region),  # not in allowed_tools
+        "bare": Tool("bare", None),  # no schema
+    }
+    texts = [
+        '{"n": 1}',
+        '{"n": 1}',  # the memo's
+        '{"n": "x"}',  # invalid
+        '{"s": "a"}',  # a required member missing
+        "{",  # not JSON
+        '{"n": 1, "n": 2}',  # a repeated key
+        '{"n": 12345678901234567890123}',  # past 64 bits: not written back by orjson
+        '{"n": NaN}',
+        "[" * 300 + "]" * 300,  # more brackets than orjson writes back
+        '{"n": 2, "s": "\\u0041"}',
+    ]
+    lines = []
+    for k, name in enumerate(["t", "slow", "outside", "bare", "unknown"] * 2):
+        for n, text in enumerate(texts):
+            lines.append(
+                {
+                    "type": "function_call",
+                    "call_id": f"c{k}_{n}",
+                    "name": name,
+                    "status": "completed",
+                    "arguments": text,
+                }
+            )
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    allowed = frozenset({"t", "slow", "bare", "unknown"})
+    return ToolSet(MappingProxyType(tools), allowed)
+
+
+def _compared(verdict):
+    error = verdict.parse_error
+    where = None if error is None else (error.describe(), error.line, error.column)
+    return (verdict.verdict, verdict.detail, verdict.errors, verdict.tool, where)
+
+
+def test_calls_the_ready_check_judges_get_the_whole_way_s_verdicts(tmp_path, monkeypatch):
+    # Valid calls to a tool jsonschema-rs runs are ok after its is_valid alone; every other
+    # call takes the whole way. Each verdict is the one gate_item gives the item's value.
+    from inspector.core import gate as gate_module
+    from inspector.core.gate import item_verdicts
+
+    log = tmp_path / "calls.jsonl"
+    tools = _ready_log(log)
+    transcript = load_path(log)
+    whole = []
+    check_arguments = gate_module._check_arguments
+
+    def counted(name, *rest):
+        whole.append(name)
+        return check_arguments(name, *rest)
+
+    monkeypatch.setattr(gate_module, "_check_arguments", counted)
+    verdicts = item_verdicts(transcript.items, tools)
+    taken = list(whole)
+    for item, verdict in zip(transcript.items, verdicts, strict=True):
+        expected = gate_item(item.raw, tools)
+        assert _compared(verdict) == _compared(expected), item.raw
+        assert verdict.parsed == expected.parsed
+    ok = [v for i, v in zip(transcript.items, verdicts, strict=True) if i.name == "t"]
+    # Twice over: '{"n": 1}' twice, the escape, the integer past 64 bits.
+    assert sum(v.verdict == Verdict.OK for v in ok) == 2 * 4
+    # Of the distinct calls to `t` (the memo judges each once), only those the ready check
+    # cannot settle took the whole way: the two invalid ones, the array, and the long integer
+    # and the escape (the strict parser read them: not known to be written back by orjson);
+    # every call to the other tools did.
+    assert taken.count("t") == 5 and {"slow", "outside", "bare", "unknown"} <= set(taken)
+
+
+def test_the_ready_check_keeps_the_file_budget_and_cancel(tmp_path, monkeypatch):
+    # With the file's budget spent, or the gate cancelled mid-file, a call the ready check
+    # would judge gets what validate says then, as the whole way gives it.
+    from inspector.core import gate as gate_module
+    from inspector.core import schema as schema_module
+    from inspector.core.gate import item_verdicts
+
+    log = tmp_path / "calls.jsonl"
+    tools = _ready_log(log)
+    transcript = load_path(log)
+    now = [0.0]
+    monkeypatch.setattr(schema_module, "budget_clock", lambda: now[0])
+
+    def judged(ready: bool) -> list:
+        if not ready:
+            monkeypatch.setattr(gate_module, "_ready_check", lambda name, tools: None)
+        with schema_module.file_budget(schema_module.FileBudget(seconds=30)):
+            now[0] = 100.0  # the file's 30 s are spent from the first call on
+            return [_compared(v) for v in item_verdicts(transcript.items, tools)]
+
+    now[0] = 0.0
+    ready = judged(True)
+    assert any("total budget of 30 s" in detail for _, detail, *_ in ready)
+    now[0] = 0.0
+    assert ready == judged(False)
+
+    class Cancel:
+        def is_set(self) -> bool:
+            return True
+
+    monkeypatch.undo()
+    first = gate_module._call_verdict("completed", '{"n": 1}', "t", tools, 1.0, Cancel(), None)
+    item = next(i for i in transcript.items if i.name == "t")
+    spent = gate_module._ready_verdict(
+        gate_module._ready_check("t", tools), '{"n": 1}', "t", tools, 1.0, Cancel(), item, None
+    )
+    assert _compared(spent) == _compared(first)
+    assert first.errors[0].message == "validation was cancelled"

@@ -227,3 +227,47 @@ def test_tools_made_slot_by_slot_are_the_dataclasses(tmp_path: Path) -> None:
             repr(origin),
         )
         assert (tool, repr(tool)) == (again, repr(again))
+
+
+def _grouped(path: Path) -> dict[str, list[otel.Inference]]:
+    data = path.read_bytes()
+    return otel._conversations(otel._gather(otel._exports(data, str(path)), None))
+
+
+def _direct_agrees(path: Path) -> int:
+    """Assert that every conversation `direct_conversation` takes is what `build` makes of it
+    (items, their groups, pointers and marks, groups, tools); return how many it took."""
+    taken = 0
+    for cid, inferences in _grouped(path).items():
+        direct = otel.direct_conversation(inferences)
+        if direct is None:
+            continue
+        taken += 1
+        built = otel.build(str(path), cid, inferences, [])
+        assert [
+            (i.group, i.raw, i.origin.pointer, i.conversion and i.conversion.derived)
+            for i in built.items
+        ] == [(group, raw, pointer, derived) for group, raw, pointer, derived in direct.items]
+        assert all(i.origin.line == direct.groups[i.group][0] for i in built.items)
+        assert [(g.kind, g.origin.line, g.status, g.response_id) for g in built.groups] == [
+            ("otel_span", *group) for group in direct.groups
+        ]
+        assert sorted(built.tools) == sorted(otel.definitions_tools(direct.definitions))
+        for name, tool in otel.definitions_tools(direct.definitions).items():
+            assert (tool.parameters, tool.kind, tool.strict) == (
+                built.tools[name].parameters,
+                built.tools[name].kind,
+                built.tools[name].strict,
+            )
+        assert not any(g.notes for g in built.groups)
+    return taken
+
+
+def test_a_direct_conversation_is_what_build_makes(tmp_path: Path) -> None:
+    generated = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(generated, 60_000)
+    assert _direct_agrees(generated) == len(generated.read_bytes().splitlines()) > 5
+    # Real instrumentations' conversations: some taken, and the others (system instructions,
+    # agents' spans, log records, older events) left to the usual build.
+    taken = [_direct_agrees(path) for path in TRACES]
+    assert 0 < sum(taken) < sum(len(_grouped(path)) for path in TRACES)

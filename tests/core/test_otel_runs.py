@@ -22,7 +22,7 @@ from tests.benchmarks import synthetic
 from tests.conftest import SAMPLES
 
 OTEL = SAMPLES / "sessions" / "otel"
-_TRACE = re.compile(rb'("traceId"\s*:\s*"|"traceID"\s*:\s*")([0-9A-Za-z]*)"')
+_TRACE = re.compile(rb'("traceId"\s*:\s*"|"traceID"\s*:\s*")([0-9A-Za-z-]*)"')
 
 
 @pytest.fixture
@@ -167,6 +167,17 @@ def test_the_runs_are_the_files_lines_in_order():
     assert otel.line_runs(b'{"resourceSpans":[]}\n\n\n\n', 4) is None
 
 
+def test_runs_of_many_short_lines_are_numbered_alike(monkeypatch):
+    # Found one by one, or (past _FOUND_LINES in a run) copied and counted: the same numbers.
+    data = b"".join(b'{"resourceSpans":[]}' + b" " * (k % 7) + b"\n" for k in range(60))
+    cuts = otel.line_runs(data, 200)
+    assert cuts is not None
+    found = list(otel.numbered(data, cuts))
+    monkeypatch.setattr(otel, "_FOUND_LINES", 2)
+    assert list(otel.numbered(data, cuts)) == found
+    assert [first for _, _, first in found] == [1 + data[:a].count(b"\n") for a, _ in cuts]
+
+
 def test_a_compressed_trace_goes_the_usual_way(tmp_path, by_runs):
     plain = tmp_path / "otlp.jsonl"
     synthetic.write_otlp(plain, 60_000)
@@ -176,3 +187,118 @@ def test_a_compressed_trace_goes_the_usual_way(tmp_path, by_runs):
     assert by_runs == [None, None]
     assert [d["path"] for d in json.loads(one)["files"]][:1] == [str(packed)]
     assert status == _gate(str(plain), "--jobs", "1")[0]
+
+
+def _conversations_of(path: Path) -> dict[str, list[otel.Inference]]:
+    data = path.read_bytes()
+    return otel.run_conversations(data, (0, len(data), 1), str(path))[0]
+
+
+def test_a_generated_traces_reports_are_filled_into_templates(tmp_path, by_runs):
+    # Every option that changes a report: the templates are made with it, and --tools both
+    # overrides a transcript's schema (a tool_override finding) and adds a tool.
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 400_000)
+    conversations = len(path.read_bytes().splitlines())
+    tools = tmp_path / "tools.json"
+    listed = [
+        {"type": "function", "name": "get_weather", "parameters": {"type": "object"}},
+        {"type": "function", "name": "extra_tool", "parameters": {"type": "object"}},
+    ]
+    tools.write_text(json.dumps(listed), encoding="utf-8")
+    for options in ((), ("--strict",), ("--fail-on", "status"), ("--tools", str(tools))):
+        by_runs.clear()
+        _by_runs_and_alone(path, by_runs, *options)
+        assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+        # Every conversation but each process's first of a shape filled in (a few dozen
+        # shapes: the calls' names and verdicts).
+        assert all(conversations // 3 < made.filled < conversations for made in by_runs)
+
+
+def test_ids_that_json_or_a_message_would_escape_are_written_the_usual_way(tmp_path, by_runs):
+    path = tmp_path / "quoted.jsonl"
+    synthetic.write_otlp(path, 400_000)
+    lines = path.read_bytes().splitlines()
+    # Every other conversation's call id holds a quote, non-ASCII or a backslash.
+    marks = [b"'", "é".encode(), b"\\\\\\\\"]
+    for k in range(0, len(lines), 2):
+        lines[k] = lines[k].replace(b'id\\": \\"call_', b'id\\": \\"call' + marks[k % 3], 2)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _status, one, _ = _by_runs_and_alone(path, by_runs)
+    ids = [i["call_id"] for d in json.loads(one)["files"] for i in d["items"] if i["call_id"]]
+    assert any("'" in i for i in ids) and any("é" in i for i in ids)
+    assert any("\\" in i for i in ids)
+    assert all(0 < made.filled < len(lines) // 2 + 2 for made in by_runs)
+
+
+def test_a_template_is_kept_only_when_it_fills_to_the_conversations_own_report(tmp_path):
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 400_000)
+    grouped = _conversations_of(path)
+
+    def lengths(name: str, transcript) -> tuple[dict, bool]:
+        # A report that depends on how long an id is, not only on the id: no template fits.
+        return {"ids": [len(str(i.call_id)) for i in transcript.items]}, False
+
+    def plain(name: str, transcript) -> tuple[dict, bool]:
+        return {"ids": [i.call_id for i in transcript.items], "c": transcript.conversation}, True
+
+    for report, kept in ((lengths, False), (plain, True)):
+        shapes = traces._Shapes(str(path), report, 2, ({}, 1.0))
+        written = [shapes.document(cid, inferences) for cid, inferences in grouped.items()]
+        assert written == [shapes._usual(cid, inferences) for cid, inferences in grouped.items()]
+        assert shapes.templates and all((t is not None) is kept for t in shapes.templates.values())
+        assert (shapes.filled > len(grouped) // 3) is kept
+
+
+def test_a_call_python_jsonschema_checks_is_judged_for_each_conversation(tmp_path):
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 10_000)
+    shapes = traces._Shapes(str(path), lambda name, transcript: ({}, False), 2, ({}, 1.0))
+    listed = [
+        {"type": "function", "name": "old", "parameters": {"$schema": DRAFT_3, "type": "object"}},
+        {"type": "function", "name": "new", "parameters": {"type": "object"}},
+    ]
+    definitions = json.dumps(listed)
+    call = {"type": "function_call", "status": "completed", "call_id": "c", "arguments": "{}"}
+    # Its verdict depends on the budget the conversation's calls share: not shared.
+    assert shapes._verdict(definitions, {**call, "name": "old"}) is None
+    verdict = shapes._verdict(definitions, {**call, "name": "new"})
+    assert verdict is not None and verdict[0] == "ok"
+
+
+DRAFT_3 = "http://json-schema.org/draft-03/schema#"
+
+
+def test_the_renamed_copy_leaves_the_conversation_as_it_was(tmp_path):
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 10_000)
+    inferences = next(iter(_conversations_of(path).values()))
+    # A structured content attribute too (a JSON value, not text).
+    inferences[0].attrs[otel.OUTPUT] = json.loads(inferences[0].attrs[otel.OUTPUT])
+    before = repr(inferences)
+    copies = otel.renamed(inferences, lambda i: "x" + i, lambda r: r, lambda n: 99)
+    assert repr(inferences) == before
+    output = copies[0].attrs[otel.OUTPUT]
+    assert output[0]["parts"][0]["id"].startswith("xcall_") and copies[0].line == 99
+    assert json.loads(copies[1].attrs[otel.INPUT])[1]["parts"][0]["id"].startswith("xcall_")
+
+
+def test_real_spans_repeated_in_other_traces_are_filled_into_templates(tmp_path, by_runs):
+    # Every sample's lines three times, each copy its own traces (those that name their
+    # conversation once: a conversation id in two runs goes the usual way): the conversations
+    # real instrumentations wrote that have a shape (chat spans beside tool spans, Jaeger's
+    # tags) are written from their first copy's template, as one process writes them.
+    once = _one_line_each(tmp_path, "once.jsonl", own_traces=True).read_bytes().splitlines()
+    lines = list(once)
+    for copy in range(1, 3):
+        tag = b"%02d" % copy
+        lines += [
+            _TRACE.sub(lambda m, tag=tag: m.group(1) + tag + m.group(2) + b'"', line)
+            for line in once
+            if b"gen_ai.conversation.id" not in line
+        ]
+    path = tmp_path / "thrice.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _by_runs_and_alone(path, by_runs)
+    assert all(made is not None and made.filled >= 3 for made in by_runs)

@@ -75,7 +75,15 @@ HEAVY = (
     "inspector.gui.findings",
     "inspector.gui.alignment",
     "html",
+    # The resources' paths are taken from the package's folder (importlib.resources only for a
+    # package that is not plain files).
+    "importlib.resources",
 )
+
+#: The only dataclasses made before the first paint: each costs about 4.5 M instructions to
+#: make (callgrind), so the window's own records are NamedTuples or plain classes (and the
+#: codes' Code and the errors' Location are plain frozen classes, codes.FrozenValue).
+DATACLASSES_THEN: list[str] = []
 
 #: Qt classes the first paint does not need: PySide6 builds the Python enums of a class when it
 #: is first named (QStyle's eleven cost more than a whole pane's widgets), so they are named
@@ -147,6 +155,15 @@ def enum_classes():
     return sorted(f"{c.__module__}.{c.__qualname__}" for c in found
                   if c.__module__.startswith("PySide6."))
 
+def dataclasses_made():
+    import dataclasses
+    return sorted(
+        f"{name}.{value.__qualname__}"
+        for name, module in list(sys.modules.items()) if name.startswith("inspector")
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == name and dataclasses.is_dataclass(value)
+    )
+
 def watched(*args, **kwargs):
     window = make_window(*args, **kwargs)
 
@@ -161,6 +178,7 @@ def watched(*args, **kwargs):
                 qt = ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
                 seen["qt_named"] = sorted(n for m in qt for n in vars(sys.modules[m]))
                 seen["enums_then"] = enum_classes()
+                seen["dataclasses_then"] = dataclasses_made()
             return False
 
     window.installEventFilter(Painted(window))
@@ -203,6 +221,7 @@ def test_the_first_paint_imports_none_of_the_heavy_modules() -> None:
     assert seen["furnished_then"] == [False, False]
     assert seen["panes_then"] == [True, True]
     assert seen["trees_then"] == [False, False]
+    assert seen["dataclasses_then"] == DATACLASSES_THEN
     assert sorted(set(QT_LATER) & set(seen["qt_named"])) == []
     assert "TranscriptPane" not in seen["qt_named"] and "QStackedWidget" in seen["qt_named"]
     # None of the `Qt` namespace's enum classes was made for it, though others were.

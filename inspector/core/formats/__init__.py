@@ -50,6 +50,7 @@ from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from msgspec import Struct
 
 from inspector.core.formats import _lean, open_responses
 from inspector.core.formats._records import (
@@ -982,8 +983,7 @@ def _jsonl_bytes(
     return _load_records(records(), path, b, items_only=run is not None)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class JsonlRuns:
+class JsonlRuns(Struct, frozen=True):
     """A JSON Lines file of bare Open Responses items cut into runs at line starts.
 
     Each run loads on its own (`load_jsonl_run`) into the items one load of the whole file

@@ -10,8 +10,9 @@ start is required), a delta or a stop for a block that is no longer open.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from msgspec import Struct, field
 
 from inspector.core.model import LoadError
 from inspector.core.stream.events import StreamEvent, append_text, event_error
@@ -19,8 +20,7 @@ from inspector.core.stream.events import StreamEvent, append_text, event_error
 T = TypeVar("T")
 
 
-@dataclass(slots=True)
-class Block:
+class Block(Struct):
     """One block being assembled: its value, its streamed texts by key, its latest event."""
 
     value: dict[str, Any]

@@ -25,10 +25,10 @@ import json
 import re
 from array import array
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from msgspec import Struct, field
 from msgspec.structs import force_setattr
 
 from inspector.core.formats._records import Builder, Record, item_lines
@@ -276,8 +276,7 @@ def held(b: Builder) -> Held:
     return Held(b.path, len(items))
 
 
-@dataclass(slots=True)
-class _Pending:
+class _Pending(Struct):
     raw: dict[str, Any]
     pointer: str
     line: int | None
@@ -285,8 +284,7 @@ class _Pending:
     derived: list[Derivation]
 
 
-@dataclass(slots=True)
-class _Message:
+class _Message(Struct):
     role: Any
     pointer: str
     line: int | None
@@ -314,8 +312,7 @@ def choose(
     return chosen or (alternatives[0] if alternatives else None), len(alternatives)
 
 
-@dataclass(frozen=True, slots=True)
-class Api:
+class Api(Struct, frozen=True):
     """What conversion needs to know of a format: its names and what its stop reasons mean."""
 
     #: The envelope of its records: its name is the transcript's format name (`gemini`) and

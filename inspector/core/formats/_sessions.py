@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import orjson
+from msgspec import Struct
 
 from inspector.core.formats._convert import Converter
 from inspector.core.formats._records import Builder, Record
@@ -30,8 +30,7 @@ class Line(NamedTuple):
     obj: Any
 
 
-@dataclass(frozen=True, slots=True)
-class Corrupt:
+class Corrupt(Struct, frozen=True):
     """A line that is not a JSON object: where, and why."""
 
     number: int

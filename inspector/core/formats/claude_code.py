@@ -17,11 +17,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
+from msgspec import Struct, field
 
 from inspector.core.formats import anthropic
 from inspector.core.formats._convert import (
@@ -304,8 +304,7 @@ def _gathered(
 # Conversations
 
 
-@dataclass(frozen=True, slots=True)
-class _Mark:
+class _Mark(Struct, frozen=True):
     """A builder's state before a response that may still grow was converted (to go back to)."""
 
     items: int
@@ -331,8 +330,7 @@ class _Mark:
         b.unanswered = self.unanswered
 
 
-@dataclass
-class _Live:
+class _Live(Struct):
     """One conversation being read: its items so far and the records of its last turn."""
 
     key: str
@@ -351,8 +349,7 @@ class _Live:
     mark: _Mark | None = None
 
 
-@dataclass
-class _Spawn:
+class _Spawn(Struct):
     call_id: str
     name: str
     line: int | None
@@ -374,8 +371,7 @@ def _prompt_of(obj: dict[str, Any]) -> str | None:
     return None
 
 
-@dataclass
-class Links:
+class Links(Struct):
     """How subagent conversations find the call that spawned them: by the prompt it gave, and
     by the agent id its result (or, in 2.1.x, a `progress` record) names."""
 
@@ -712,8 +708,7 @@ def subagent_files(path: Path) -> list[Path]:
 # Shares: a large session's lines converted by several processes (`core.session_gate`)
 
 
-@dataclass(frozen=True, slots=True)
-class Share:
+class Share(Struct, frozen=True):
     """A run of a session file's lines converted on its own (`convert_share`)."""
 
     #: Its turns, as the main thread's conversation, its items numbered from 0 (None: it

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from inspector.core.formats import _lean
 from inspector.core.formats._records import CERTAIN, Builder, Detection, Record
@@ -192,8 +192,7 @@ _ENVELOPE = msgspec.json.Decoder(_Envelope)
 _PAYLOAD = msgspec.json.Decoder(_lean._Hot)
 
 
-@dataclass(frozen=True, slots=True)
-class _LeanItem:
+class _LeanItem(Struct, frozen=True):
     """A `response_item` line whose payload is an item read lean: its hot members, and where
     its JSON lies in the file's bytes."""
 

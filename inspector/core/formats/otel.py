@@ -98,6 +98,7 @@ SYSTEM = "gen_ai.system_instructions"
 TOOLS = "gen_ai.tool.definitions"
 CONVERSATION = "gen_ai.conversation.id"
 OPERATION = "gen_ai.operation.name"
+_RESPONSE_ID = "gen_ai.response.id"
 #: Operations of an agent, not of a model call (the conventions' `gen_ai.operation.name`).
 AGENT_OPERATIONS = frozenset({"invoke_agent", "invoke_workflow", "create_agent"})
 #: The event (and log record) that carries an inference's content off the span.
@@ -287,6 +288,37 @@ def _value_pointers(at: str, listed: Any, field_name: str = "attributes") -> dic
     return where
 
 
+def _span_attributes(listed: Any, at: str) -> tuple[dict[str, Any], dict[str, str] | None] | None:
+    """An OTLP span's attributes as `attributes` reads them, and their pointers as
+    `_value_pointers` gives them (None when none is a `gen_ai.*` attribute: no inference); None
+    for a span whose attributes are not a list or that holds Pydantic AI's `events` (read
+    the usual way)."""
+    if type(listed) is not list:
+        return None
+    found: dict[str, Any] = {}
+    where: dict[str, str] = {}
+    genai = False
+    pointed = _POINTED_KEYS
+    for i, entry in enumerate(listed):
+        if type(entry) is not dict or type(key := entry.get("key")) is not str:
+            if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+                return None  # a subclass of str or dict: read the usual way
+            continue
+        raw: Any = entry.get("value")
+        string = type(raw) is dict and len(raw) == 1 and "stringValue" in raw
+        found[key] = raw["stringValue"] if string else value(raw)
+        if not genai and key.startswith("gen_ai."):
+            genai = True
+        if key in pointed:
+            if string:
+                where[key] = f"{at}/attributes/{i}/value/stringValue"
+            else:
+                where[key] = _value_pointers(at, [*[None] * i, entry])[key]
+    if EVENTS_ATTRIBUTE in found:
+        return None
+    return found, (where if genai else None)
+
+
 def _element(where: str, raw: Any, index: int) -> str:
     """The pointer of one message of a content attribute: its own in a JSON value, the whole
     attribute's in a JSON string (a pointer cannot go into a string)."""
@@ -423,6 +455,29 @@ def _from_record(
     pointer: str,
     order: list[int],
 ) -> Iterator[Inference]:
+    if layout is _OTLP and record_key == "spans" and not record.get("events"):
+        # Nearly every span of an export: its attributes and their pointers read in one pass.
+        read = _span_attributes(record.get("attributes"), pointer)
+        if read is not None:
+            attrs, where = read
+            if where is not None:
+                trace = record.get("traceId") or ""
+                own = attrs.get(CONVERSATION)
+                start = record.get("startTimeUnixNano") or record.get("timeUnixNano") or None
+                order[0] += 1
+                span = Inference(
+                    str(own or trace or "trace"),
+                    _time(start),
+                    order[0],
+                    "otel_span",
+                    line,
+                    pointer,
+                    attrs,
+                    where,
+                )
+                span.trace, span.named = str(trace), bool(own)
+                yield span
+            return
     attrs = attributes(record.get(layout.attributes))
     trace = record.get(layout.trace) or ""
     own = attrs.get(CONVERSATION)
@@ -764,6 +819,15 @@ def _definitions(text: str) -> tuple[_Defined, ...]:
     )
 
 
+def definitions_tools(text: str | None) -> dict[str, Tool]:
+    """The tools of a `gen_ai.tool.definitions` text as a conversation's transcript has them,
+    without their origins (which a verdict does not read); none for None."""
+    tools: dict[str, Tool] = {}
+    for name, parameters, kind, source, _, strict in _definitions(text) if text else ():
+        tools[name] = _tool(name, parameters, kind, source, None, strict)
+    return tools
+
+
 # Origins and Tools made by setting their slots directly (as `_convert.conversion_of` makes
 # Conversions): a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
 # about twice the cost, and every conversation of a trace makes its eight tools and their
@@ -788,7 +852,7 @@ def _origin(file: str | None, line: int | None, pointer: str) -> Origin:
 
 
 def _tool(
-    name: str, parameters: Any, kind: str, source: str, origin: Origin, strict: bool | None
+    name: str, parameters: Any, kind: str, source: str, origin: Origin | None, strict: bool | None
 ) -> Tool:
     """`Tool(name, parameters, kind, source, origin, strict)`."""
     made: Tool = _NEW(Tool)
@@ -995,6 +1059,9 @@ def _message(conv: Converter, seen: _Seen, message: Any, pointer: str, plain: bo
 _Sent = tuple[Any, str, bool]
 
 
+_MISSING = object()
+
+
 def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
     """What an inference sent (system instructions and input) and what it got (its output)."""
     attrs = inference.attrs
@@ -1007,20 +1074,29 @@ def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
             parts = parts[0]["parts"]
         at = inference.where.get(SYSTEM, inference.pointer)
         sent.append(({"role": "system", "parts": parts}, at, plain))
+    plain_at = inference.plain_at
     for key, role, into in ((INPUT, "user", sent), (OUTPUT, "assistant", got)):
-        if key in attrs:
-            messages, plain = _decoded(attrs[key], role)
-            at, raw = inference.where.get(key, inference.pointer), attrs[key]
-            listed = inference.pointers.get(key)
-            for i, m in enumerate(messages):
-                where = listed[i] if listed else _element(at, raw, i)
-                into.append((m, where, plain or where in inference.plain_at))
+        raw = attrs.get(key, _MISSING)
+        if raw is _MISSING:
+            continue
+        messages, plain = _decoded(raw, role)
+        at = inference.where.get(key, inference.pointer)
+        listed = inference.pointers.get(key)
+        if type(raw) is str and not listed and not plain_at:
+            # Nearly every attribute: JSON text, pointed at whole, none of it plain text.
+            into += [(m, at, plain) for m in messages]
+            continue
+        for i, m in enumerate(messages):
+            where = listed[i] if listed else _element(at, raw, i)
+            into.append((m, where, plain or where in plain_at))
     if not sent and not got:
         prompts, completions = _flattened(attrs)
         sent = [(m, inference.pointer, False) for m in prompts]
         got = [(m, inference.pointer, False) for m in completions]
-    elif any(_no_parts(m) for m, _, _ in got):
-        got = _parts_from_flattened(got, _flattened(attrs)[1], inference.pointer)
+    else:
+        for message, _, _ in got:
+            if _no_parts(message):
+                return sent, _parts_from_flattened(got, _flattened(attrs)[1], inference.pointer)
     return sent, got
 
 
@@ -1073,18 +1149,9 @@ def _answers(read: list[tuple[_Sent, ...]]) -> dict[str, int]:
     return last
 
 
-def _add_inference(
-    b: Builder,
-    seen: _Seen,
-    inference: Inference,
-    messages: tuple[list[_Sent], list[_Sent]],
-    answered: _AnsweredFrom,
-) -> None:
-    """Add what one inference adds to its conversation: new history, then its response (a
-    call of it that a later inference answers ran, whether or not a finish reason says so)."""
-    attrs = inference.attrs
-    _tool_definitions(b, inference)
-    sent, got = messages
+def _response(attrs: dict[str, Any], got: list[_Sent]) -> tuple[Any, str | None, str | None]:
+    """An inference's finish reason, and the status and response id of its group (None when
+    it got no output)."""
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
         # Jaeger's translator writes an array attribute as its JSON text.
@@ -1097,18 +1164,43 @@ def _add_inference(
         reason = got[0][0]["finish_reason"]
     elif isinstance(reasons, list) and reasons:
         reason = reasons[0]
+    if not got:
+        return reason, None, None
     status = "completed" if isinstance(reason, str) and REASONS.get(reason) == "completed" else None
-    response_id = attrs.get("gen_ai.response.id")
-    group = b.group(
-        inference.kind,
-        _origin(b.path, inference.line, inference.pointer),
-        status=status if got else None,
-        response_id=response_id if isinstance(response_id, str) and got else None,
-    )
+    response_id = attrs.get(_RESPONSE_ID)
+    return reason, status, response_id if isinstance(response_id, str) else None
+
+
+def _new_messages(
+    seen: _Seen, sent: list[_Sent], got: list[_Sent]
+) -> tuple[list[bool], list[_Sent], list[_Sent]]:
+    """Which of an inference's messages are new (`_fresh`), and the new ones it sent and got."""
     # Only the first output message continues the conversation (the others are choices).
     fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]])
     new_sent = [m for m, new in zip(sent, fresh, strict=False) if new]
     new_got = [got[0]] if got and fresh[-1] else []
+    return fresh, new_sent, new_got
+
+
+def _add_inference(
+    b: Builder,
+    seen: _Seen,
+    inference: Inference,
+    messages: tuple[list[_Sent], list[_Sent]],
+    answered: _AnsweredFrom,
+) -> None:
+    """Add what one inference adds to its conversation: new history, then its response (a
+    call of it that a later inference answers ran, whether or not a finish reason says so)."""
+    _tool_definitions(b, inference)
+    sent, got = messages
+    reason, status, response_id = _response(inference.attrs, got)
+    group = b.group(
+        inference.kind,
+        _origin(b.path, inference.line, inference.pointer),
+        status=status,
+        response_id=response_id,
+    )
+    fresh, new_sent, new_got = _new_messages(seen, sent, got)
     if len(got) <= 1 and _direct_ok(new_sent) and _direct_ok(new_got):
         line = inference.line
         _direct(b, seen, group, line, new_sent, ABSENT, answered)
@@ -1168,9 +1260,30 @@ def _direct(
     """Convert an inference's new history (`reason` ABSENT) or its response straight into held
     items, as `_message` through a Converter and `finish_lossy` make them (messages that
     `_direct_ok` takes: `tests/core/test_otel_direct.py` compares the two)."""
-    made: list[tuple[dict[str, Any], str, Any, list[Derivation]]] = []
+    made = _direct_made(seen, b.answered, messages, reason, answered)
+    if not made:
+        return
+    items = b.items
+    run = held(b)
+    for raw, pointer, native, derived in made:
+        conversion = conversion_of(SLUG, native, tuple(derived), LABEL)
+        run.add(items, raw, line, pointer, group, Envelope.OPEN_RESPONSES, conversion)
+
+
+#: An item `_direct` makes: its value, JSON Pointer, native part or message, and marks.
+_Made = tuple[dict[str, Any], str, Any, list[Derivation]]
+
+
+def _direct_made(
+    seen: _Seen,
+    results_answered: set[str],
+    messages: list[_Sent],
+    reason: Any,
+    answered: _AnsweredFrom,
+) -> list[_Made]:
+    """The items `_direct` makes of the messages, each call's status settled."""
+    made: list[_Made] = []
     add = made.append
-    results_answered = b.answered
     calls, results = seen.calls, seen.results
     for message, pointer, _ in messages:
         role = message.get("role")
@@ -1227,18 +1340,12 @@ def _direct(
                 add((raw, pointer, part, marks))
         if texts and (kept := [t for t in texts if t["text"] != ""]):
             add(({"type": "message", "role": role, "content": kept}, pointer, message, []))
-    if not made:
-        return
     last = len(made) - 1
     for position, (raw, _, _, derived) in enumerate(made):
         if raw["type"] == "function_call":
             raw["status"], why = _call_status(reason, position != last, raw["call_id"], answered)
             derived.append(why)
-    items = b.items
-    run = held(b)
-    for raw, pointer, native, derived in made:
-        conversion = conversion_of(SLUG, native, tuple(derived), LABEL)
-        run.add(items, raw, line, pointer, group, Envelope.OPEN_RESPONSES, conversion)
+    return made
 
 
 def _call_status(
@@ -1386,6 +1493,115 @@ def build(
     return finish(b, "otel", conversation, notes)
 
 
+#: Attributes only the usual build reads (a conversation id, Pydantic AI's events and tools,
+#: the flattened messages and tools): a conversation with any of them is not a
+#: `DirectConversation`.
+_BUILD_ONLY = frozenset({CONVERSATION, EVENTS_ATTRIBUTE, PYDANTIC_PARAMETERS})
+_BUILD_ONLY_PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.", "llm.")
+
+
+@dataclass(frozen=True, slots=True)
+class DirectConversation:
+    """A conversation `build` converts whole by the direct path, as the compact values its
+    transcript is made of: its gate report depends on nothing else (and on no message text)."""
+
+    #: Each item: its group's index, value, JSON Pointer and marks.
+    items: list[tuple[int, dict[str, Any], str, tuple[Derivation, ...]]]
+    #: Each group (one span each, of kind `otel_span`): its line, status and response id.
+    groups: list[tuple[int | None, str | None, str | None]]
+    #: The `gen_ai.tool.definitions` text the conversation's tools come from (None: no tools).
+    definitions: str | None
+
+
+def direct_conversation(inferences: list[Inference]) -> DirectConversation | None:
+    """What `build` makes of a conversation whose spans' messages all go the direct way
+    (`_direct_ok`), with at most one tool definitions text and none of the attributes only the
+    usual build reads; None for any other conversation (and one that recorded no messages)."""
+    read = _read(inferences)
+    if not read:
+        return None
+    chosen = {id(inference) for inference in read}
+    definitions: str | None = None
+    for inference in inferences:
+        attrs = inference.attrs
+        if (
+            inference.kind != "otel_span"
+            or inference.span is not None
+            or inference.pointers
+            or inference.plain_at
+        ):
+            return None
+        for key in attrs:
+            if key in _BUILD_ONLY or key.startswith(_BUILD_ONLY_PREFIXES):
+                return None
+        if id(inference) not in chosen:
+            # Not read for messages (an agent's span beside its model calls' adds nothing; a
+            # span without content, such as a tool's, only its tool definitions).
+            if TOOLS in attrs and not inference.has_content:
+                return None
+            continue
+        text = attrs.get(TOOLS)
+        if text is not None:
+            if type(text) is not str or (definitions is not None and text != definitions):
+                return None
+            definitions = text
+    inferences = read
+    # What `_add_read` and `_add_inference` do, with the items and groups kept as values.
+    seen = _Seen()
+    messages = [_messages(inference) for inference in inferences]
+    last = _answers([(*sent, *got) for sent, got in messages])
+    items: list[tuple[int, dict[str, Any], str, tuple[Derivation, ...]]] = []
+    groups: list[tuple[int | None, str | None, str | None]] = []
+    results: set[str] = set()
+    for position, inference in enumerate(inferences):
+        sent, got = messages[position]
+        reason, status, response_id = _response(inference.attrs, got)
+        _, new_sent, new_got = _new_messages(seen, sent, got)
+        if len(got) > 1 or not (_direct_ok(new_sent) and _direct_ok(new_got)):
+            return None
+        group = len(groups)
+        groups.append((inference.line, status, response_id))
+        answered = _AnsweredFrom(last, position)
+        for raw, pointer, _, derived in _direct_made(seen, results, new_sent, ABSENT, answered):
+            items.append((group, raw, pointer, tuple(derived)))
+        if got:
+            for raw, pointer, _, derived in _direct_made(seen, results, new_got, reason, answered):
+                items.append((group, raw, pointer, tuple(derived)))
+    return DirectConversation(items, groups, definitions)
+
+
+def renamed(
+    inferences: list[Inference],
+    call_ids: Callable[[str], str],
+    response_ids: Callable[[str], str],
+    lines: Callable[[int | None], int | None],
+) -> list[Inference]:
+    """Copies of a conversation's inferences with the ids of its calls and results, its
+    response ids and its lines replaced (each function gives the new for the old): the same
+    conversation under other names. Its content attributes are JSON (a conversation
+    `direct_conversation` takes); each is written again as JSON text if it was text."""
+    copies = []
+    for inference in inferences:
+        attrs = dict(inference.attrs)
+        for key in (INPUT, OUTPUT):
+            raw = attrs.get(key)
+            if raw is None:
+                continue
+            # A copy, even of a structured value: the inference's own is left as it is.
+            messages = orjson.loads(raw if isinstance(raw, str) else orjson.dumps(raw))
+            for message in messages if isinstance(messages, list) else (messages,):
+                parts = message.get("parts") if isinstance(message, dict) else None
+                for part in parts if isinstance(parts, list) else ():
+                    if isinstance(part, dict) and isinstance(found := part.get("id"), str):
+                        part["id"] = call_ids(found)
+            attrs[key] = orjson.dumps(messages).decode() if isinstance(raw, str) else messages
+        response_id = attrs.get(_RESPONSE_ID)
+        if isinstance(response_id, str):
+            attrs[_RESPONSE_ID] = response_ids(response_id)
+        copies.append(dataclasses.replace(inference, attrs=attrs, line=lines(inference.line)))
+    return copies
+
+
 def load_file(
     data: bytes,
     path: str | None,
@@ -1459,7 +1675,25 @@ def numbered(data: bytes, cuts: list[Cut]) -> Iterator[LineRun]:
     number = 1
     for start, stop in cuts:
         yield start, stop, number
-        number += data[start:stop].count(b"\n")  # an mmap has no count
+        number += _newlines(data, start, stop)
+
+
+#: Lines of a run found one by one before the run is copied to count them.
+_FOUND_LINES = 4096
+
+
+def _newlines(data: bytes, start: int, stop: int) -> int:
+    """The newlines in `data[start:stop]`. An mmap has no count: a trace's lines are long (a
+    call's spans are kilobytes), so they are found one by one without copying the run (or
+    touching more than its pages); a run of many short lines is copied and counted."""
+    count, find = 0, data.find
+    at = find(b"\n", start, stop)
+    while at >= 0:
+        count += 1
+        if count > _FOUND_LINES:
+            return data[start:stop].count(b"\n")
+        at = find(b"\n", at + 1, stop)
+    return count
 
 
 def run_conversations(

@@ -9,9 +9,11 @@ is when its module is imported (a bug in the module, never bad input).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from inspector.core.formats._records import Builder, Detection, Record
 from inspector.core.model import Envelope
@@ -22,8 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Envelope", "FormatSpec"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FormatSpec:
+class FormatSpec(Struct, frozen=True, kw_only=True):
     """One input format: its names, envelope, record kinds, detection, loading and stream hooks."""
 
     #: The transcript format of its records, also its stream dialect (`chat_completions`).
@@ -61,7 +62,7 @@ class FormatSpec:
         if envelope is not None:
             if self.label and self.label != envelope.label:
                 raise fail("its label is its envelope's: leave `label` out")
-            object.__setattr__(self, "label", envelope.label)
+            force_setattr(self, "label", envelope.label)
             if envelope.name != self.name:
                 raise fail(f"its envelope is named {envelope.name!r}, not {self.name!r}")
             if envelope == Envelope.OPEN_RESPONSES:
@@ -72,7 +73,7 @@ class FormatSpec:
             raise fail("it has no label (its one display name)")
         if not self.kinds:
             raise fail("it declares no record kinds")
-        object.__setattr__(self, "kinds", MappingProxyType(dict(self.kinds)))
+        force_setattr(self, "kinds", MappingProxyType(dict(self.kinds)))
         if (self.detect_stream is None) != (self.assemble_stream is None):
             raise fail("detect_stream and assemble_stream come together")
         if self.detect_stream is not None and envelope is None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from inspector.core.jsonio import parse_event
 from inspector.core.model import LoadError
@@ -54,8 +55,7 @@ SPEC_EVENT_TYPES: frozenset[str] = frozenset(
 # Events
 
 
-@dataclass(frozen=True, slots=True)
-class StreamEvent:
+class StreamEvent(Struct, frozen=True):
     """One streaming event: where it was, its `event:` name, parsed data and raw text."""
 
     index: int

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from msgspec import Struct
+
+from inspector.core.codes import FrozenValue
 from inspector.core.model import Group, Item, Origin, Severity, Tool, Transcript, join_pointer
 
 #: Every violation code the reducer can report.
@@ -52,16 +54,28 @@ VIOLATION_CODES: frozenset[str] = frozenset(
 VIOLATIONS_KEPT = 10_000
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(FrozenValue):
     """One broken rule: what, how bad, and where in the stream."""
 
+    FIELDS = ("code", "severity", "event_index", "sequence_number", "line", "message")
+    __slots__ = FIELDS
     code: str
     severity: Severity
     event_index: int | None
     sequence_number: int | None
     line: int | None
     message: str
+
+    def __init__(
+        self,
+        code: str,
+        severity: Severity,
+        event_index: int | None,
+        sequence_number: int | None,
+        line: int | None,
+        message: str,
+    ) -> None:
+        self._fill(code, severity, event_index, sequence_number, line, message)
 
     def to_json(self) -> dict[str, Any]:
         """Return the violation as a JSON object."""
@@ -75,8 +89,7 @@ class Violation:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class OutputItem:
+class OutputItem(Struct, frozen=True):
     """A reduced output item: the dict the events built and where it was added."""
 
     output_index: int
@@ -96,8 +109,7 @@ class OutputItem:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ExtensionRecord:
+class ExtensionRecord(Struct, frozen=True):
     """A `slug:`-prefixed event, kept opaque."""
 
     event_index: int
@@ -107,8 +119,7 @@ class ExtensionRecord:
     data: Any
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseResult:
+class ResponseResult(Struct, frozen=True):
     """One response of the stream: terminal outcome, reduced items and terminal snapshot."""
 
     index: int
@@ -164,8 +175,7 @@ class ResponseResult:
         return doc
 
 
-@dataclass(frozen=True, slots=True)
-class StreamResult:
+class StreamResult(Struct, frozen=True):
     """The whole stream: per-response results, overall status, event count and violations."""
 
     responses: tuple[ResponseResult, ...]

@@ -12,15 +12,14 @@ rather than feeding an application:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 DONE_SENTINEL = "[DONE]"
 
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
+class SSEEvent(Struct, frozen=True):
     """One dispatched event: its number, where it starts, and its fields."""
 
     index: int

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from functools import cache
 from types import MappingProxyType
 from typing import Any
+
+from msgspec import Struct, field
 
 from inspector.core.model import InspectorError
 
@@ -208,8 +209,7 @@ class UnknownTarget(InspectorError, KeyError):
         return f"unknown target {self.name!r}; profiles are: {', '.join(profile_names())}"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Struct, frozen=True):
     """One provider rule: its id, what it checks, why, and where that is documented."""
 
     id: str
@@ -229,8 +229,7 @@ class Rule:
         return self.params.get(key, default)
 
 
-@dataclass(frozen=True, slots=True)
-class StrictPolicy:
+class StrictPolicy(Struct, frozen=True):
     """How a provider treats a tool's `strict` flag, and what it does when the flag is absent."""
 
     default: str
@@ -238,8 +237,7 @@ class StrictPolicy:
     sources: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(Struct, frozen=True):
     """A target provider's rules, resolved (inheritance applied) and validated."""
 
     name: str
@@ -345,20 +343,75 @@ def _resolve(name: str, raw: Mapping[str, Mapping[str, Any]], seen: tuple[str, .
     )
 
 
+def _module_of(name: str) -> str:
+    """The profile module that holds the profile `name` (`gemini-3` is in `gemini_3`)."""
+    return name.replace("-", "_")
+
+
+@cache
+def _module_data(module_name: str) -> Mapping[str, Any]:
+    """One profile module's PROFILE, imported and validated (once per process)."""
+    module = importlib.import_module(f"inspector.core.targets.profiles.{module_name}")
+    data: Any = getattr(module, "PROFILE", None)
+    _validate(module_name, data)  # raises unless data is a well-formed profile mapping
+    return data
+
+
+class _ProfileData(Mapping[str, Mapping[str, Any]]):
+    """Every profile's data by name, each module imported and validated when first asked for:
+    a scan against one target (and each of its workers) reads that profile and its parents."""
+
+    def __getitem__(self, name: str) -> Mapping[str, Any]:
+        from inspector.core.targets.profiles import MODULES
+
+        if not isinstance(name, str) or _module_of(name) not in MODULES:
+            raise KeyError(name)
+        module_name = _module_of(name)
+        data = _module_data(module_name)
+        if data["name"] != name:  # a module's own name (`gemini_3`) is not a profile's
+            raise KeyError(name)
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        from inspector.core.targets.profiles import MODULES
+
+        return (_module_data(module_name)["name"] for module_name in MODULES)
+
+    def __len__(self) -> int:
+        from inspector.core.targets.profiles import MODULES
+
+        return len(MODULES)
+
+
+_DATA = _ProfileData()
+
+
+@cache
+def _profile(name: str) -> Profile:
+    """The profile `name`, resolved from its module and its parents' (KeyError: no such one)."""
+    if name not in _DATA:
+        raise KeyError(name)
+    return _resolve(name, _DATA, ())
+
+
 @cache
 def load_profiles() -> Mapping[str, Profile]:
     """Load, validate and resolve every profile module, in the registry's order."""
     from inspector.core.targets.profiles import MODULES
 
-    raw: dict[str, Mapping[str, Any]] = {}
+    names: list[str] = []
     for module_name in MODULES:
-        module = importlib.import_module(f"inspector.core.targets.profiles.{module_name}")
-        data: Any = getattr(module, "PROFILE", None)
-        _validate(module_name, data)  # raises unless data is a well-formed profile mapping
-        if data["name"] in raw:
-            raise ProfileError(f"target profile {module_name}: name {data['name']!r} is taken")
-        raw[data["name"]] = data
-    return MappingProxyType({name: _resolve(name, raw, ()) for name in raw})
+        name = _module_data(module_name)["name"]
+        if name in names:
+            raise ProfileError(f"target profile {module_name}: name {name!r} is taken")
+        if _module_of(name) != module_name:
+            # get_profile finds a profile's module by its name alone.
+            raise ProfileError(
+                f"target profile {module_name}: name {name!r} does not match its module "
+                f"(expected {module_name.replace('_', '-')!r})"
+            )
+        names.append(name)
+    return MappingProxyType({name: _profile(name) for name in names})
 
 
 def profile_names() -> list[str]:
@@ -371,6 +424,6 @@ def get_profile(name: str | Profile) -> Profile:
     if isinstance(name, Profile):
         return name
     try:
-        return load_profiles()[name]
+        return _profile(name)
     except KeyError:
         raise UnknownTarget(name) from None

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from msgspec import Struct, field
+
+from inspector.core.codes import FrozenValue
 from inspector.core.gate import ToolSet
 from inspector.core.model import Severity, Tool, join_pointer, json_kind
 from inspector.core.targets.profile import Profile, Rule, get_profile
@@ -37,8 +39,7 @@ _MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSch
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(Struct, frozen=True):
     """One subschema: its JSON Pointer, its value, where it sits and its object nesting level."""
 
     pointer: str
@@ -109,8 +110,7 @@ Hit = tuple[str, str]
 NodeCheck = Callable[[Rule, Node, "_Context"], Iterator[Hit]]
 
 
-@dataclass
-class _Context:
+class _Context(Struct):
     root: Any
     nodes: list[Node]
     covered: frozenset[str] = frozenset()
@@ -416,15 +416,21 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 # -- results -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ToolProblem:
+class ToolProblem(FrozenValue):
     """One thing a target does with a tool definition: rejects it, or silently changes it."""
 
+    FIELDS = ("code", "severity", "pointer", "rule", "message")
+    __slots__ = FIELDS
     code: str
     severity: Severity
     pointer: str | None
     rule: Rule
     message: str
+
+    def __init__(
+        self, code: str, severity: Severity, pointer: str | None, rule: Rule, message: str
+    ) -> None:
+        self._fill(code, severity, pointer, rule, message)
 
     def to_json(self) -> dict[str, Any]:
         """Return the `tools` command's JSON form."""
@@ -438,8 +444,7 @@ class ToolProblem:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ToolVerdict:
+class ToolVerdict(Struct, frozen=True):
     """A target's answer for one tool: the problems found and how `strict` was read."""
 
     tool: Tool

@@ -9,6 +9,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
+from msgspec import Struct
+
 from inspector.core.gate import Finding, GateResult, ToolSet, item_label
 from inspector.core.model import Item, Severity, Tool, Transcript
 from inspector.core.targets.profile import Profile, Rule, get_profile
@@ -161,8 +163,7 @@ def segments(transcript: Transcript) -> list[list[Item]]:
     return out
 
 
-@dataclass
-class _Turn:
+class _Turn(Struct):
     side: str
     items: list[Item]
 
