@@ -561,3 +561,28 @@ def test_diff_results_accepts_gated_results():
     left, right = transcript([USER, fc("call_1")]), transcript([USER, fc("call_1")])
     result = diff_results(gate_transcript(left), gate_transcript(right))
     assert result.left.transcript is left and result.replay_safe
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_each_items_pair_is_found_whatever_the_order_of_the_pairs(data):
+    # The positions are copied a run at a time when each item is met once and in order (the
+    # left side, and the right one unless pairs cross); any other order is looked up one by one.
+    from array import array
+
+    from inspector.core.diff.result import _slots
+
+    count = data.draw(st.integers(0, 12))
+    shown = data.draw(st.permutations(range(count)))
+    if data.draw(st.booleans()):
+        shown = sorted(shown)
+    # Mostly every item; sometimes one is in no pair.
+    del shown[: data.draw(st.sampled_from([0, 0, 0, 1]))]
+    held = list(shown)
+    for _ in range(data.draw(st.integers(0, 4))):
+        held.insert(data.draw(st.integers(0, len(held))), -1)
+    expected = array("i", [-1]) * count
+    for number, index in enumerate(held):
+        if index >= 0:
+            expected[index] = number
+    assert _slots(array("i", held), count) == expected

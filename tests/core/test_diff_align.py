@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from array import array
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -157,3 +159,49 @@ def test_display_order_is_the_sort_on_place_and_index(data) -> None:
     pairs += [(i, None) for i in lefts[paired:]] + [(None, j) for j in rights[paired:]]
     pairs = data.draw(st.permutations(pairs))
     assert display_order(pairs, n_left, n_right) == _sorted_order(pairs, n_left, n_right)
+
+
+_ITEM = st.one_of(
+    st.sampled_from("abc").map(text),
+    st.sampled_from("xyz").map(lambda v: {**text(v), "role": "assistant"}),
+    st.tuples(st.sampled_from("123"), st.sampled_from(["get", "put"])).map(
+        lambda c: call("c" + c[0], c[1])
+    ),
+    st.sampled_from("123").map(
+        lambda c: {"type": "function_call_output", "call_id": "c" + c, "output": "ok"}
+    ),
+    st.just({"type": "openai:web_search_call", "status": "completed"}),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_ITEM, max_size=14),
+    st.lists(_ITEM, max_size=14),
+    st.sampled_from(["replay", "compare"]),
+)
+def test_anchors_in_order_give_the_pairs_of_the_general_path(left_raws, right_raws, mode) -> None:
+    # Anchors in order on both sides: each segment is aligned and put in display order alone,
+    # with no sort of the whole; the pairs must be those the general path sorts into order.
+    from inspector.core.diff.align import (
+        _any_order,
+        _by_signature,
+        _call_pairs,
+        _compare_anchors,
+        _in_order,
+    )
+    from inspector.core.diff.keys import _Alike, _Side
+
+    shared: dict[bytes, int] = {}
+    left, right = _Side.of(items(*left_raws), shared), _Side.of(items(*right_raws), shared)
+    if mode == "compare":
+        anchors = _compare_anchors(left, right)
+        lefts, rights = [i for i, _ in anchors], [j for _, j in anchors]
+    else:
+        lefts, rights = _call_pairs(left, right)
+    if sorted(rights) != list(rights) or len(set(rights)) != len(rights):
+        return  # crossing anchors: only the general path aligns them
+    leaf = _by_signature(left, right)
+    arrays = (array("i", lefts), array("i", rights))
+    fast = _in_order(left, right, *arrays, leaf, _Alike(left, right)).pairs()
+    assert fast == _any_order(left, right, *arrays, leaf, _Alike(left, right)).pairs()

@@ -284,21 +284,33 @@ def _align(
         del anchors
     else:
         call_lefts, call_rights = _call_pairs(left, right)
+    leaf = _by_signature(left, right)
+    if all(map(lt, call_rights, call_rights[1:])) and all(map(lt, call_lefts, call_lefts[1:])):
+        return _in_order(left, right, call_lefts, call_rights, leaf, alike)
+    return _any_order(left, right, call_lefts, call_rights, leaf, alike)
+
+
+def _any_order(
+    left: _Side,
+    right: _Side,
+    call_lefts: array[int],
+    call_rights: array[int],
+    leaf: Leaf,
+    alike: _Alike,
+) -> Found:
+    """`_align` of any call anchors (sorted by left item): the longest chain of them in order on
+    both sides cuts the sides into segments, whose pairs are then sorted into display order."""
+    n_left, n_right = len(left.items), len(right.items)
     out = Found()
     out.both(call_lefts, call_rights)
-    n_left, n_right = len(left.items), len(right.items)
     # A byte an item, not a set of integers.
     paired_left, paired_right = bytearray(n_left), bytearray(n_right)
     for i in call_lefts:
         paired_left[i] = 1
     for j in call_rights:
         paired_right[j] = 1
-    leaf = _by_signature(left, right)
     test = alike.test
-    if all(map(lt, call_rights, call_rights[1:])):
-        chain: Iterable[tuple[int, int]] = zip(call_lefts, call_rights, strict=True)
-    else:
-        chain = _longest_chain(list(zip(call_lefts, call_rights, strict=True)))
+    chain = _longest_chain(list(zip(call_lefts, call_rights, strict=True)))
     # The in-order call_id anchors cut both sides into segments aligned independently.
     last_left = last_right = 0
     for stop_left, stop_right in chain_and_end(chain, n_left, n_right):
@@ -311,6 +323,59 @@ def _align(
                 _patience(a, b, left.keys, right.keys, leaf, out, alike)
         last_left, last_right = stop_left + 1, stop_right + 1
     return _display_order(out, n_left, n_right)
+
+
+def _in_order(
+    left: _Side,
+    right: _Side,
+    call_lefts: array[int],
+    call_rights: array[int],
+    leaf: Leaf,
+    alike: _Alike,
+) -> Found:
+    """`_align` when the call anchors are in order on both sides (the common case): each
+    segment between two anchors holds no other paired item, so its pairs are found and put in
+    display order on their own, and the whole is those, anchor by anchor, with no sort.
+
+    That is the display order of all the pairs: a right-only item of a segment follows a pair of
+    that segment or the anchor before it, so its place is in the segment or at its end, just
+    before the next anchor (see `_display_order`).
+    """
+    shown = Found()
+    lefts, rights = shown.lefts, shown.rights
+    test = alike.test
+    n_left, n_right = len(left.items), len(right.items)
+    last_left = last_right = 0
+    # The anchors, then the end of both sides.
+    ends_left, ends_right = call_lefts + array("i", [n_left]), call_rights + array("i", [n_right])
+    for stop_left, stop_right in zip(ends_left, ends_right, strict=True):
+        if stop_left > last_left or stop_right > last_right:
+            a, b = range(last_left, stop_left), range(last_right, stop_right)
+            if len(a) == len(b) and all(map(test, a, b)):
+                lefts.extend(a)  # alike item for item: what _patience finds
+                rights.extend(b)
+            else:
+                found = Found()
+                _patience(list(a), list(b), left.keys, right.keys, leaf, found, alike)
+                _extend_shown(shown, found, last_left, last_right, len(a), len(b))
+        if stop_left < n_left:
+            lefts.append(stop_left)
+            rights.append(stop_right)
+        last_left, last_right = stop_left + 1, stop_right + 1
+    return shown
+
+
+def _extend_shown(
+    shown: Found, found: Found, left_start: int, right_start: int, n_left: int, n_right: int
+) -> None:
+    """Add a segment's pairs to `shown` in display order (the segment's items start at these
+    indexes, and it has these many on each side)."""
+    local = Found()
+    local.lefts.extend(i - left_start if i >= 0 else -1 for i in found.lefts)
+    local.rights.extend(j - right_start if j >= 0 else -1 for j in found.rights)
+    ordered = _display_order(local, n_left, n_right)
+    shown.lefts.extend(i + left_start if i >= 0 else -1 for i in ordered.lefts)
+    shown.rights.extend(j + right_start if j >= 0 else -1 for j in ordered.rights)
 
 
 def chain_and_end(

@@ -187,6 +187,8 @@ def _diff_results(
                 made[number] = Pair(i, j, changes)
     if compare:
         _mark_reordered(lefts, rights, made, litems)
+    # The sides' texts, keys and marks go before the result is built, not with it.
+    del lside, rside, alike, test, known, call_ids
     pairs = Pairs.held(lefts, rights, made)
     documents = document_changes(left, right, mode)
     details = [Reason(d.code, d.message, None) for d in documents if d.severity == ERROR] + [

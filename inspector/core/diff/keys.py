@@ -168,23 +168,22 @@ class _Keys(Sequence[int]):
 
 @dataclass(slots=True)
 class _Texts:
-    """Which run of a file's bytes holds each lean item's JSON, for a whole side (found run by
-    run rather than item by item)."""
+    """Where each lean item's JSON lies in its file's bytes, for a whole side: two offsets an
+    item into one bytes object (found run by run rather than item by item)."""
 
-    #: Each item's run (-1: not a lean item read from a run).
-    which: array[int]
-    #: By run: its bytes, where its items' JSON starts and ends, and its first item's index.
-    data: list[bytes]
-    starts: list[array[int]]
-    ends: list[array[int]]
-    firsts: list[int]
+    #: The file's bytes that every run read from here shares (b"" when there is none).
+    data: bytes
+    #: Each item's JSON is data[starts[k]:ends[k]]; ends[k] is 0 for an item that is not a lean
+    #: item of a run over `data` (a JSON text is never empty).
+    starts: array[int]
+    ends: array[int]
 
     @classmethod
     def of(cls, items: Sequence[Item]) -> _Texts:
         """The texts of `items` (a transcript's: each item's index is its position)."""
         count = len(items)
-        texts = cls(array("i", [-1]) * count, [], [], [], [])
-        numbered: dict[int, int] = {}
+        data: bytes | None = None
+        starts = ends = array("I")
         k = 0
         while k < count:
             item = items[k]
@@ -192,20 +191,25 @@ class _Texts:
             if type(source) is not JsonRun or item.index != k:
                 k += 1
                 continue
+            if data is None:
+                data = source.data
+                # The runs' own offsets' type: four bytes an offset while they fit.
+                starts = array(source.starts.typecode, [0]) * count
+                ends = array(source.ends.typecode, [0]) * count
+            elif source.data is not data or source.starts.typecode != starts.typecode:
+                k += 1  # runs over other bytes (never met: one file is read whole): the keys
+                continue
             stop = min(count, source.first + len(source.starts))
             last = items[stop - 1]
             if last.lean_source is not source or last.index != stop - 1:
                 stop = k + 1  # not one stretch of the run: this item alone
-            number = numbered.get(id(source))
-            if number is None:
-                number = numbered[id(source)] = len(texts.data)
-                texts.data.append(source.data)
-                texts.starts.append(source.starts)
-                texts.ends.append(source.ends)
-                texts.firsts.append(source.first)
-            texts.which[k:stop] = array("i", [number]) * (stop - k)
+            begin = k - source.first
+            starts[k:stop] = source.starts[begin : begin + stop - k]
+            ends[k:stop] = source.ends[begin : begin + stop - k]
             k = stop
-        return texts
+        if data is None:
+            return cls(b"", array("I", [0]) * count, array("I", [0]) * count)
+        return cls(data, starts, ends)
 
 
 @dataclass(slots=True)
@@ -304,19 +308,28 @@ class _Alike:
 def _alike(left: _Side, right: _Side, known: array[int]) -> Callable[[int, int], bool]:
     """`_Alike`'s test of left item i and right item j."""
     litems, ritems, lkeys, rkeys = left.items, right.items, left.keys, right.keys
-    lt, rt = left.texts, right.texts
-    lwhich, ldata, lstarts, lends, lfirsts = lt.which, lt.data, lt.starts, lt.ends, lt.firsts
-    rwhich, rdata, rstarts, rends, rfirsts = rt.which, rt.data, rt.starts, rt.ends, rt.firsts
+    ldata, lstarts, lends = left.texts.data, left.texts.starts, left.texts.ends
+    rdata, rstarts, rends = right.texts.data, right.texts.starts, right.texts.ends
+    id_member, call_id_member = _ID_MEMBER, _CALL_ID_MEMBER
 
     def alike(i: int, j: int) -> bool:
         if known[i] == j:
             return True
-        lrun, rrun = lwhich[i], rwhich[j]
-        if lrun >= 0 and rrun >= 0:
-            k, m = i - lfirsts[lrun], j - rfirsts[rrun]
-            ltext = ldata[lrun][lstarts[lrun][k] : lends[lrun][k]]
-            rtext = rdata[rrun][rstarts[rrun][m] : rends[rrun][m]]
-            if ltext == rtext or _same_text(ltext, rtext, litems[i], ritems[j]):
+        lend, rend = lends[i], rends[j]
+        if lend and rend:
+            ltext, rtext = ldata[lstarts[i] : lend], rdata[rstarts[j] : rend]
+            if ltext == rtext:
+                known[i] = j
+                return True
+            # `_same_text`, inlined: it is called for most items of most diffs.
+            litem, ritem = litems[i], ritems[j]
+            lvalue, rvalue = litem.id, ritem.id
+            if not (lvalue is rvalue or (type(lvalue) is str and lvalue == rvalue)):
+                ltext = _swapped(ltext, id_member, lvalue, rvalue)
+            lvalue, rvalue = litem.call_id, ritem.call_id
+            if not (lvalue is rvalue or (type(lvalue) is str and lvalue == rvalue)):
+                ltext = _swapped(ltext, call_id_member, lvalue, rvalue)
+            if ltext == rtext:
                 known[i] = j
                 return True
         if lkeys[i] == rkeys[j]:
@@ -360,17 +373,24 @@ def _same_text(ltext: bytes, rtext: bytes, left: Item, right: Item) -> bool:
     ):
         if lvalue is rvalue or (type(lvalue) is str and lvalue == rvalue):
             continue  # no replacement: these members must then be the same bytes
-        if type(lvalue) is not str or type(rvalue) is not str:
-            return False
-        try:
-            was, becomes = orjson.dumps(lvalue), orjson.dumps(rvalue)
-        except orjson.JSONEncodeError:  # a lone surrogate
-            return False
-        replaced = ltext.replace(member + was, member + becomes, 1)
-        if replaced == ltext:  # not there: written as `json.dumps` writes it, with a space?
-            replaced = ltext.replace(member + b" " + was, member + b" " + becomes, 1)
-        ltext = replaced
+        ltext = _swapped(ltext, member, lvalue, rvalue)
     return ltext == rtext
+
+
+def _swapped(text: bytes, member: bytes, was: Any, becomes: Any) -> bytes:
+    """`text` with its first `member` of value `was` given the value `becomes` (`_same_text`);
+    b"" when they are not both strings, or when orjson cannot write one (a lone surrogate),
+    which no JSON text equals."""
+    if type(was) is not str or type(becomes) is not str:
+        return b""
+    try:
+        old, new = orjson.dumps(was), orjson.dumps(becomes)
+    except orjson.JSONEncodeError:
+        return b""
+    replaced = text.replace(member + old, member + new, 1)
+    if replaced == text:  # not there: written as `json.dumps` writes it, with a space?
+        replaced = text.replace(member + b" " + old, member + b" " + new, 1)
+    return replaced
 
 
 #: Text part types whose `text` is the whole message in every format.

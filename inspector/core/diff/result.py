@@ -6,8 +6,6 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import eq
 
 from inspector.core.diff.values import (
     ERROR,
@@ -139,10 +137,31 @@ class DiffResult:
 
 def _slots(held: array[int], count: int) -> array[int]:
     """Each of `count` items' position among the pairs, from each pair's item (-1: none)."""
-    present = bytes(map((-1).__lt__, held))  # a byte a pair: 1 where it has an item here
-    if present.count(1) == count and all(map(eq, compress(held, present), range(count))):
-        # Each item once, in item order (the left side in display order): no look-ups.
-        return array("i", compress(range(len(held)), present))
+    # Each item once, in item order (the left side in display order, and the right one unless
+    # pairs cross): the positions are those of every pair but the few with no item here, and
+    # they are copied a run at a time between those, each run checked by its bytes.
+    n = len(held)
+    numbers = array(held.typecode, range(max(n, count)))
+    size = numbers.itemsize
+    held_bytes, number_bytes = held.tobytes(), numbers.tobytes()
+    slots = array(held.typecode)
+    start = expected = 0
+    while start <= n:
+        try:
+            gap = held.index(-1, start)
+        except ValueError:
+            gap = n
+        if (
+            held_bytes[size * start : size * gap]
+            != number_bytes[size * expected : size * (expected + gap - start)]
+        ):
+            break
+        slots.extend(numbers[start:gap])
+        expected += gap - start
+        start = gap + 1
+    else:
+        if expected == count:
+            return slots
     slots = array("i", [-1]) * count
     for number, index in enumerate(held):
         if 0 <= index < count:
