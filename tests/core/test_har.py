@@ -1,13 +1,14 @@
 """HAR captures: every provider API call of a capture is one conversation, read from its bodies.
 
-Counts are made here from the raw capture with plain `json` and `base64`, not by the loader:
-per API, the calls and results its bodies hold (Responses items, Anthropic blocks, Chat tool
-calls, and in a stream the calls its events announce).
+Counts are made here from the raw capture with plain `json`, `base64` and `gzip`, not by the
+loader: per API, the calls and results its bodies hold (Responses items, Anthropic blocks, Chat
+tool calls, Gemini parts, and in a stream the calls its events announce).
 """
 
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from tests.core.test_otel import check_gate_golden
 HAR = SAMPLES / "sessions" / "har"
 OPENAI = HAR / "openai-responses.har"
 MIXED = HAR / "mitmproxy-providers.har"
-PROVIDER = ("/responses", "/chat/completions", "/v1/messages")
+PROVIDER = ("/responses", "/chat/completions", "/v1/messages", ":generateContent")
 
 
 def bodies(entry: dict[str, Any]) -> list[str]:
@@ -39,7 +40,10 @@ def bodies(entry: dict[str, Any]) -> list[str]:
     if content.get("text"):
         text = content["text"]
         if content.get("encoding") == "base64":
-            text = base64.b64decode(text).decode("utf-8")
+            # Polly.JS keeps a gzip response as a JSON list of its chunks, each in base64.
+            chunks = json.loads(text) if text.startswith("[") else [text]
+            data = b"".join(base64.b64decode(c) for c in chunks)
+            text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
         found.append(text)
     return found
 
@@ -80,6 +84,12 @@ def body_counts(text: str) -> tuple[int, int]:
     chat += [c["message"] for c in (document.get("choices") or [])[:1]]
     calls += sum(len(m.get("tool_calls") or []) for m in chat)
     results += sum(m.get("role") == "tool" for m in chat)
+    # Gemini: the parts of a request's `contents` and of a response's first candidate.
+    turns = list(document.get("contents") or [])
+    turns += [c["content"] for c in (document.get("candidates") or [])[:1]]
+    parts = [p for t in turns for p in t.get("parts") or []]
+    calls += sum("functionCall" in p for p in parts)
+    results += sum("functionResponse" in p for p in parts)
     return calls, results
 
 

@@ -16,6 +16,7 @@ import base64
 import binascii
 import dataclasses
 import re
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -24,6 +25,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from inspector.core import jsonio
 from inspector.core.formats._records import CERTAIN, Builder, Detection, Record
 from inspector.core.formats._sessions import not_captured, several_note
 from inspector.core.formats.spec import FormatSpec
@@ -68,6 +70,8 @@ PROVIDER_PATHS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
 _MESSAGES_KINDS = frozenset(kind for _, _, kind in PROVIDER_PATHS if kind is not None)
 #: Methods that carry no call (a CORS preflight to a provider path is not one).
 _NO_CALL = frozenset({"OPTIONS", "HEAD"})
+#: `content-encoding` values whose bodies are read: none, or a gzip stream (told by its magic).
+_READ_CODINGS = frozenset({"", "identity", "gzip", "x-gzip"})
 
 
 def detect(obj: Any) -> Detection | None:
@@ -126,17 +130,81 @@ def _request_as(data: bytes, kind: str | None) -> Any:
 
 
 def _body(holder: Any, key: str, where: str, path: str | None) -> bytes | None:
-    """The bytes of a request's `postData` or a response's `content` (base64 decoded)."""
+    """The bytes of a request's `postData` or a response's `content` (base64 decoded, and
+    gunzipped when the recorder kept the bytes as they came over the wire)."""
     part = holder.get(key) if isinstance(holder, dict) else None
     text = part.get("text") if isinstance(part, dict) else None
     if not isinstance(text, str) or not text.strip():
         return None
-    if isinstance(part, dict) and part.get("encoding") == "base64":
+    if not (isinstance(part, dict) and part.get("encoding") == "base64"):
+        return text.encode("utf-8", "surrogatepass")
+    data = _base64(text, where, path)
+    if data.startswith(jsonio.GZIP_MAGIC):
+        return _gunzip(data, where, path)
+    coding = _content_coding(holder)
+    if coding not in _READ_CODINGS and not _is_utf8(data):
+        raise LoadError(
+            f"{where}: the body is kept {coding}-compressed, as it came over the wire, and "
+            "only gzip is decoded",
+            path=path,
+        )
+    return data
+
+
+def _base64(text: str, where: str, path: str | None) -> bytes:
+    """A base64 body; Polly.JS keeps a content-encoded response as a JSON list of its
+    chunks, each base64 on its own, in the order they arrived."""
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        pass
+    chunks: Any = None
+    if text.lstrip().startswith("["):
         try:
-            return base64.b64decode(text, validate=True)
+            chunks = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            chunks = None
+    if isinstance(chunks, list) and all(isinstance(c, str) for c in chunks):
+        try:
+            return b"".join(base64.b64decode(c, validate=True) for c in chunks)
         except (binascii.Error, ValueError):
-            raise LoadError(f"{where}: the body says base64 but is not", path=path) from None
-    return text.encode("utf-8", "surrogatepass")
+            pass
+    raise LoadError(f"{where}: the body says base64 but is not", path=path)
+
+
+def _gunzip(data: bytes, where: str, path: str | None) -> bytes:
+    """A gzip body decompressed, refused past the size a file may have (a small body can
+    decompress to gigabytes)."""
+    limit = jsonio.MAX_FILE_BYTES  # read at call time: a test may lower it
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflate.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise LoadError(f"{where}: the gzip body does not decompress: {exc}", path=path) from None
+    if len(out) > limit:
+        raise LoadError(
+            f"{where}: the gzip body decompresses to more than {limit:,} bytes", path=path
+        )
+    if not inflate.eof:
+        raise LoadError(f"{where}: the gzip body is cut short", path=path)
+    return out
+
+
+def _content_coding(holder: Any) -> str:
+    """The `content-encoding` header of a request or response, lower case ("" if none)."""
+    headers = holder.get("headers") if isinstance(holder, dict) else None
+    for header in headers if isinstance(headers, list) else ():
+        if isinstance(header, dict) and str(header.get("name", "")).lower() == "content-encoding":
+            return str(header.get("value", "")).strip().lower()
+    return ""
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _relocated(loaded: Transcript, pointer: str, path: str | None, start: int, group: int):
