@@ -797,3 +797,50 @@ def test_the_last_runs_are_short_and_every_process_takes_runs_from_the_front(
     assert len(starts) == 2 and starts[0] == 0
     for gated in (made_here[: starts[1]], made_here[starts[1] :]):
         assert gated == sorted(gated)
+
+
+def _steps_made(work: Callable[..., object], *args: object) -> int:
+    """The steps `work(*args)` takes: each Python line run, each Python function and builtin
+    called (a loop of Python lines over a growing table counts each turn; a scan done inside
+    one builtin counts once)."""
+    made = 0
+
+    def calls(frame, event, arg):
+        nonlocal made
+        if event in ("call", "c_call"):
+            made += 1
+
+    def lines(frame, event, arg):
+        nonlocal made
+        if event == "line":
+            made += 1
+        return lines
+
+    sys.setprofile(calls)
+    sys.settrace(lines)
+    try:
+        work(*args)
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)
+    return made
+
+
+def test_the_findings_of_a_log_take_steps_in_proportion_to_its_items(tmp_path, tools_file):
+    # The findings' pass looks at each item once, with tables that do not grow their work per
+    # item (no Python loop over a growing table, no pass per group): a log three times as
+    # long, of the same traffic, takes about three times the steps, in one process and by runs
+    # alike.
+    made: dict[int, tuple[int, int, int]] = {}
+    for items in (2000, 6000):
+        transcript, alone = _gated_synthetic_log(tmp_path, tools_file, items)
+        verdicts = list(alone.verdicts)
+        toolset, _ = make_toolset(transcript)
+        one = _steps_made(gate.transcript_findings, transcript, verdicts, toolset)
+        runs = _steps_made(run_findings, transcript.items, verdicts)
+        made[items] = (one, runs, len(alone.findings) + items)
+    (one, runs, size), (one3, runs3, size3) = made[2000], made[6000]
+    grown = size3 / size  # items and findings together: the findings are made per item
+    assert 2.5 < grown < 3.5
+    assert one3 <= 1.1 * grown * one
+    assert runs3 <= 1.1 * grown * runs
