@@ -57,6 +57,15 @@ CHUNK_BYTES = 1 << 20
 POLL_SECONDS = 0.1
 
 GZIP_MAGIC = b"\x1f\x8b"
+
+
+def inflate_gzip(data: bytes, limit: int) -> tuple[bytes, bool]:
+    """A gzip body decompressed to at most `limit` + 1 bytes (one past, so a caller can tell it
+    is too large), and whether its stream ended; zlib.error when it is not gzip."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    return inflater.decompress(data, limit + 1), inflater.eof
+
+
 #: Bytes gathered before the data is judged: gzip's magic, and the longest BOM (UTF-32).
 _SNIFF_BYTES = 4
 

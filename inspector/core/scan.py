@@ -35,7 +35,7 @@ from inspector.core import formats
 from inspector.core.decision import decide_file
 from inspector.core.formats import conversations_from_bytes
 from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.jsonio import MAX_FILE_BYTES, display_name
+from inspector.core.jsonio import GZIP_MAGIC, MAX_FILE_BYTES, display_name, inflate_gzip
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.targets import Profile, ToolVerdict, check_tool, check_transcript, get_profile
 from inspector.core.targets.schema_rules import declared_in
@@ -177,10 +177,9 @@ def _read_url(url: str) -> bytes:
         raise LoadError("no such file", path=url) from None
     except Exception as exc:  # a storage backend's own errors: one line, never a traceback
         raise LoadError(f"cannot read: {exc}", path=url) from None
-    if data[:2] == b"\x1f\x8b":
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if data[:2] == GZIP_MAGIC:
         try:
-            data = inflater.decompress(data, MAX_FILE_BYTES + 1)
+            data, _ = inflate_gzip(data, MAX_FILE_BYTES)
         except zlib.error as exc:
             raise LoadError(f"not valid gzip data: {exc}", path=url) from None
     if len(data) > MAX_FILE_BYTES:

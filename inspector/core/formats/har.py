@@ -176,16 +176,15 @@ def _gunzip(data: bytes, where: str, path: str | None) -> bytes:
     """A gzip body decompressed, refused past the size a file may have (a small body can
     decompress to gigabytes)."""
     limit = jsonio.MAX_FILE_BYTES  # read at call time: a test may lower it
-    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
-        out = inflate.decompress(data, limit + 1)
+        out, ended = jsonio.inflate_gzip(data, limit)
     except zlib.error as exc:
         raise LoadError(f"{where}: the gzip body does not decompress: {exc}", path=path) from None
     if len(out) > limit:
         raise LoadError(
             f"{where}: the gzip body decompresses to more than {limit:,} bytes", path=path
         )
-    if not inflate.eof:
+    if not ended:
         raise LoadError(f"{where}: the gzip body is cut short", path=path)
     return out
 
