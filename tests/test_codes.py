@@ -96,23 +96,11 @@ Prose with `not_a_code`.
 
 def test_no_unregistered_code_is_produced() -> None:
     """Every code the tests so far built is registered, with a severity the registry allows."""
-    wrong = sorted(
-        (cls, name, severity)
-        for cls, name, severity in codes_seen.SEEN
-        if name not in CODES or Severity(severity) not in CODES[name].severities
-    )
-    assert wrong == []
+    assert codes_seen.unregistered(codes_seen.SEEN) == []
 
 
 def test_every_registered_code_is_produced(request: pytest.FixtureRequest) -> None:
     """Run last (see tests/codes_seen.py): every registered code came out of some test."""
-    config = request.config
-    whole_run = (
-        not config.option.keyword
-        and request.session.testsfailed == 0
-        and all(Path(a).resolve() == README.parent / "tests" for a in config.args)
-    )
-    if not whole_run:
+    if not codes_seen.whole_run(request.config, request.session.testsfailed):
         pytest.skip("only the whole test run produces every code")
-    produced = {name for _, name, _ in codes_seen.SEEN}
-    assert sorted(set(CODES) - produced) == []
+    assert codes_seen.unproduced(codes_seen.SEEN) == []
