@@ -334,6 +334,10 @@ GOLDEN = [
     ("sessions-codex-0.128", SAMPLES / "sessions" / "codex" / "rollout-0.128-js.jsonl"),
     ("sessions-claude-code-2.1.4", SAMPLES / "sessions" / "claude_code" / "v2.1.4-rejected.jsonl"),
     ("sessions-claude-code-2.0.75", SAMPLES / "sessions" / "claude_code" / "v2.0.75-session.jsonl"),
+    (
+        "sessions-inspect-browser",
+        SAMPLES / "sessions" / "inspect" / "2025-05-12T20-27-36-04-00_browser.json",
+    ),
     # The session file alone (its agents beside it are read with the folder: _claude.py).
     ("sessions-claude-code-2.0.64", CLAUDE_2064),
 ]
