@@ -333,6 +333,11 @@ GOLDEN = [
     ("sessions-codex-0.125", SAMPLES / "sessions" / "codex" / "rollout-0.125-tools.jsonl"),
     ("sessions-codex-0.128", SAMPLES / "sessions" / "codex" / "rollout-0.128-js.jsonl"),
     ("sessions-claude-code-2.1.4", SAMPLES / "sessions" / "claude_code" / "v2.1.4-rejected.jsonl"),
+    ("sessions-claude-code-2.0.75", SAMPLES / "sessions" / "claude_code" / "v2.0.75-session.jsonl"),
+    (
+        "sessions-inspect-browser",
+        SAMPLES / "sessions" / "inspect" / "2025-05-12T20-27-36-04-00_browser.json",
+    ),
     # The session file alone (its agents beside it are read with the folder: _claude.py).
     ("sessions-claude-code-2.0.64", CLAUDE_2064),
 ]
@@ -356,7 +361,44 @@ def test_the_inspect_versions_read_are_several():
             header = json.loads(path.read_text(encoding="utf-8"))
         written.add((header["version"], header["eval"]["packages"]["inspect_ai"].split(".dev")[0]))
         assert load_conversations(path)
-    assert written == {(2, "0.3.41"), (2, "0.3.58"), (3, "0.3.135"), (2, "0.3.154")}
+    assert written == {
+        (2, "0.3.41"),
+        (2, "0.3.42"),
+        (2, "0.3.58"),
+        (2, "0.3.95"),
+        (3, "0.3.135"),
+        (2, "0.3.154"),
+    }
+
+
+def test_inspect_browser_calls_and_results_are_the_samples_own():
+    # inspect_ai 0.3.95's browser task: each call is a `tool_calls` entry of an assistant turn
+    # (its id, function and arguments object), each result the `tool` message naming its id.
+    path = SAMPLES / "sessions" / "inspect" / "2025-05-12T20-27-36-04-00_browser.json"
+    (sample,) = json.loads(path.read_text(encoding="utf-8"))["samples"]
+    made = [c for m in sample["messages"] for c in m.get("tool_calls") or []]
+    answered = [m for m in sample["messages"] if m["role"] == "tool"]
+    (transcript,) = load_conversations(path)
+    calls = [i for i in transcript.items if i.type == "function_call"]
+    outputs = [i for i in transcript.items if i.type == "function_call_output"]
+    assert len(made) == 4
+    assert [(i.raw["call_id"], i.raw["name"], json.loads(i.raw["arguments"])) for i in calls] == [
+        (c["id"], c["function"], c["arguments"]) for c in made
+    ]
+    assert [(i.raw["call_id"], i.raw["output"]) for i in outputs] == [
+        (m["tool_call_id"], m["content"]) for m in answered
+    ]
+    # The tools offered are on the sample's model events; every call names one of them.
+    offered = {
+        t["name"]
+        for e in sample["events"]
+        if e.get("event") == "model"
+        for t in e.get("tools") or []
+    }
+    assert set(transcript.tools) == offered
+    verdicts = gate_transcript(transcript, {}).verdicts
+    judged = [v.verdict for i, v in zip(transcript.items, verdicts, strict=True) if i in calls]
+    assert judged == ["ok"] * 4
 
 
 @pytest.mark.parametrize(

@@ -360,6 +360,29 @@ def test_an_inspect_log_without_samples_is_a_finding(tmp_path):
     assert "content_not_captured" in {f.code for f in gate_transcript(t, {}).findings}
 
 
+def test_an_inspect_turn_of_calls_with_empty_text_is_its_calls(tmp_path):
+    # Inspect writes a turn that only calls tools with `content: ""`; a turn with empty text
+    # and no call is still a message, its content as written.
+    document = json.loads((INSPECT / "log_images_tc.json").read_text(encoding="utf-8"))
+    call = {"id": "call_1", "function": "lookup", "arguments": {"q": "x"}, "type": "function"}
+    document["samples"][0]["messages"] = [
+        {"role": "user", "content": "look it up"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "content": "found", "tool_call_id": "call_1", "function": "lookup"},
+        {"role": "assistant", "content": ""},
+    ]
+    path = tmp_path / "calls-only.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    (t,) = load_conversations(path)
+    assert [(i.type, i.raw.get("role")) for i in t.items] == [
+        ("message", "user"),
+        ("function_call", None),
+        ("function_call_output", None),
+        ("message", "assistant"),
+    ]
+    assert t.items[-1].raw["content"] == ""
+
+
 def test_a_zip_that_is_not_an_eval_log_is_said_so(tmp_path):
     path = tmp_path / "other.eval"
     with zipfile.ZipFile(path, "w") as archive:

@@ -108,7 +108,12 @@ def _message(conv: Converter, message: dict[str, Any], pointer: str) -> None:
         )
         return
     conv.begin(role, pointer, message, None, fields if role != "assistant" else {})
-    _content(conv, role, message.get("content"), pointer)
+    content = message.get("content")
+    # Inspect 0.3.95 writes a turn that only calls tools with `content: ""`: it holds no text,
+    # so the turn is its calls alone (as Chat Completions' empty content beside `tool_calls`).
+    if content == "" and message.get("tool_calls"):
+        content = None
+    _content(conv, role, content, pointer)
     for j, call in enumerate(message.get("tool_calls") or ()):
         if not isinstance(call, dict):
             continue
