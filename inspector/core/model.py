@@ -58,14 +58,18 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(msgspec.Struct, frozen=True, gc=False):
     """Which API's record shape an item or group was written in, and what the gate says of it.
 
     Each format declares its own (`formats.spec.FormatSpec.envelope`); the loader puts it on
     every group and item, so the gate reads the finding from the transcript, not a table.
     Open Responses records carry `Envelope.OPEN_RESPONSES`, which has no finding.
     """
+
+    # The values of this module are msgspec Structs, made in C when the module is imported:
+    # a frozen dataclass writes out and compiles its methods (about 6 M instructions each),
+    # and every scan worker waits for this module. `msgspec.structs.replace` and `fields`
+    # stand for the dataclasses functions; `__post_init__` runs on both ways of making one.
 
     #: The format name (`chat_completions`, `bedrock_converse`): also how JSON output says it.
     name: str
@@ -490,8 +494,7 @@ def effective_type(raw: Any) -> Any:
     return shorthand_type(t, "role" in raw, "id" in raw)
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(msgspec.Struct, frozen=True, gc=False):
     """Something the loader had to assume or leave out of a record; the gate reports it."""
 
     code: str
