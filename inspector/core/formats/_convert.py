@@ -40,6 +40,7 @@ from inspector.core.model import (
     Envelope,
     Item,
     LazySource,
+    LeanItem,
     Note,
     Origin,
     Severity,
@@ -222,7 +223,7 @@ class Held(LazySource):
         self.lines.append(line or 0)
         self.pointers.append(pointer)
         items.append(
-            Item(len(items), self, None, group, envelope, conversion, *hot, LEAN | HAS_TYPE)
+            LeanItem(len(items), self, None, group, envelope, conversion, *hot, LEAN | HAS_TYPE)
         )
 
     def value(self, index: int) -> Any:
