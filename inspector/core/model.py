@@ -174,8 +174,7 @@ class Derivation(NamedTuple):
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Conversion:
+class Conversion(msgspec.Struct, frozen=True):
     """How a converted item was made from another API's record.
 
     The item's `origin` points at the native block; `native` is that block's JSON (shared with

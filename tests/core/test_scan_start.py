@@ -72,7 +72,6 @@ KEPT = {
     "inspector.core.targets.transcript_rules.TargetFinding",
     # Made anew through `dataclasses.replace` (or built from `dataclasses.fields`) by the format
     # modules that load them.
-    "inspector.core.model.Conversion",
     "inspector.core.model.Group",
     "inspector.core.model.Origin",
     "inspector.core.model.Tool",
