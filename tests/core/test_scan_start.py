@@ -71,7 +71,7 @@ KEPT = {
     # A subclass of the gate's Finding, a dataclass.
     "inspector.core.targets.transcript_rules.TargetFinding",
     # Made anew through `dataclasses.replace` (or built from `dataclasses.fields`) by the format
-    # modules that load them.
+    # modules that load them and by the window: a Struct would need each of those changed.
     "inspector.core.model.Group",
     "inspector.core.model.Origin",
     "inspector.core.model.Tool",
