@@ -19,10 +19,11 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
+
+import msgspec
 
 from inspector.core.codes import Severity
 from inspector.core.gate import PASSING, GateResult, Verdict, answered_history, item_label
@@ -92,9 +93,12 @@ class FindingLike(Protocol):
     def message(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Reason:
+class Reason(msgspec.Struct, frozen=True, gc=False):
     """One thing that decides or colours the outcome: its side, code, severity and words."""
+
+    # The values of this module are msgspec Structs, made in C at import (a frozen dataclass
+    # writes out and compiles its methods, about 6 M instructions each: a scan's workers wait
+    # for this module).
 
     #: "file" (one file), "left", "right", or "pair" / "document" for a difference of the two.
     side: str
@@ -122,8 +126,7 @@ class Reason:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class SideDecision:
+class SideDecision(msgspec.Struct, frozen=True):
     """One file's own answer in replay mode: what blocks it and what warns about it."""
 
     side: str
@@ -151,8 +154,7 @@ class SideDecision:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     """The one answer every output renders: outcome, exit status, headline, reasons, warnings."""
 
     #: "file", "replay" or "compare".

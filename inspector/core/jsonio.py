@@ -191,23 +191,29 @@ def _chunks(
     fd: int, info: os.stat_result, name: str, cancel: threading.Event | None
 ) -> Iterator[bytes]:
     """Yield the descriptor's bytes chunk by chunk; a pipe is waited on in short polls."""
-    waits = stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)
-    with selectors.DefaultSelector() as selector:
-        if waits:
-            selector.register(fd, selectors.EVENT_READ)
+    # Only a pipe or a socket is waited on: a regular file, whose read never waits, gets no
+    # selector (an epoll descriptor made and closed for every file a scan reads).
+    selector = None
+    if stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
+        selector = selectors.DefaultSelector()
+        selector.register(fd, selectors.EVENT_READ)
+    try:
         while True:
             _check_cancel(cancel, name)
-            if waits and not selector.select(POLL_SECONDS):
+            if selector is not None and not selector.select(POLL_SECONDS):
                 continue
             try:
                 chunk = os.read(fd, CHUNK_BYTES)
             except BlockingIOError:
-                if not waits:  # a non-blocking terminal with nothing typed yet: no busy loop
+                if selector is None:  # a non-blocking terminal, nothing typed yet: no busy loop
                     time.sleep(POLL_SECONDS)
                 continue
             if not chunk:
                 return
             yield chunk
+    finally:
+        if selector is not None:
+            selector.close()
 
 
 def _check_cancel(cancel: threading.Event | None, name: str) -> None:

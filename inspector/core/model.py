@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, NoReturn
 
 import msgspec
 
@@ -58,14 +58,18 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(msgspec.Struct, frozen=True, gc=False):
     """Which API's record shape an item or group was written in, and what the gate says of it.
 
     Each format declares its own (`formats.spec.FormatSpec.envelope`); the loader puts it on
     every group and item, so the gate reads the finding from the transcript, not a table.
     Open Responses records carry `Envelope.OPEN_RESPONSES`, which has no finding.
     """
+
+    # The values of this module are msgspec Structs, made in C when the module is imported:
+    # a frozen dataclass writes out and compiles its methods (about 6 M instructions each),
+    # and every scan worker waits for this module. `msgspec.structs.replace` and `fields`
+    # stand for the dataclasses functions; `__post_init__` runs on both ways of making one.
 
     #: The format name (`chat_completions`, `bedrock_converse`): also how JSON output says it.
     name: str
@@ -170,8 +174,7 @@ class Derivation(NamedTuple):
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class Conversion:
+class Conversion(msgspec.Struct, frozen=True):
     """How a converted item was made from another API's record.
 
     The item's `origin` points at the native block; `native` is that block's JSON (shared with
@@ -480,6 +483,25 @@ class Item(_ItemFields, frozen=True, gc=False):
         return not isinstance(t, str) or ":" in t
 
 
+class _Hidden:
+    """A class attribute that reads as absent (an AttributeError): hides the one it overrides."""
+
+    def __get__(self, instance: object, owner: type | None = None) -> NoReturn:
+        raise AttributeError("not defined on this class")
+
+
+class LeanItem(Item, frozen=True, gc=False):
+    """A lean item (`LEAN` in its mask), made with the hot members its loader decoded.
+
+    An `Item` in all but one way: making one runs no `__post_init__`, which for a lean item
+    only looks at its mask and returns (about 800 instructions, a Python call, for every item
+    of a large log). msgspec looks the hook up once, when it makes the class, by getattr: this
+    class hides Item's. Loaders make their lean items as LeanItems, any other item as an Item.
+    """
+
+    __post_init__ = _Hidden()  # type: ignore[misc]
+
+
 def effective_type(raw: Any) -> Any:
     """Return the item type, applying the message and item_reference shorthands."""
     if not isinstance(raw, dict):
@@ -490,8 +512,7 @@ def effective_type(raw: Any) -> Any:
     return shorthand_type(t, "role" in raw, "id" in raw)
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(msgspec.Struct, frozen=True, gc=False):
     """Something the loader had to assume or leave out of a record; the gate reports it."""
 
     code: str

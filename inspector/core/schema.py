@@ -27,7 +27,6 @@ import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import msgspec
@@ -143,9 +142,11 @@ def _overrun_message(pattern: str) -> str:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledSchema:
+class CompiledSchema(msgspec.Struct, frozen=True):
     """A checked, ready validator for one schema, or the reason the schema is unusable."""
+
+    # The classes of this module are msgspec Structs, made in C at import (a dataclass writes
+    # out and compiles its methods, about 6 M instructions each, which a scan's workers wait for).
 
     schema: Any
     #: A jsonschema-rs validator, or a python-jsonschema one for what jsonschema-rs refuses.
@@ -567,16 +568,15 @@ def _now() -> float:
     return budget_clock()
 
 
-@dataclass(slots=True)
-class FileBudget:
+class FileBudget(msgspec.Struct):
     """What validating all the items of one file may take together: steps and seconds.
 
     Each item has its own bound too; this one stops many items each just under theirs.
     """
 
-    seconds: float = field(default_factory=lambda: DEFAULT_FILE_BUDGET)
-    steps: int = field(default_factory=lambda: FILE_STEPS)
-    started: float = field(default_factory=_now)
+    seconds: float = msgspec.field(default_factory=lambda: DEFAULT_FILE_BUDGET)
+    steps: int = msgspec.field(default_factory=lambda: FILE_STEPS)
+    started: float = msgspec.field(default_factory=_now)
     used: int = 0
 
     def overrun(self) -> str | None:
@@ -613,8 +613,7 @@ def file_budget(budget: FileBudget | None = None) -> Iterator[FileBudget]:
         _FILE.reset(token)
 
 
-@dataclass(slots=True)
-class _Limits:
+class _Limits(msgspec.Struct):
     deadline: float
     budget: float
     cancel: threading.Event | None

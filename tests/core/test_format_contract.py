@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import json
 import pkgutil
@@ -10,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from msgspec import structs
 
 from inspector.core import formats
 from inspector.core.decision import decide_file as decide
@@ -86,7 +86,7 @@ def test_a_foreign_envelope_without_its_finding_cannot_be_made() -> None:
     anthropic = next(f for f in FOREIGN if f.name == "anthropic")
     assert anthropic.envelope is not None
     with pytest.raises(ValueError, match="no envelope finding"):
-        dataclasses.replace(anthropic.envelope, finding=None)
+        structs.replace(anthropic.envelope, finding=None)
     with pytest.raises(ValueError, match="no envelope finding"):
         Envelope("acme", "Acme Chat", finding="acme_envelope")
     with pytest.raises(ValueError, match="no label"):

@@ -19,7 +19,7 @@ from inspector.core import formats
 from inspector.core.diff import DiffMode, diff_results
 from inspector.core.formats import _lean, load_bytes, tools_from_list
 from inspector.core.gate import GateResult, gate_transcript
-from inspector.core.model import LEAN, Item, LoadError, Transcript
+from inspector.core.model import LEAN, Item, LeanItem, LoadError, Origin, Transcript
 from tests.benchmarks import synthetic
 from tests.conftest import CORPUS, SAMPLES
 
@@ -154,6 +154,20 @@ def test_the_samples_are_read_lean_where_they_can_be() -> None:
     assert len(lean) > len(items) / 3
     assert any(i.origin.pointer.startswith("/input/") for i in lean)  # arrays of documents
     assert any(i.origin.pointer == "" for i in lean)  # JSON Lines records
+
+
+def test_lean_items_are_made_without_the_items_post_init() -> None:
+    # The hook sets the hot members from `raw`: an Item gets them, a LeanItem (whose loader
+    # passes them in) is left as made, so the hook never ran for it.
+    where = Origin("f", 1, "")
+    assert Item(0, {"type": "message", "role": "user"}, where).role == "user"
+    made = LeanItem(0, {"type": "message", "role": "user"}, where)
+    assert made.role is None and made.type is None and isinstance(made, Item)
+    # Loaders make every lean item so, and every other item as a plain Item.
+    files = [p for p in _FILES if "sessions" not in p.relative_to(SAMPLES).parts]
+    loaded = [t for p in files if isinstance(t := _load(p.read_bytes(), str(p)), Transcript)]
+    kinds = {(bool(i._mask & LEAN), type(i)) for t in loaded for i in t.items}
+    assert kinds == {(True, LeanItem), (False, Item)}
 
 
 _PAIRS = sorted(p for p in (SAMPLES / "diff").iterdir() if p.is_dir() and p.name != "expected")

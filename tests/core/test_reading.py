@@ -7,6 +7,7 @@ import io
 import json
 import os
 import resource
+import selectors
 import subprocess
 import sys
 import threading
@@ -206,6 +207,37 @@ def test_named_pipe_without_a_writer_is_cancelled(tmp_path: Path) -> None:
     assert not thread.is_alive()
     assert isinstance(outcome[0], Cancelled) and "cancelled" in str(outcome[0])
     assert str(fifo) in str(outcome[0])
+
+
+@linux
+def test_only_a_pipe_is_read_through_a_selector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A regular file's read never waits: no selector is made for it (a scan reads thousands).
+    made: list[Any] = []
+
+    def counted() -> Any:
+        made.append(selector := selectors.DefaultSelector())
+        return selector
+
+    monkeypatch.setattr(jsonio, "selectors", _Selectors(counted))
+    assert read_bytes(LOG) == LOG.read_bytes()
+    assert made == []
+    fifo = tmp_path / "log.jsonl"
+    os.mkfifo(fifo)
+    thread = threading.Thread(target=lambda: fifo.write_bytes(LOG.read_bytes()))
+    thread.start()
+    assert read_bytes(fifo) == LOG.read_bytes()
+    thread.join()
+    assert len(made) == 1 and made[0].get_map() is None  # made, and closed once read
+
+
+class _Selectors:
+    """The `selectors` module as jsonio uses it, with DefaultSelector replaced."""
+
+    def __init__(self, default: Any) -> None:
+        self.DefaultSelector = default
+        self.EVENT_READ = selectors.EVENT_READ
 
 
 def test_cancel_stops_reading_a_file(tmp_path: Path) -> None:

@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import re
@@ -40,6 +39,7 @@ from inspector.core.model import (
     Envelope,
     Item,
     LazySource,
+    LeanItem,
     Note,
     Origin,
     Severity,
@@ -140,29 +140,9 @@ def text_part(role: Any, text: Any) -> dict[str, Any]:
     return {"type": "output_text" if role == "assistant" else "input_text", "text": text}
 
 
-def _conversion_maker() -> Callable[[str, Any, tuple[Derivation, ...], str], Conversion]:
-    """Makes `Conversion(source, native, derived, label)` by setting its slots, not through
-    the frozen dataclass's `__init__` (an `object.__setattr__` call per field: half the cost
-    of a held item); the plain constructor if the class has other fields."""
-    names = ("source", "native", "derived", "label")
-    if tuple(f.name for f in dataclasses.fields(Conversion)) != names:
-        return Conversion
-    new = object.__new__
-    source, native, derived, label = (getattr(Conversion, n).__set__ for n in names)
-
-    def made(s: str, n: Any, d: tuple[Derivation, ...], lab: str) -> Conversion:
-        c = new(Conversion)
-        source(c, s)
-        native(c, n)
-        derived(c, d)
-        label(c, lab)
-        return c
-
-    return made
-
-
-#: How converted items' conversions are made (a source makes them by the hundred thousand).
-conversion_of = _conversion_maker()
+#: How converted items' conversions are made (a source makes them by the hundred thousand):
+#: Conversion is a msgspec Struct, whose constructor sets its fields in C.
+conversion_of = Conversion
 
 #: Numbers each `Held`, so the keys `Item.raw` keeps values by never meet another's.
 _HELD = itertools.count()
@@ -222,7 +202,7 @@ class Held(LazySource):
         self.lines.append(line or 0)
         self.pointers.append(pointer)
         items.append(
-            Item(len(items), self, None, group, envelope, conversion, *hot, LEAN | HAS_TYPE)
+            LeanItem(len(items), self, None, group, envelope, conversion, *hot, LEAN | HAS_TYPE)
         )
 
     def value(self, index: int) -> Any:

@@ -45,6 +45,7 @@ from inspector.core.model import (
     Envelope,
     Item,
     LazySource,
+    LeanItem,
     Origin,
     join_pointer,
     shorthand_type,
@@ -351,7 +352,7 @@ class Reader:
         if type(name) is str:
             name = strings.setdefault(name, name)
         items.append(
-            Item(
+            LeanItem(
                 self.first + len(items),
                 run,
                 None,
@@ -440,7 +441,7 @@ class Reader:
             if type(name) is str:
                 name = shared(name, name)
             append(
-                Item(
+                LeanItem(
                     index,
                     run,
                     None,
