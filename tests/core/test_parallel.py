@@ -585,6 +585,29 @@ def test_without_temporary_files_the_file_goes_the_usual_way(
     assert by_runs == [None, None]
 
 
+def test_by_runs_workers_take_their_runs_with_no_thread_here_to_hand_them_out(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # The workers claim runs themselves and say on a pipe which they made: this process runs
+    # no pool thread (a feeder or a manager, which would take the GIL from its own runs).
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=19, long_numbers=False)
+    here = os.getpid()
+    threads_here: list[int] = []
+    original = parallel._gate_run
+
+    def spy(number):
+        if os.getpid() == here:
+            threads_here.append(threading.active_count())
+        return original(number)
+
+    monkeypatch.setattr(parallel, "_gate_run", spy)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    assert all(made.makers - {here} for made in by_runs)  # workers made runs
+    assert threads_here and set(threads_here) == {1}
+
+
 def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
     tmp_path, tools_file, by_runs, monkeypatch
 ):
