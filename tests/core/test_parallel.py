@@ -581,8 +581,42 @@ def test_without_temporary_files_the_file_goes_the_usual_way(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    monkeypatch.setattr(os, "memfd_create", refused, raising=False)
     _by_runs_and_alone(log, tools_file, by_runs)
     assert by_runs == [None, None]
+
+
+def test_the_first_runs_rows_are_held_in_memory_and_the_later_ones_on_disk(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    import tempfile
+
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=18, long_numbers=False)
+    on_disk: list[int] = []
+    original = tempfile.TemporaryFile
+
+    def counted(*args, **kwargs):
+        on_disk.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", counted)
+    monkeypatch.setattr(parallel, "MEMORY_RUNS", 2)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    runs = [len(made.rows.sizes) for made in by_runs]
+    assert min(runs) > 2 and len(on_disk) == sum(count - 2 for count in runs)
+
+    def refused(*args, **kwargs):
+        raise OSError(38, "Function not implemented")
+
+    # Where memory files cannot be had, every run's rows are on disk: the same report.
+    monkeypatch.setattr(os, "memfd_create", refused, raising=False)
+    on_disk.clear()
+    by_runs.clear()
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    assert len(on_disk) == sum(len(made.rows.sizes) for made in by_runs)
 
 
 def test_by_runs_workers_take_their_runs_with_no_thread_here_to_hand_them_out(
