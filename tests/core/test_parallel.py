@@ -901,3 +901,20 @@ def test_the_findings_of_a_log_take_steps_in_proportion_to_its_items(tmp_path, t
     assert 2.5 < grown < 3.5
     assert one3 <= 1.1 * grown * one
     assert runs3 <= 1.1 * grown * runs
+
+
+def test_telling_a_log_of_bare_items_from_a_session_imports_no_session_format(tmp_path):
+    # Before a large log is gated by runs, the gate asks whether it is a Claude Code session:
+    # for a log that shows no session's marks, that format's modules are not imported.
+    log = tmp_path / "log.jsonl"
+    synthetic.write_jsonl(log, 50)
+    code = (
+        "import sys\n"
+        "from inspector.core import session_gate\n"
+        "print(session_gate._claude_code(sys.argv[1]),"
+        " 'inspector.core.formats.claude_code' in sys.modules)\n"
+    )
+    told = subprocess.run(
+        [sys.executable, "-c", code, str(log)], capture_output=True, text=True, check=True
+    )
+    assert told.stdout.split() == ["False", "False"]
