@@ -19,6 +19,7 @@ import os
 import pickle
 import signal
 import stat
+import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -482,20 +483,26 @@ def forkable_file(path: str, jobs: int, min_bytes: int) -> bool:
 
 
 class _RunGate:
-    """One file's gate by runs: the runs' results in order, and the findings made from them."""
+    """One file's gate by runs: the runs' results in order, and the findings made from them.
+
+    The workers are plain forked processes (no pool, no threads here): each takes the next run
+    no process has begun until none is left, writes what it sends back of a run after the
+    run's rows in the run's file, and says so on a pipe all of them share (a message of a few
+    bytes, written whole), so that no worker waits for this process to hand it work.
+    """
 
     def __init__(
         self, runs: JsonlRuns, toolset: ToolSet, budget: float, jobs: int, encode: RowEncoder
     ) -> None:
         import multiprocessing
-        import tempfile
 
         self.runs, self.toolset = runs, toolset
         count = len(runs.runs)
         # Closed by RowParts once read, or here when the gate fails.
-        self.files = [tempfile.TemporaryFile() for _ in range(count)]  # noqa: SIM115
+        self.files = [_rows_file(number) for number in range(count)]
+        context = multiprocessing.get_context("fork")
         # Which runs a process has begun: each is made once, by whichever claims it first.
-        self.claims = multiprocessing.get_context("fork").Array("b", count)
+        self.claims = context.Array("b", count)
         _SHARED.update(
             runs=runs,
             toolset=toolset,
@@ -510,42 +517,62 @@ class _RunGate:
         # ones, which are short (`jsonl_runs`), are what they end on together.
         self.mine = 1
         self.done: list[GatedRun | None] = [None] * count
-        self.forks: Forks | None = None
+        self.heard = bytearray()
+        self.workers: list[Any] = []
+        self.live: list[Any] = []
+        self.said, told = os.pipe()
         try:
-            self.forks = Forks(
-                min(jobs - 1, count - self.mine),
-                _worker_run,
-                [(number,) for number in range(self.mine, count)],
-            )
+            # Until each worker has set its own handlers (`_init`), the signals this process
+            # turns into exceptions are held back, so a worker never runs them.
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+            try:
+                for _ in range(min(jobs - 1, count - self.mine)):
+                    worker = context.Process(target=_worker_runs, args=(told, self.mine, count))
+                    worker.daemon = True
+                    worker.start()
+                    self.workers.append(worker)
+                    self.live.append(worker)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
         except BaseException:
-            _SHARED.clear()
+            self._end(stop=True)
             self._close_files()
             raise
+        finally:
+            os.close(told)  # the workers hold it: the pipe ends when the last one does
 
     def gate(self) -> FileGate | None:
         """The file's gate, or None when a run cannot be read as a run (any error included)."""
-        assert self.forks is not None
         try:
             made = self._gate()
-            if made is None:
-                for number in range(len(self.done)):
-                    _claim(number)  # the workers skip the runs they have not begun
         except BaseException:  # Ctrl-C, an error: the workers' runs are not wanted
-            self.forks.close(stop=True)
+            self._end(stop=True)
             self._close_files()
             raise
-        self.forks.close()
+        # A gate that failed wants no more runs; one that is made has them all.
+        self._end(stop=made is None)
         if made is None:
             self._close_files()
         return made
+
+    def _end(self, *, stop: bool) -> None:
+        """End the workers (`stop`: at once, whatever they are doing) and forget what they read."""
+        if stop:
+            for worker in self.workers:
+                worker.terminate()
+        for worker in self.workers:
+            worker.join()
+        self.workers = []
+        if self.said >= 0:
+            os.close(self.said)
+            self.said = -1
+        _SHARED.clear()
 
     def _close_files(self) -> None:
         for handle in self.files:
             handle.close()
 
     def _gate(self) -> FileGate | None:
-        assert self.forks is not None
-        futures = self.forks.futures
         count = len(self.runs.runs)
         for number in range(self.mine):
             if not self._here(number):
@@ -554,26 +581,27 @@ class _RunGate:
         found: FileFindings | None = None
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
         makers = {os.getpid()}
+        later: int | None = 0
         for number in range(count):
-            done = self.done[number]
-            if done is None:
-                future = futures[number - self.mine]
-                # While the next run is still being made, take the next run no process began.
-                later: int | None = number
-                while later is not None and not future.done():
+            # While the next run is still being made, take the next run no process began.
+            while self.done[number] is None:
+                if not self._hear(wait=False):
+                    return None
+                if self.done[number] is not None:
+                    break
+                if later is not None:
                     later = next(
                         (n for n in range(later + 1, count) if self.done[n] is None and _claim(n)),
                         None,
                     )
-                    if later is not None and not self._here(later):
-                        return None
-                try:
-                    sent = future.result()
-                except Exception:  # a worker that failed or died: the usual way decides
+                    if later is not None:
+                        if not self._here(later):
+                            return None
+                        continue
+                if not self._hear(wait=True):
                     return None
-                if not isinstance(sent, GatedRun):
-                    return None
-                done = self.done[number] = sent
+            done = self.done[number]
+            assert done is not None
             first = self.runs.runs[number][3]
             if first != len(verdicts) or done.found is None:
                 return None  # the runs' items were not counted as loaded: the usual way
@@ -608,6 +636,40 @@ class _RunGate:
         result = GateResult(found.head, tuple(verdicts), tuple(findings), self.toolset)
         return FileGate(result, RowParts(self.files, sizes), frozenset(makers))
 
+    def _hear(self, *, wait: bool) -> bool:
+        """Take in the runs the workers have made (`wait`: until one more word comes); False
+        when a worker could not make a run, or ended before it said it had made every run
+        it began (killed, out of memory)."""
+        from multiprocessing.connection import wait as ready
+
+        ends = {worker.sentinel: worker for worker in self.live}
+        waited = [*([self.said] if self.said >= 0 else []), *ends]
+        if not waited:
+            return not wait  # nothing more can come
+        for handle in ready(waited, timeout=None if wait else 0):
+            if handle == self.said:
+                words = os.read(self.said, _HEARD)
+                if not words:  # every worker has ended: all they said is here
+                    os.close(self.said)
+                    self.said = -1
+                self.heard += words
+            else:
+                ended = ends[handle]
+                ended.join()
+                if ended.exitcode:  # killed, out of memory: the runs it began are not made
+                    return False
+                self.live.remove(ended)
+        while len(self.heard) >= _WORD.size:
+            number, size, length = _WORD.unpack_from(self.heard)
+            del self.heard[: _WORD.size]
+            if size < 0:
+                return False  # not a run of bare items, or it failed: the usual way decides
+            sent = pickle.loads(_read_at(self.files[number].fileno(), length, size))
+            if not isinstance(sent, GatedRun):
+                return False
+            self.done[number] = sent
+        return True
+
     def _reloaded(self, index: int) -> Sequence[Item]:
         """The items of the run that holds item `index`, loaded again (a run that repeats a
         call_id or an id of an earlier run: its findings name items of the runs before)."""
@@ -625,6 +687,82 @@ class _RunGate:
         except Exception:
             return False
         return self.done[number] is not None
+
+
+#: Runs whose rows are held in memory (the rest in files on disk): their rows are about 3.5
+#: times their bytes, so about 220 MB at most, which a file on disk would hold in the page
+#: cache as long anyway.
+MEMORY_RUNS = 64
+
+
+def _rows_file(number: int) -> Any:
+    """A temporary file for the rows of run `number`: in memory (`os.memfd_create`) for the
+    first MEMORY_RUNS runs, else on disk.
+
+    Closing a file of rows written on disk waited 3-4 ms a run for the file system (ext4)
+    after the last run, with every worker done; memory is freed at once.
+    """
+    if number < MEMORY_RUNS and hasattr(os, "memfd_create"):
+        try:
+            return open(os.memfd_create("rows"), "r+b")
+        except OSError:
+            pass  # no memory files here (an old kernel, a sandbox): on disk
+    import tempfile
+
+    return tempfile.TemporaryFile()
+
+
+#: A worker's word for a run: its number, the size of its rows (-1: not made) and of what it
+#: sends back of the run, written after them in the run's file. Shorter than PIPE_BUF, so
+#: the words of several workers on one pipe never interleave.
+_WORD = struct.Struct("<iqq")
+#: Bytes of words read from the pipe at a time.
+_HEARD = 1 << 16
+
+
+def _worker_runs(told: int, first: int, count: int) -> None:
+    """A worker's life: the next run no process has begun, from `first` on, until none is left,
+    each said on `told` once made. Any error is this process's to give, in the usual way."""
+    _init()
+    for number in range(first, count):
+        if _claim(number):
+            os.write(told, _made(number))
+
+
+def _made(number: int) -> bytes:
+    """Make a run in a worker: the word that says so (its result after its rows)."""
+    try:
+        made = _gate_run(number)
+        if made is not None:
+            sent = pickle.dumps(made, pickle.HIGHEST_PROTOCOL)
+            _write_at(_SHARED["files"][number], sent, made.size)
+            return _WORD.pack(number, made.size, len(sent))
+    except Exception:
+        pass
+    return _WORD.pack(number, -1, 0)
+
+
+def _write_at(handle: int, data: bytes, offset: int) -> int:
+    """Write all of `data` at `offset` of a file; the offset after it."""
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(handle, view, offset)
+        offset += written
+        view = view[written:]
+    return offset
+
+
+def _read_at(handle: int, length: int, offset: int) -> bytes:
+    """`length` bytes at `offset` of a file."""
+    pieces = []
+    while length:
+        piece = os.pread(handle, length, offset)
+        if not piece:
+            raise OSError("a run's file ended early")
+        pieces.append(piece)
+        length -= len(piece)
+        offset += len(piece)
+    return b"".join(pieces)
 
 
 def file_gate(
@@ -664,21 +802,6 @@ def _claim(number: int) -> bool:
 _CLAIM_WAIT = 5.0
 
 
-#: What a worker sends back for a run this process took.
-_TAKEN = "taken"
-
-
-def _worker_run(number: int) -> GatedRun | str | None:
-    """`_gate_run` in a worker, unless this process took the run (_TAKEN). Any error is this
-    process's to give, in the usual way (an error sent back could fail to unpickle there)."""
-    if not _claim(number):
-        return _TAKEN
-    try:
-        return _gate_run(number)
-    except Exception:
-        return None
-
-
 def _gate_run(number: int) -> GatedRun | None:
     """Load, judge and encode one run of the file (None: it is not a run of bare items)."""
     shared = _SHARED
@@ -710,11 +833,7 @@ def gated_run(
         os.ftruncate(handle, 0)
         size = 0
         for piece in shared["encode"](result):
-            view = memoryview(piece)
-            while view:
-                written = os.pwrite(handle, view, size)
-                size += written
-                view = view[written:]
+            size = _write_at(handle, piece, size)
         distinct, codes = _tabled(made, _word_and_detail)
         table = [_word_and_detail(verdict) for verdict in distinct]
         found = run_findings(transcript.items, made) if findings else None

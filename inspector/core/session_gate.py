@@ -185,10 +185,13 @@ def _claude_code(path: str) -> bool:
         return False
     if head.find(b"\n", len(head) - len(head.lstrip())) < 0:
         return False
+    found = session_format(head)
+    if found is None:
+        return False
     # Imported only for a file that shows a session's marks: a gate imports no other format.
     from inspector.core.formats import claude_code
 
-    return session_format(head) is claude_code
+    return found is claude_code
 
 
 def _cuts(data: bytes, shares: int) -> list[int]:

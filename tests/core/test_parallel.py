@@ -581,8 +581,65 @@ def test_without_temporary_files_the_file_goes_the_usual_way(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    monkeypatch.setattr(os, "memfd_create", refused, raising=False)
     _by_runs_and_alone(log, tools_file, by_runs)
     assert by_runs == [None, None]
+
+
+def test_the_first_runs_rows_are_held_in_memory_and_the_later_ones_on_disk(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    import tempfile
+
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=18, long_numbers=False)
+    on_disk: list[int] = []
+    original = tempfile.TemporaryFile
+
+    def counted(*args, **kwargs):
+        on_disk.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", counted)
+    monkeypatch.setattr(parallel, "MEMORY_RUNS", 2)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    runs = [len(made.rows.sizes) for made in by_runs]
+    assert min(runs) > 2 and len(on_disk) == sum(count - 2 for count in runs)
+
+    def refused(*args, **kwargs):
+        raise OSError(38, "Function not implemented")
+
+    # Where memory files cannot be had, every run's rows are on disk: the same report.
+    monkeypatch.setattr(os, "memfd_create", refused, raising=False)
+    on_disk.clear()
+    by_runs.clear()
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    assert len(on_disk) == sum(len(made.rows.sizes) for made in by_runs)
+
+
+def test_by_runs_workers_take_their_runs_with_no_thread_here_to_hand_them_out(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # The workers claim runs themselves and say on a pipe which they made: this process runs
+    # no pool thread (a feeder or a manager, which would take the GIL from its own runs).
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=19, long_numbers=False)
+    here = os.getpid()
+    threads_here: list[int] = []
+    original = parallel._gate_run
+
+    def spy(number):
+        if os.getpid() == here:
+            threads_here.append(threading.active_count())
+        return original(number)
+
+    monkeypatch.setattr(parallel, "_gate_run", spy)
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    assert all(made.makers - {here} for made in by_runs)  # workers made runs
+    assert threads_here and set(threads_here) == {1}
 
 
 def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
@@ -844,3 +901,20 @@ def test_the_findings_of_a_log_take_steps_in_proportion_to_its_items(tmp_path, t
     assert 2.5 < grown < 3.5
     assert one3 <= 1.1 * grown * one
     assert runs3 <= 1.1 * grown * runs
+
+
+def test_telling_a_log_of_bare_items_from_a_session_imports_no_session_format(tmp_path):
+    # Before a large log is gated by runs, the gate asks whether it is a Claude Code session:
+    # for a log that shows no session's marks, that format's modules are not imported.
+    log = tmp_path / "log.jsonl"
+    synthetic.write_jsonl(log, 50)
+    code = (
+        "import sys\n"
+        "from inspector.core import session_gate\n"
+        "print(session_gate._claude_code(sys.argv[1]),"
+        " 'inspector.core.formats.claude_code' in sys.modules)\n"
+    )
+    told = subprocess.run(
+        [sys.executable, "-c", code, str(log)], capture_output=True, text=True, check=True
+    )
+    assert told.stdout.split() == ["False", "False"]
