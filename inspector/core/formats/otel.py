@@ -297,7 +297,6 @@ def _span_attributes(listed: Any, at: str) -> tuple[dict[str, Any], dict[str, st
         return None
     found: dict[str, Any] = {}
     where: dict[str, str] = {}
-    genai = False
     pointed = _POINTED_KEYS
     for i, entry in enumerate(listed):
         if type(entry) is not dict or type(key := entry.get("key")) is not str:
@@ -305,17 +304,19 @@ def _span_attributes(listed: Any, at: str) -> tuple[dict[str, Any], dict[str, st
                 return None  # a subclass of str or dict: read the usual way
             continue
         raw: Any = entry.get("value")
-        string = type(raw) is dict and len(raw) == 1 and "stringValue" in raw
-        found[key] = raw["stringValue"] if string else value(raw)
-        if not genai and key.startswith("gen_ai."):
-            genai = True
-        if key in pointed:
-            if string:
+        if type(raw) is dict and len(raw) == 1 and "stringValue" in raw:
+            found[key] = raw["stringValue"]
+            if key in pointed:
                 where[key] = f"{at}/attributes/{i}/value/stringValue"
-            else:
+        else:
+            found[key] = value(raw)
+            if key in pointed:
                 where[key] = _value_pointers(at, [*[None] * i, entry])[key]
     if EVENTS_ATTRIBUTE in found:
         return None
+    # A pointed attribute other than Pydantic AI's parameters is a `gen_ai.*` one (nearly
+    # every span with content): the other keys need not be looked at.
+    genai = len(where) > (PYDANTIC_PARAMETERS in where) or _is_genai(found)
     return found, (where if genai else None)
 
 
@@ -410,6 +411,9 @@ def _inferences(
 ) -> Iterator[Inference]:
     """The GenAI records of one export request (or Jaeger document), each with the attributes
     it inherits."""
+    if _plain_export(export):
+        yield from _otlp_records(export, line, base, order)
+        return
     traces = _jaeger_traces(export)
     if traces is not None:
         # `{"data": [trace, …]}`, or the trace itself.
@@ -424,6 +428,19 @@ def _inferences(
     key, export = _unwrapped(export)
     if key:
         base = join_pointer(base, key)
+    yield from _otlp_records(export, line, base, order)
+
+
+def _plain_export(export: Any) -> bool:
+    """Whether an export request is only its `resourceSpans` list (nearly every line of the
+    file exporter): an OTLP export, neither wrapped nor a Jaeger trace."""
+    return type(export) is dict and len(export) == 1 and type(export.get("resourceSpans")) is list
+
+
+def _otlp_records(
+    export: dict[str, Any], line: int | None, base: str, order: list[int]
+) -> Iterator[Inference]:
+    """The GenAI records of an OTLP export request (unwrapped)."""
     for resource_key in _RESOURCES:
         resources = export.get(resource_key)
         for r, resource in enumerate(resources if isinstance(resources, list) else ()):
@@ -436,15 +453,60 @@ def _inferences(
                         continue
                     for record_key in _RECORDS:
                         records = scope.get(record_key)
-                        for n, record in enumerate(records if isinstance(records, list) else ()):
-                            if isinstance(record, dict):
-                                # The keys are the names above: nothing to escape.
-                                pointer = (
-                                    f"{base}/{resource_key}/{r}/{scope_key}/{s}/{record_key}/{n}"
-                                )
-                                yield from _from_record(
-                                    record, _OTLP, record_key, line, pointer, order
-                                )
+                        if not isinstance(records, list):
+                            continue
+                        # The keys are the names above: nothing to escape.
+                        at = f"{base}/{resource_key}/{r}/{scope_key}/{s}/{record_key}/"
+                        spans = record_key == "spans"
+                        for n, record in enumerate(records):
+                            if not isinstance(record, dict):
+                                continue
+                            pointer = f"{at}{n}"
+                            if spans and not record.get("events"):
+                                # Nearly every span of an export, read in one pass.
+                                span = _span(record, line, pointer, order)
+                                if span is not _SLOW:
+                                    if span is not None:
+                                        yield span
+                                    continue
+                            yield from _from_record(record, _OTLP, record_key, line, pointer, order)
+
+
+#: `_span`'s answer for a span it does not read: read the usual way (`_from_record`).
+_SLOW: Any = object()
+
+
+def _span(
+    record: dict[str, Any], line: int | None, pointer: str, order: list[int]
+) -> Inference | None:
+    """An OTLP span without events as `_from_record` reads it (its attributes and their
+    pointers in one pass): its inference, None when it is none, or _SLOW."""
+    read = _span_attributes(record.get("attributes"), pointer)
+    if read is None:
+        return _SLOW
+    attrs, where = read
+    if where is None:
+        return None
+    trace = record.get("traceId") or ""
+    own = attrs.get(CONVERSATION)
+    start = record.get("startTimeUnixNano") or record.get("timeUnixNano") or None
+    order[0] += 1
+    # Its slots set directly: one is made for every span of a trace.
+    span: Inference = _NEW(Inference)
+    span.conversation = str(own or trace or "trace")
+    span.time = _time(start)
+    span.order = order[0]
+    span.kind = "otel_span"
+    span.line = line
+    span.pointer = pointer
+    span.attrs = attrs
+    span.where = where
+    span.pointers = {}
+    span.span = None
+    span.plain_at = set()
+    span.trace = str(trace)
+    span.named = bool(own)
+    return span
 
 
 def _from_record(
@@ -455,29 +517,6 @@ def _from_record(
     pointer: str,
     order: list[int],
 ) -> Iterator[Inference]:
-    if layout is _OTLP and record_key == "spans" and not record.get("events"):
-        # Nearly every span of an export: its attributes and their pointers read in one pass.
-        read = _span_attributes(record.get("attributes"), pointer)
-        if read is not None:
-            attrs, where = read
-            if where is not None:
-                trace = record.get("traceId") or ""
-                own = attrs.get(CONVERSATION)
-                start = record.get("startTimeUnixNano") or record.get("timeUnixNano") or None
-                order[0] += 1
-                span = Inference(
-                    str(own or trace or "trace"),
-                    _time(start),
-                    order[0],
-                    "otel_span",
-                    line,
-                    pointer,
-                    attrs,
-                    where,
-                )
-                span.trace, span.named = str(trace), bool(own)
-                yield span
-            return
     attrs = attributes(record.get(layout.attributes))
     trace = record.get(layout.trace) or ""
     own = attrs.get(CONVERSATION)
@@ -1410,7 +1449,7 @@ def _lines(
             line = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise LoadError(f"not a JSON export request: {exc}", path=path, line=number) from None
-        if not isinstance(line, dict) or detect(line) is None:
+        if not _plain_export(line) and (not isinstance(line, dict) or detect(line) is None):
             raise LoadError(
                 "not an OTLP export request (no resourceSpans or resourceLogs)",
                 path=path,
