@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 import orjson
 
@@ -984,8 +984,16 @@ def _fresh(seen: _Seen, messages: list[Any]) -> list[bool]:
     flags: list[bool] = []
     history = seen.history
     diverged = False
+    dumps, sort = orjson.dumps, orjson.OPT_SORT_KEYS
     for position, message in enumerate(messages):
-        key = _key(message)
+        if type(message) is dict and "finish_reason" not in message:
+            # `_key` of nearly every message, without the call.
+            try:
+                key = dumps(message, option=sort)
+            except TypeError:
+                key = repr(message).encode()
+        else:
+            key = _key(message)
         if not diverged and position < len(history):
             if history[position] == key:
                 flags.append(False)
@@ -1114,17 +1122,27 @@ def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
         at = inference.where.get(SYSTEM, inference.pointer)
         sent.append(({"role": "system", "parts": parts}, at, plain))
     plain_at = inference.plain_at
+    pointers = inference.pointers
     for key, role, into in ((INPUT, "user", sent), (OUTPUT, "assistant", got)):
         raw = attrs.get(key, _MISSING)
         if raw is _MISSING:
             continue
-        messages, plain = _decoded(raw, role)
         at = inference.where.get(key, inference.pointer)
-        listed = inference.pointers.get(key)
-        if type(raw) is str and not listed and not plain_at:
-            # Nearly every attribute: JSON text, pointed at whole, none of it plain text.
-            into += [(m, at, plain) for m in messages]
+        if type(raw) is str and not plain_at and not pointers.get(key):
+            # Nearly every attribute: JSON text, pointed at whole, none of it plain text
+            # (`_decoded`, without the call).
+            try:
+                parsed = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                into.append(({"role": role, "parts": [{"type": "text", "content": raw}]}, at, True))
+                continue
+            if type(parsed) is list:
+                into += [(m, at, False) for m in parsed]
+            elif type(parsed) is dict:
+                into.append((parsed, at, False))
             continue
+        messages, plain = _decoded(raw, role)
+        listed = pointers.get(key)
         for i, m in enumerate(messages):
             where = listed[i] if listed else _element(at, raw, i)
             into.append((m, where, plain or where in plain_at))
@@ -1134,7 +1152,7 @@ def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
         got = [(m, inference.pointer, False) for m in completions]
     else:
         for message, _, _ in got:
-            if _no_parts(message):
+            if message.get("parts") == [] if type(message) is dict else _no_parts(message):
                 return sent, _parts_from_flattened(got, _flattened(attrs)[1], inference.pointer)
     return sent, got
 
@@ -1394,11 +1412,32 @@ def _call_status(
     call of the history; `followed`: a later item of the response follows it)."""
     if reason is ABSENT:
         return COMPLETED, HISTORY_STATUS
+    known = reason is None and call_id in answered
+    if reason is not None and type(reason) is not str:
+        return _settled(reason, followed, known)
+    key = (reason, followed, known)
+    found = _STATUSES.get(key)
+    if found is None:
+        found = _settled(reason, followed, known)
+        if len(_STATUSES) < _MAX_STATUSES:
+            _STATUSES[key] = found
+    return found
+
+
+#: `_settled`'s answers by finish reason (a string or None), `followed` and `known`: every
+#: call of a trace asks for one of a few.
+_STATUSES: dict[tuple[Any, bool, bool], tuple[str, Derivation]] = {}
+_MAX_STATUSES = 1024
+
+
+def _settled(reason: Any, followed: bool, known: bool) -> tuple[str, Derivation]:
+    """A response's call's status and mark (`known`: no finish reason, and a later result
+    answers the call)."""
     result = outcome(REASONS, reason)
     said = f"finish_reason {reason!r}" if reason is not None else "no finish_reason"
     if result != COMPLETED and followed:
         result, why = COMPLETED, f"{said}, but a later item follows the call, so it was not cut off"
-    elif reason is None and call_id in answered:
+    elif known:
         result = COMPLETED
         why = f"{said}, but a later result in the conversation answers it, so it ran"
     else:
@@ -1539,8 +1578,7 @@ _BUILD_ONLY = frozenset({CONVERSATION, EVENTS_ATTRIBUTE, PYDANTIC_PARAMETERS})
 _BUILD_ONLY_PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.", "llm.")
 
 
-@dataclass(frozen=True, slots=True)
-class DirectConversation:
+class DirectConversation(NamedTuple):
     """A conversation `build` converts whole by the direct path, as the compact values its
     transcript is made of: its gate report depends on nothing else (and on no message text)."""
 
