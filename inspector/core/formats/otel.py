@@ -973,19 +973,25 @@ def _key(message: Any) -> bytes:
         return repr(message).encode()
 
 
-def _fresh(seen: _Seen, messages: list[Any]) -> list[bool]:
+def _fresh(seen: _Seen, messages: list[Any], last: bool = False) -> list[bool]:
     """Which of an inference's messages are new to the conversation.
 
     A chat span resends its history: a message read before at the same position is a repeat.
     Once the positions disagree (the history was cut to a window, compacted or rewritten), a
     message read anywhere before is a repeat; before that, an equal message at a new position
-    is new (a user may say the same thing twice).
+    is new (a user may say the same thing twice). `last`: no later inference of the
+    conversation is read, so what this one adds to `seen` is not kept.
     """
     flags: list[bool] = []
     history = seen.history
     diverged = False
     dumps, sort = orjson.dumps, orjson.OPT_SORT_KEYS
     for position, message in enumerate(messages):
+        if last and not diverged and position >= len(history):
+            # Past the history with no message differing: this and every later one are new,
+            # and their keys would only be kept for a later inference.
+            flags += [True] * (len(messages) - position)
+            break
         if type(message) is dict and "finish_reason" not in message:
             # `_key` of nearly every message, without the call.
             try:
@@ -1229,11 +1235,12 @@ def _response(attrs: dict[str, Any], got: list[_Sent]) -> tuple[Any, str | None,
 
 
 def _new_messages(
-    seen: _Seen, sent: list[_Sent], got: list[_Sent]
+    seen: _Seen, sent: list[_Sent], got: list[_Sent], last: bool = False
 ) -> tuple[list[bool], list[_Sent], list[_Sent]]:
-    """Which of an inference's messages are new (`_fresh`), and the new ones it sent and got."""
+    """Which of an inference's messages are new (`_fresh`, `last` as it takes it), and the new
+    ones it sent and got."""
     # Only the first output message continues the conversation (the others are choices).
-    fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]])
+    fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]], last)
     new_sent = [m for m, new in zip(sent, fresh, strict=False) if new]
     new_got = [got[0]] if got and fresh[-1] else []
     return fresh, new_sent, new_got
@@ -1245,9 +1252,11 @@ def _add_inference(
     inference: Inference,
     messages: tuple[list[_Sent], list[_Sent]],
     answered: _AnsweredFrom,
+    last: bool = False,
 ) -> None:
     """Add what one inference adds to its conversation: new history, then its response (a
-    call of it that a later inference answers ran, whether or not a finish reason says so)."""
+    call of it that a later inference answers ran, whether or not a finish reason says so);
+    `last`: the conversation's last inference."""
     _tool_definitions(b, inference)
     sent, got = messages
     reason, status, response_id = _response(inference.attrs, got)
@@ -1257,7 +1266,7 @@ def _add_inference(
         status=status,
         response_id=response_id,
     )
-    fresh, new_sent, new_got = _new_messages(seen, sent, got)
+    fresh, new_sent, new_got = _new_messages(seen, sent, got, last)
     if len(got) <= 1 and _direct_ok(new_sent) and _direct_ok(new_got):
         line = inference.line
         _direct(b, seen, group, line, new_sent, ABSENT, answered)
@@ -1542,8 +1551,10 @@ def _add_read(b: Builder, read: list[Inference]) -> None:
     seen = _Seen()
     messages = [_messages(inference) for inference in read]
     last = _answers([(*sent, *got) for sent, got in messages])
+    final = len(read) - 1
     for position, inference in enumerate(read):
-        _add_inference(b, seen, inference, messages[position], _AnsweredFrom(last, position))
+        answered = _AnsweredFrom(last, position)
+        _add_inference(b, seen, inference, messages[position], answered, position == final)
 
 
 def build(
@@ -1630,10 +1641,11 @@ def direct_conversation(inferences: list[Inference]) -> DirectConversation | Non
     items: list[tuple[int, dict[str, Any], str, tuple[Derivation, ...]]] = []
     groups: list[tuple[int | None, str | None, str | None]] = []
     results: set[str] = set()
+    final = len(inferences) - 1
     for position, inference in enumerate(inferences):
         sent, got = messages[position]
         reason, status, response_id = _response(inference.attrs, got)
-        _, new_sent, new_got = _new_messages(seen, sent, got)
+        _, new_sent, new_got = _new_messages(seen, sent, got, position == final)
         if len(got) > 1 or not (_direct_ok(new_sent) and _direct_ok(new_got)):
             return None
         group = len(groups)
