@@ -24,6 +24,7 @@ import os
 import pickle
 import re
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
@@ -248,7 +249,7 @@ def _run(number: int, run: otel.LineRun) -> _Run | None:
     level: int = _SHARED["level"]
     separator = b",\n" + b"  " * level
     shapes = _Shapes.of_process(path, _SHARED["report"], level, _SHARED["gating"])
-    with paused_gc():
+    with paused_gc(), shapes.judging():
         grouped, links = otel.run_conversations(data, run, path)
         ids = list(grouped)
         first = None
@@ -329,17 +330,22 @@ class _Shapes:
         self.templates: dict[Any, _Template | None] = {}
         self.toolsets: dict[str | None, Any] = {}
         self.verdicts: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
+        #: By tool definitions and name: the tool set a call is judged with (None: not shared).
+        self.judged: dict[tuple[str | None, str], Any] = {}
         #: Reports filled into a template so far.
         self.filled = 0
         # Imported once here, not for every conversation (the trace's reader is imported only
         # for a trace).
+        from inspector.core import schema
         from inspector.core.formats import otel
         from inspector.core.gate import gate_item
-        from inspector.core.schema import ENGINE_PY, compile_schema, file_budget
 
         self._direct = otel.direct_conversation
-        self._gate_item, self._compile, self._file_budget = gate_item, compile_schema, file_budget
-        self._python_engine = ENGINE_PY
+        self._gate_item, self._compile = gate_item, schema.compile_schema
+        self._python_engine = schema.ENGINE_PY
+        self._schema = schema
+        #: The file budget each call's verdict is judged in, made afresh for each (`_fresh`).
+        self._budget = schema.FileBudget()
 
     @classmethod
     def of_process(cls, path: str, report: Report, level: int, gating: _Gating) -> _Shapes:
@@ -426,30 +432,60 @@ class _Shapes:
 
     def _verdict(self, definitions: str | None, raw: dict[str, Any]) -> tuple[Any, ...] | None:
         """What a call's report shows of its verdict (None: a verdict no template shares)."""
-        memo = (definitions, raw["name"], raw["arguments"], raw["status"])
+        name = raw["name"]
+        memo = (definitions, name, raw["arguments"], raw["status"])
         try:
             found = self.verdicts.get(memo, _UNKNOWN)
         except TypeError:  # a name that is not a string
             return None
         if found is not _UNKNOWN:
             return cast("tuple[Any, ...] | None", found)
-        toolset = self._toolset(definitions)
-        tool = toolset.tools.get(raw["name"])
         made: tuple[Any, ...] | None = None
-        # A schema python-jsonschema checks shares one budget over a conversation's calls: a
-        # verdict of one is not shared.
-        if (
-            tool is None
-            or not tool.has_schema
-            or self._compile(tool.parameters).engine != self._python_engine
-        ):
-            with self._file_budget():
+        toolset = self._shared_toolset(definitions, name)
+        if toolset is not None:
+            schema = self._schema
+            if schema.current_file_budget() is self._budget:
+                self._fresh()
                 verdict = self._gate_item(raw, toolset, budget=self.budget)
-            if not any(issue.keyword == "budget" for issue in verdict.errors):
-                made = (verdict.verdict, verdict.detail, verdict.errors, verdict.tool)
+            else:
+                with schema.file_budget():
+                    verdict = self._gate_item(raw, toolset, budget=self.budget)
+            errors = verdict.errors
+            if not errors or not any(issue.keyword == "budget" for issue in errors):
+                made = (verdict.verdict, verdict.detail, errors, verdict.tool)
         if len(self.verdicts) < _MAX_VERDICTS:
             self.verdicts[memo] = made
         return made
+
+    def judging(self) -> AbstractContextManager[Any]:
+        """The context the verdicts of calls are judged in: this process's one file budget,
+        made afresh before each call (a context entered once, not once a call)."""
+        return self._schema.file_budget(self._budget)
+
+    def _fresh(self) -> None:
+        """Make the file budget as `FileBudget()` makes a new one: each call is judged on its
+        own budget, as a conversation of one call would be."""
+        schema, budget = self._schema, self._budget
+        budget.seconds, budget.steps = schema.DEFAULT_FILE_BUDGET, schema.FILE_STEPS
+        budget.started, budget.used = schema.budget_clock(), 0
+
+    def _shared_toolset(self, definitions: str | None, name: str) -> Any:
+        """The tool set a call of `name` is judged with, when its verdict may be shared (None:
+        its schema is checked by python-jsonschema, whose budget a conversation's calls share)."""
+        key = (definitions, name)
+        found = self.judged.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            toolset = self._toolset(definitions)
+            tool = toolset.tools.get(name)
+            shared = (
+                tool is None
+                or not tool.has_schema
+                or self._compile(tool.parameters).engine != self._python_engine
+            )
+            found = toolset if shared else None
+            if len(self.judged) < _MAX_VERDICTS:
+                self.judged[key] = found
+        return found
 
     def _toolset(self, definitions: str | None) -> Any:
         """The tool set the gate makes for a conversation of these tool definitions."""

@@ -270,6 +270,47 @@ def test_a_call_python_jsonschema_checks_is_judged_for_each_conversation(tmp_pat
 DRAFT_3 = "http://json-schema.org/draft-03/schema#"
 
 
+def test_each_shared_verdict_is_judged_on_a_file_budget_of_its_own(tmp_path, monkeypatch):
+    from inspector.core import schema
+
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 10_000)
+    shapes = traces._Shapes(str(path), lambda name, transcript: ({}, False), 2, ({}, 1.0))
+    ticks = iter(range(1_000, 10**9))
+    monkeypatch.setattr(schema, "budget_clock", lambda: float(next(ticks)))
+    seen: list[tuple[int, float, int, float, int]] = []
+    judge = shapes._gate_item
+
+    def spy(raw, toolset, *, budget):
+        spending = schema.current_file_budget()
+        assert spending is not None
+        seen.append(
+            (id(spending), spending.started, spending.used, spending.seconds, spending.steps)
+        )
+        try:
+            return judge(raw, toolset, budget=budget)
+        finally:
+            spending.used = schema.FILE_STEPS + 1  # spent: a later call must not see it
+
+    shapes._gate_item = spy
+    definitions = json.dumps([{"type": "function", "name": "f", "parameters": {"type": "object"}}])
+    calls = [
+        {"type": "function_call", "status": "completed", "call_id": "c", "name": "f"}
+        | {"arguments": json.dumps({"n": n})}
+        for n in range(3)
+    ]
+    with shapes.judging():
+        inside = [shapes._verdict(definitions, call) for call in calls[:2]]
+    outside = shapes._verdict(definitions, calls[2])
+    assert [verdict and verdict[0] for verdict in (*inside, outside)] == ["ok"] * 3
+    # In the run's context one budget, made afresh before each call as FileBudget() makes one;
+    # outside it, a new one.
+    assert seen[0][0] == seen[1][0] != seen[2][0]
+    started = [entry[1] for entry in seen]
+    assert started == sorted(set(started))
+    assert all(entry[2:] == (0, schema.DEFAULT_FILE_BUDGET, schema.FILE_STEPS) for entry in seen)
+
+
 def test_the_renamed_copy_leaves_the_conversation_as_it_was(tmp_path):
     path = tmp_path / "otlp.jsonl"
     synthetic.write_otlp(path, 10_000)

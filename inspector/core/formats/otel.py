@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 import orjson
 
@@ -297,7 +297,6 @@ def _span_attributes(listed: Any, at: str) -> tuple[dict[str, Any], dict[str, st
         return None
     found: dict[str, Any] = {}
     where: dict[str, str] = {}
-    genai = False
     pointed = _POINTED_KEYS
     for i, entry in enumerate(listed):
         if type(entry) is not dict or type(key := entry.get("key")) is not str:
@@ -305,17 +304,19 @@ def _span_attributes(listed: Any, at: str) -> tuple[dict[str, Any], dict[str, st
                 return None  # a subclass of str or dict: read the usual way
             continue
         raw: Any = entry.get("value")
-        string = type(raw) is dict and len(raw) == 1 and "stringValue" in raw
-        found[key] = raw["stringValue"] if string else value(raw)
-        if not genai and key.startswith("gen_ai."):
-            genai = True
-        if key in pointed:
-            if string:
+        if type(raw) is dict and len(raw) == 1 and "stringValue" in raw:
+            found[key] = raw["stringValue"]
+            if key in pointed:
                 where[key] = f"{at}/attributes/{i}/value/stringValue"
-            else:
+        else:
+            found[key] = value(raw)
+            if key in pointed:
                 where[key] = _value_pointers(at, [*[None] * i, entry])[key]
     if EVENTS_ATTRIBUTE in found:
         return None
+    # A pointed attribute other than Pydantic AI's parameters is a `gen_ai.*` one (nearly
+    # every span with content): the other keys need not be looked at.
+    genai = len(where) > (PYDANTIC_PARAMETERS in where) or _is_genai(found)
     return found, (where if genai else None)
 
 
@@ -410,6 +411,9 @@ def _inferences(
 ) -> Iterator[Inference]:
     """The GenAI records of one export request (or Jaeger document), each with the attributes
     it inherits."""
+    if _plain_export(export):
+        yield from _otlp_records(export, line, base, order)
+        return
     traces = _jaeger_traces(export)
     if traces is not None:
         # `{"data": [trace, …]}`, or the trace itself.
@@ -424,6 +428,19 @@ def _inferences(
     key, export = _unwrapped(export)
     if key:
         base = join_pointer(base, key)
+    yield from _otlp_records(export, line, base, order)
+
+
+def _plain_export(export: Any) -> bool:
+    """Whether an export request is only its `resourceSpans` list (nearly every line of the
+    file exporter): an OTLP export, neither wrapped nor a Jaeger trace."""
+    return type(export) is dict and len(export) == 1 and type(export.get("resourceSpans")) is list
+
+
+def _otlp_records(
+    export: dict[str, Any], line: int | None, base: str, order: list[int]
+) -> Iterator[Inference]:
+    """The GenAI records of an OTLP export request (unwrapped)."""
     for resource_key in _RESOURCES:
         resources = export.get(resource_key)
         for r, resource in enumerate(resources if isinstance(resources, list) else ()):
@@ -436,15 +453,60 @@ def _inferences(
                         continue
                     for record_key in _RECORDS:
                         records = scope.get(record_key)
-                        for n, record in enumerate(records if isinstance(records, list) else ()):
-                            if isinstance(record, dict):
-                                # The keys are the names above: nothing to escape.
-                                pointer = (
-                                    f"{base}/{resource_key}/{r}/{scope_key}/{s}/{record_key}/{n}"
-                                )
-                                yield from _from_record(
-                                    record, _OTLP, record_key, line, pointer, order
-                                )
+                        if not isinstance(records, list):
+                            continue
+                        # The keys are the names above: nothing to escape.
+                        at = f"{base}/{resource_key}/{r}/{scope_key}/{s}/{record_key}/"
+                        spans = record_key == "spans"
+                        for n, record in enumerate(records):
+                            if not isinstance(record, dict):
+                                continue
+                            pointer = f"{at}{n}"
+                            if spans and not record.get("events"):
+                                # Nearly every span of an export, read in one pass.
+                                span = _span(record, line, pointer, order)
+                                if span is not _SLOW:
+                                    if span is not None:
+                                        yield span
+                                    continue
+                            yield from _from_record(record, _OTLP, record_key, line, pointer, order)
+
+
+#: `_span`'s answer for a span it does not read: read the usual way (`_from_record`).
+_SLOW: Any = object()
+
+
+def _span(
+    record: dict[str, Any], line: int | None, pointer: str, order: list[int]
+) -> Inference | None:
+    """An OTLP span without events as `_from_record` reads it (its attributes and their
+    pointers in one pass): its inference, None when it is none, or _SLOW."""
+    read = _span_attributes(record.get("attributes"), pointer)
+    if read is None:
+        return _SLOW
+    attrs, where = read
+    if where is None:
+        return None
+    trace = record.get("traceId") or ""
+    own = attrs.get(CONVERSATION)
+    start = record.get("startTimeUnixNano") or record.get("timeUnixNano") or None
+    order[0] += 1
+    # Its slots set directly: one is made for every span of a trace.
+    span: Inference = _NEW(Inference)
+    span.conversation = str(own or trace or "trace")
+    span.time = _time(start)
+    span.order = order[0]
+    span.kind = "otel_span"
+    span.line = line
+    span.pointer = pointer
+    span.attrs = attrs
+    span.where = where
+    span.pointers = {}
+    span.span = None
+    span.plain_at = set()
+    span.trace = str(trace)
+    span.named = bool(own)
+    return span
 
 
 def _from_record(
@@ -455,29 +517,6 @@ def _from_record(
     pointer: str,
     order: list[int],
 ) -> Iterator[Inference]:
-    if layout is _OTLP and record_key == "spans" and not record.get("events"):
-        # Nearly every span of an export: its attributes and their pointers read in one pass.
-        read = _span_attributes(record.get("attributes"), pointer)
-        if read is not None:
-            attrs, where = read
-            if where is not None:
-                trace = record.get("traceId") or ""
-                own = attrs.get(CONVERSATION)
-                start = record.get("startTimeUnixNano") or record.get("timeUnixNano") or None
-                order[0] += 1
-                span = Inference(
-                    str(own or trace or "trace"),
-                    _time(start),
-                    order[0],
-                    "otel_span",
-                    line,
-                    pointer,
-                    attrs,
-                    where,
-                )
-                span.trace, span.named = str(trace), bool(own)
-                yield span
-            return
     attrs = attributes(record.get(layout.attributes))
     trace = record.get(layout.trace) or ""
     own = attrs.get(CONVERSATION)
@@ -934,19 +973,33 @@ def _key(message: Any) -> bytes:
         return repr(message).encode()
 
 
-def _fresh(seen: _Seen, messages: list[Any]) -> list[bool]:
+def _fresh(seen: _Seen, messages: list[Any], last: bool = False) -> list[bool]:
     """Which of an inference's messages are new to the conversation.
 
     A chat span resends its history: a message read before at the same position is a repeat.
     Once the positions disagree (the history was cut to a window, compacted or rewritten), a
     message read anywhere before is a repeat; before that, an equal message at a new position
-    is new (a user may say the same thing twice).
+    is new (a user may say the same thing twice). `last`: no later inference of the
+    conversation is read, so what this one adds to `seen` is not kept.
     """
     flags: list[bool] = []
     history = seen.history
     diverged = False
+    dumps, sort = orjson.dumps, orjson.OPT_SORT_KEYS
     for position, message in enumerate(messages):
-        key = _key(message)
+        if last and not diverged and position >= len(history):
+            # Past the history with no message differing: this and every later one are new,
+            # and their keys would only be kept for a later inference.
+            flags += [True] * (len(messages) - position)
+            break
+        if type(message) is dict and "finish_reason" not in message:
+            # `_key` of nearly every message, without the call.
+            try:
+                key = dumps(message, option=sort)
+            except TypeError:
+                key = repr(message).encode()
+        else:
+            key = _key(message)
         if not diverged and position < len(history):
             if history[position] == key:
                 flags.append(False)
@@ -1075,17 +1128,27 @@ def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
         at = inference.where.get(SYSTEM, inference.pointer)
         sent.append(({"role": "system", "parts": parts}, at, plain))
     plain_at = inference.plain_at
+    pointers = inference.pointers
     for key, role, into in ((INPUT, "user", sent), (OUTPUT, "assistant", got)):
         raw = attrs.get(key, _MISSING)
         if raw is _MISSING:
             continue
-        messages, plain = _decoded(raw, role)
         at = inference.where.get(key, inference.pointer)
-        listed = inference.pointers.get(key)
-        if type(raw) is str and not listed and not plain_at:
-            # Nearly every attribute: JSON text, pointed at whole, none of it plain text.
-            into += [(m, at, plain) for m in messages]
+        if type(raw) is str and not plain_at and not pointers.get(key):
+            # Nearly every attribute: JSON text, pointed at whole, none of it plain text
+            # (`_decoded`, without the call).
+            try:
+                parsed = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                into.append(({"role": role, "parts": [{"type": "text", "content": raw}]}, at, True))
+                continue
+            if type(parsed) is list:
+                into += [(m, at, False) for m in parsed]
+            elif type(parsed) is dict:
+                into.append((parsed, at, False))
             continue
+        messages, plain = _decoded(raw, role)
+        listed = pointers.get(key)
         for i, m in enumerate(messages):
             where = listed[i] if listed else _element(at, raw, i)
             into.append((m, where, plain or where in plain_at))
@@ -1095,7 +1158,7 @@ def _messages(inference: Inference) -> tuple[list[_Sent], list[_Sent]]:
         got = [(m, inference.pointer, False) for m in completions]
     else:
         for message, _, _ in got:
-            if _no_parts(message):
+            if message.get("parts") == [] if type(message) is dict else _no_parts(message):
                 return sent, _parts_from_flattened(got, _flattened(attrs)[1], inference.pointer)
     return sent, got
 
@@ -1172,11 +1235,12 @@ def _response(attrs: dict[str, Any], got: list[_Sent]) -> tuple[Any, str | None,
 
 
 def _new_messages(
-    seen: _Seen, sent: list[_Sent], got: list[_Sent]
+    seen: _Seen, sent: list[_Sent], got: list[_Sent], last: bool = False
 ) -> tuple[list[bool], list[_Sent], list[_Sent]]:
-    """Which of an inference's messages are new (`_fresh`), and the new ones it sent and got."""
+    """Which of an inference's messages are new (`_fresh`, `last` as it takes it), and the new
+    ones it sent and got."""
     # Only the first output message continues the conversation (the others are choices).
-    fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]])
+    fresh = _fresh(seen, [m for m, _, _ in sent + got[:1]], last)
     new_sent = [m for m, new in zip(sent, fresh, strict=False) if new]
     new_got = [got[0]] if got and fresh[-1] else []
     return fresh, new_sent, new_got
@@ -1188,9 +1252,11 @@ def _add_inference(
     inference: Inference,
     messages: tuple[list[_Sent], list[_Sent]],
     answered: _AnsweredFrom,
+    last: bool = False,
 ) -> None:
     """Add what one inference adds to its conversation: new history, then its response (a
-    call of it that a later inference answers ran, whether or not a finish reason says so)."""
+    call of it that a later inference answers ran, whether or not a finish reason says so);
+    `last`: the conversation's last inference."""
     _tool_definitions(b, inference)
     sent, got = messages
     reason, status, response_id = _response(inference.attrs, got)
@@ -1200,7 +1266,7 @@ def _add_inference(
         status=status,
         response_id=response_id,
     )
-    fresh, new_sent, new_got = _new_messages(seen, sent, got)
+    fresh, new_sent, new_got = _new_messages(seen, sent, got, last)
     if len(got) <= 1 and _direct_ok(new_sent) and _direct_ok(new_got):
         line = inference.line
         _direct(b, seen, group, line, new_sent, ABSENT, answered)
@@ -1355,11 +1421,32 @@ def _call_status(
     call of the history; `followed`: a later item of the response follows it)."""
     if reason is ABSENT:
         return COMPLETED, HISTORY_STATUS
+    known = reason is None and call_id in answered
+    if reason is not None and type(reason) is not str:
+        return _settled(reason, followed, known)
+    key = (reason, followed, known)
+    found = _STATUSES.get(key)
+    if found is None:
+        found = _settled(reason, followed, known)
+        if len(_STATUSES) < _MAX_STATUSES:
+            _STATUSES[key] = found
+    return found
+
+
+#: `_settled`'s answers by finish reason (a string or None), `followed` and `known`: every
+#: call of a trace asks for one of a few.
+_STATUSES: dict[tuple[Any, bool, bool], tuple[str, Derivation]] = {}
+_MAX_STATUSES = 1024
+
+
+def _settled(reason: Any, followed: bool, known: bool) -> tuple[str, Derivation]:
+    """A response's call's status and mark (`known`: no finish reason, and a later result
+    answers the call)."""
     result = outcome(REASONS, reason)
     said = f"finish_reason {reason!r}" if reason is not None else "no finish_reason"
     if result != COMPLETED and followed:
         result, why = COMPLETED, f"{said}, but a later item follows the call, so it was not cut off"
-    elif reason is None and call_id in answered:
+    elif known:
         result = COMPLETED
         why = f"{said}, but a later result in the conversation answers it, so it ran"
     else:
@@ -1410,7 +1497,7 @@ def _lines(
             line = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise LoadError(f"not a JSON export request: {exc}", path=path, line=number) from None
-        if not isinstance(line, dict) or detect(line) is None:
+        if not _plain_export(line) and (not isinstance(line, dict) or detect(line) is None):
             raise LoadError(
                 "not an OTLP export request (no resourceSpans or resourceLogs)",
                 path=path,
@@ -1464,8 +1551,10 @@ def _add_read(b: Builder, read: list[Inference]) -> None:
     seen = _Seen()
     messages = [_messages(inference) for inference in read]
     last = _answers([(*sent, *got) for sent, got in messages])
+    final = len(read) - 1
     for position, inference in enumerate(read):
-        _add_inference(b, seen, inference, messages[position], _AnsweredFrom(last, position))
+        answered = _AnsweredFrom(last, position)
+        _add_inference(b, seen, inference, messages[position], answered, position == final)
 
 
 def build(
@@ -1500,8 +1589,7 @@ _BUILD_ONLY = frozenset({CONVERSATION, EVENTS_ATTRIBUTE, PYDANTIC_PARAMETERS})
 _BUILD_ONLY_PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.", "llm.")
 
 
-@dataclass(frozen=True, slots=True)
-class DirectConversation:
+class DirectConversation(NamedTuple):
     """A conversation `build` converts whole by the direct path, as the compact values its
     transcript is made of: its gate report depends on nothing else (and on no message text)."""
 
@@ -1553,10 +1641,11 @@ def direct_conversation(inferences: list[Inference]) -> DirectConversation | Non
     items: list[tuple[int, dict[str, Any], str, tuple[Derivation, ...]]] = []
     groups: list[tuple[int | None, str | None, str | None]] = []
     results: set[str] = set()
+    final = len(inferences) - 1
     for position, inference in enumerate(inferences):
         sent, got = messages[position]
         reason, status, response_id = _response(inference.attrs, got)
-        _, new_sent, new_got = _new_messages(seen, sent, got)
+        _, new_sent, new_got = _new_messages(seen, sent, got, position == final)
         if len(got) > 1 or not (_direct_ok(new_sent) and _direct_ok(new_got)):
             return None
         group = len(groups)
