@@ -867,10 +867,9 @@ def definitions_tools(text: str | None) -> dict[str, Tool]:
     return tools
 
 
-# Origins and Tools made by setting their slots directly (as `_convert.conversion_of` makes
-# Conversions): a frozen dataclass's `__init__` sets each field through `object.__setattr__`,
-# about twice the cost, and every conversation of a trace makes its eight tools and their
-# origins (each pointed at its own span).
+# Origins and Tools made by setting their slots directly: a frozen dataclass's `__init__`
+# sets each field through `object.__setattr__`, about twice the cost, and every conversation
+# of a trace makes its eight tools and their origins (each pointed at its own span).
 _NEW = object.__new__
 _O_FILE, _O_LINE, _O_POINTER, _O_EVENT = (
     Origin.__dict__[f.name].__set__ for f in dataclasses.fields(Origin)
