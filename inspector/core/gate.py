@@ -9,7 +9,7 @@ import json
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -112,6 +112,30 @@ class Finding:
             "items": list(self.items),
             "message": self.message,
         }
+
+
+# Findings made by setting their slots directly (as `formats.otel` makes Origins): a frozen
+# dataclass's `__init__` sets each field through `object.__setattr__`, and the findings' pass
+# over a large log makes a finding for every call whose output answers a blocked call.
+_NEW = object.__new__
+_F_CODE, _F_SEVERITY, _F_ITEMS, _F_MESSAGE = (
+    Finding.__dict__[f.name].__set__ for f in fields(Finding)
+)
+
+
+def _finding(code: str, severity: Severity, items: tuple[int, ...], message: str) -> Finding:
+    """`Finding(code, severity, items, message)`."""
+    made: Finding = _NEW(Finding)
+    _F_CODE(made, code)
+    _F_SEVERITY(made, severity)
+    _F_ITEMS(made, items)
+    _F_MESSAGE(made, message)
+    return made
+
+
+#: Enum members looked up once: a member read from its class is a descriptor call in 3.11.
+_ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+_OK, _UNKNOWN_TOOL = Verdict.OK, Verdict.UNKNOWN_TOOL
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,12 +359,12 @@ def _check_arguments(
             given=given,
             source=source,
         )
-    return ItemVerdict(Verdict.OK, _matches(name), tool=name, given=given, source=source)
+    return ItemVerdict(_OK, _matches(name), tool=name, given=given, source=source)
 
 
 def ok_verdict(name: str, source: Item) -> ItemVerdict:
     """The ok verdict of a call to `name` whose arguments are `source`'s."""
-    return ItemVerdict(Verdict.OK, _matches(name), tool=name, source=source)
+    return ItemVerdict(_OK, _matches(name), tool=name, source=source)
 
 
 _ABSENT: Any = object()
@@ -576,7 +600,7 @@ def _ready_verdict(
         except Exception:  # `validate` says what jsonschema-rs cannot take
             valid = False
         if valid:
-            return ItemVerdict(Verdict.OK, _matches(name), tool=name, source=source)
+            return ItemVerdict(_OK, _matches(name), tool=name, source=source)
     return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 
@@ -693,9 +717,9 @@ def _group_findings(transcript: Transcript, by_group: Mapping[int, list[int]]) -
 
 
 def _duplicate_call(first: int, first_label: str, index: int, label: str, call_id: str) -> Finding:
-    return Finding(
+    return _finding(
         "duplicate_call_id",
-        Severity.ERROR,
+        _ERROR,
         (first, index),
         f"{label} reuses call_id {call_id!r} of {first_label}; "
         "a function_call_output could answer either",
@@ -703,9 +727,9 @@ def _duplicate_call(first: int, first_label: str, index: int, label: str, call_i
 
 
 def _no_call_id(index: int, label: str, call_id: Any) -> Finding:
-    return Finding(
+    return _finding(
         "orphan_output",
-        Severity.ERROR,
+        _ERROR,
         (index,),
         f"{label} has no call_id string ({_quote(call_id)})",
     )
@@ -716,8 +740,8 @@ def _blocked_answer(
 ) -> Finding:
     # A call blocked only because the file holds no schema for it may well have been right to
     # run: its answer is worth a warning, not a second error.
-    severity = Severity.WARNING if verdict.verdict == Verdict.UNKNOWN_TOOL else Severity.ERROR
-    return Finding(
+    severity = _WARNING if verdict.verdict == _UNKNOWN_TOOL else _ERROR
+    return _finding(
         "output_for_blocked_call",
         severity,
         (call, index),
@@ -728,12 +752,12 @@ def _blocked_answer(
 
 def _incomplete_not_last(index: int, label: str) -> Finding:
     text = "is incomplete but is not the last item of its response (an incomplete item must end"
-    return Finding("incomplete_not_last", Severity.ERROR, (index,), f"{label} {text} the response)")
+    return _finding("incomplete_not_last", _ERROR, (index,), f"{label} {text} the response)")
 
 
 def _missing_output(index: int, label: str, call_id: str) -> Finding:
     text = f"(call_id {call_id!r}) has no function_call_output in this file"
-    return Finding("missing_output", Severity.INFO, (index,), f"{label} {text}")
+    return _finding("missing_output", _INFO, (index,), f"{label} {text}")
 
 
 def _unanswered(
@@ -742,32 +766,32 @@ def _unanswered(
     """The finding of an output with no earlier call: its call comes later (at `later`), or
     none does (`previous`: the previous response id of the output's group)."""
     if later is not None:
-        return Finding(
+        return _finding(
             "output_before_call",
-            Severity.ERROR,
+            _ERROR,
             (index, later),
             f"{label} answers call_id {call_id!r} before the function_call at #{later}",
         )
     if previous:
-        return Finding(
+        return _finding(
             "orphan_output",
-            Severity.WARNING,
+            _WARNING,
             (index,),
             f"{label} answers call_id {call_id!r}, which is not in this file (it may be in "
             f"previous response {previous!r})",
         )
-    return Finding(
+    return _finding(
         "orphan_output",
-        Severity.ERROR,
+        _ERROR,
         (index,),
         f"{label} answers call_id {call_id!r}, but no earlier function_call has that call_id",
     )
 
 
 def _duplicate_id(first: int, first_label: str, index: int, label: str, item_id: str) -> Finding:
-    return Finding(
+    return _finding(
         "duplicate_item_id",
-        Severity.ERROR,
+        _ERROR,
         (first, index),
         f"{label} has the same id {item_id!r} as {first_label}",
     )
@@ -775,9 +799,9 @@ def _duplicate_id(first: int, first_label: str, index: int, label: str, item_id:
 
 def _non_portable(kind: str, members: Sequence[int]) -> Finding:
     count = f"{len(members)} item{'s' if len(members) != 1 else ''}"
-    return Finding(
+    return _finding(
         "non_portable_type",
-        Severity.WARNING,
+        _WARNING,
         tuple(members),
         f"{kind!r} ({count}) is outside the Open Responses core and has no provider prefix: it "
         "is vendor-specific and will not replay on another provider",
@@ -851,7 +875,7 @@ class _ItemFindings:
         way (`_status`, `_repeated_call`, `_output`, `_repeated_id`).
         """
         by_group, calls, ids, answered = self.by_group, self.calls, self.ids, self.answered
-        verdicts, known, ok = self.verdicts, self.known, Verdict.OK
+        verdicts, known, ok = self.verdicts, self.known, _OK
         last: int | None = None
         members: list[int] = []
         core = PORTABLE_CORE
@@ -954,7 +978,7 @@ class _ItemFindings:
     def _answer(self, call: Item, item: Item) -> Finding | None:
         """The finding of an output for a call that is not ok, given the call's verdict."""
         call_verdict = self.verdicts[call.index]
-        if call_verdict.verdict == Verdict.OK:
+        if call_verdict.verdict == _OK:
             return None
         if self._answered_history(call, item):
             # The request sends back a call that already ran, with its answer: the SDKs omit
@@ -1271,7 +1295,7 @@ class _RunPass:
         """An output (an item, or its label) answers the first call with its call_id."""
         self.unanswered.pop(call_id, None)
         verdict = self.verdict_of(call)
-        if verdict.verdict != Verdict.OK:
+        if verdict.verdict != _OK:
             label = output if isinstance(output, str) else item_label(output)
             self.pairing.append(_blocked_answer(call, self.label_of(call), verdict, index, label))
 
@@ -1321,7 +1345,7 @@ def _received(*fields: Any) -> RunFindings:
     made = list(fields)
     for number in _FINDINGS_AT:
         made[number] = [
-            Finding(*entry) if type(entry) is tuple else entry for entry in made[number]
+            _finding(*entry) if type(entry) is tuple else entry for entry in made[number]
         ]
     return RunFindings(*made)
 
@@ -1455,6 +1479,13 @@ def answered_history(result: GateResult) -> frozenset[int]:
 
 def item_label(item: Item) -> str:
     """Return a short label for messages: '#index type name'."""
+    kind, name = item.type, item.name
+    if type(kind) is str:
+        # The common case at once (a finding names one or two items).
+        if type(name) is str:
+            return f"#{item.index} {kind} {name}"
+        if name is None and type(item.role) is str:
+            return f"#{item.index} {kind} {item.role}"
     parts = [f"#{item.index}", item.type_label]
     if isinstance(item.name, str):
         parts.append(item.name)
