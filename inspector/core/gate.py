@@ -371,13 +371,32 @@ _ABSENT: Any = object()
 #: The detail of a call sent back as history with its answer but without its status.
 HISTORY_DETAIL = "status is missing; status not recorded (answered in this request)"
 
+#: The code points of Unicode's general categories Cc, Cf, Zl and Zp (`regex`'s
+#: `[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]`, whose Unicode is newer than the standard library's: Python
+#: 3.11's `unicodedata` lacks U+13439-1343F), spelled out for stdlib `re`: importing `regex` is
+#: a tenth of a command's start-up, paid by every process that first checks a name.
+_INVISIBLE_RANGES = """
+0000-001F 007F-009F 00AD 0600-0605 061C 06DD 070F 0890-0891 08E2 180E 200B-200F 2028-202E
+2060-2064 2066-206F FEFF FFF9-FFFB 110BD 110CD 13430-1343F 1BCA0-1BCA3 1D173-1D17A E0001
+E0020-E007F
+"""
+
+
+def _code_class(ranges: str) -> str:
+    """A character class of `re` holding the code points of `ranges` ('0000-001F 00AD …')."""
+    spelled = (
+        "-".join(f"\\U{int(end, 16):08X}" for end in part.split("-")) for part in ranges.split()
+    )
+    return f"[{''.join(spelled)}]"
+
+
 #: Characters a reader cannot see, or that reorder what follows them: Unicode control and format
 #: characters (bidi embeddings, overrides and isolates, U+200E/F, zero-width ones) and the line
 #: and paragraph separators. A tool name holding one can pass for another when it is shown.
-#: (Compiled when first used: importing `regex` is a tenth of a command's start-up.)
-INVISIBLE = LazyPattern(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]", engine="regex")
+#: (Compiled when first used: no command's start-up pays for it.)
+INVISIBLE = LazyPattern(_code_class(_INVISIBLE_RANGES))
 #: A right-to-left override up to its pop (or the end): drawn reversed in a left-to-right line.
-_OVERRIDE = LazyPattern("\u202e([^\u202c]*)\u202c?", engine="regex")
+_OVERRIDE = LazyPattern("\u202e([^\u202c]*)\u202c?")
 #: Non-Latin letters drawn like ASCII ones: the Cyrillic and Greek entries of Unicode's
 #: confusables.txt (UTS #39, https://www.unicode.org/Public/security/latest/confusables.txt)
 #: whose prototype is one ASCII letter. NFKC folds fullwidth and compatibility forms first.
