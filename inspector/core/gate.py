@@ -1269,7 +1269,7 @@ class _RunPass:
     def look(self, items: Iterable[Item]) -> None:
         """Look at each item, in order (the common case inline, as in `_ItemFindings._look`)."""
         calls, unanswered, ids, pairing = self.calls, self.unanswered, self.ids, self.pairing
-        core = PORTABLE_CORE
+        verdict_of, core = self.verdict_of, PORTABLE_CORE
         for item in items:
             index, kind = item.index, item.type
             if item.status == "incomplete":
@@ -1279,9 +1279,9 @@ class _RunPass:
             if kind == "function_call":
                 call_id = item.call_id
                 if type(call_id) is str:
-                    first = calls.get(call_id)
-                    if first is None:
-                        calls[call_id] = unanswered[call_id] = index
+                    first = calls.setdefault(call_id, index)
+                    if first == index:
+                        unanswered[call_id] = index
                     else:
                         pairing.append(
                             _duplicate_call(
@@ -1296,14 +1296,14 @@ class _RunPass:
                     call = calls.get(call_id)
                     if call is None:
                         pairing.append(_Open(index, call_id, item_label(item)))
+                    elif verdict_of(call).verdict == _OK:
+                        unanswered.pop(call_id, None)  # `answer`, with nothing to say
                     else:
                         self.answer(call, call_id, index, item)
             item_id = item.id
             if type(item_id) is str and item_id:
-                first = ids.get(item_id)
-                if first is None:
-                    ids[item_id] = index
-                else:
+                first = ids.setdefault(item_id, index)
+                if first != index:
                     self.identity.append(
                         _duplicate_id(first, self.label_of(first), index, item_label(item), item_id)
                     )
