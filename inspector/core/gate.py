@@ -922,6 +922,9 @@ class _ItemFindings:
                     answered.add(call_id)  # an ok call's answer: nothing to say
                 else:
                     self._output(item, call_id)
+            elif type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
+                # (Calls and outputs are core types.)
+                self.foreign.setdefault(kind, []).append(index)
             item_id = item.id
             # The first item with its id (nearly all) is only kept.
             if (
@@ -930,8 +933,6 @@ class _ItemFindings:
                 and (first := ids.setdefault(item_id, item)) is not item
             ):
                 self._repeated_id(first, item, item_id)
-            if type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
-                self.foreign.setdefault(kind, []).append(index)
 
     def _status(self, item: Item, status: str) -> None:
         if status == "incomplete":
@@ -1300,6 +1301,9 @@ class _RunPass:
                         unanswered.pop(call_id, None)  # `answer`, with nothing to say
                     else:
                         self.answer(call, call_id, index, item)
+            elif type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
+                # (Calls and outputs are core types.)
+                self.foreign.setdefault(kind, []).append(index)
             item_id = item.id
             if type(item_id) is str and item_id:
                 first = ids.setdefault(item_id, index)
@@ -1307,8 +1311,6 @@ class _RunPass:
                     self.identity.append(
                         _duplicate_id(first, self.label_of(first), index, item_label(item), item_id)
                     )
-            if type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
-                self.foreign.setdefault(kind, []).append(index)
 
     def answer(self, call: int, call_id: str, index: int, output: Item | str) -> None:
         """An output (an item, or its label) answers the first call with its call_id."""
