@@ -204,9 +204,9 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
                 pair = hot[key] = _hot_pieces(key, level)
             except TypeError:  # an object or array member cannot be a key
                 break
-            try:
-                said = told[id(verdict)]
-            except KeyError:
+            # By identity: a call's verdict is often its own (no KeyError raised for each).
+            said = told.get(id(verdict), _UNTOLD)
+            if said is _UNTOLD:
                 said = told[id(verdict)] = _verdict_piece(verdict, told, level)
             if pointers is None:
                 if item.envelope is not envelope:
@@ -255,6 +255,10 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
         pieces.append(_encode_batch(slow, level))
     if pieces:
         yield separator + b",".join(pieces)
+
+
+#: What `encoded_item_rows` holds for a verdict it has not written yet.
+_UNTOLD: Any = object()
 
 
 def _hot_pieces(key: tuple[Any, ...], level: int) -> tuple[bytes, bytes] | None:

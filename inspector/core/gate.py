@@ -9,7 +9,7 @@ import json
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -112,6 +112,30 @@ class Finding:
             "items": list(self.items),
             "message": self.message,
         }
+
+
+# Findings made by setting their slots directly (as `formats.otel` makes Origins): a frozen
+# dataclass's `__init__` sets each field through `object.__setattr__`, and the findings' pass
+# over a large log makes a finding for every call whose output answers a blocked call.
+_NEW = object.__new__
+_F_CODE, _F_SEVERITY, _F_ITEMS, _F_MESSAGE = (
+    Finding.__dict__[f.name].__set__ for f in fields(Finding)
+)
+
+
+def _finding(code: str, severity: Severity, items: tuple[int, ...], message: str) -> Finding:
+    """`Finding(code, severity, items, message)`."""
+    made: Finding = _NEW(Finding)
+    _F_CODE(made, code)
+    _F_SEVERITY(made, severity)
+    _F_ITEMS(made, items)
+    _F_MESSAGE(made, message)
+    return made
+
+
+#: Enum members looked up once: a member read from its class is a descriptor call in 3.11.
+_ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+_OK, _UNKNOWN_TOOL = Verdict.OK, Verdict.UNKNOWN_TOOL
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,25 +359,44 @@ def _check_arguments(
             given=given,
             source=source,
         )
-    return ItemVerdict(Verdict.OK, _matches(name), tool=name, given=given, source=source)
+    return ItemVerdict(_OK, _matches(name), tool=name, given=given, source=source)
 
 
 def ok_verdict(name: str, source: Item) -> ItemVerdict:
     """The ok verdict of a call to `name` whose arguments are `source`'s."""
-    return ItemVerdict(Verdict.OK, _matches(name), tool=name, source=source)
+    return ItemVerdict(_OK, _matches(name), tool=name, source=source)
 
 
 _ABSENT: Any = object()
 #: The detail of a call sent back as history with its answer but without its status.
 HISTORY_DETAIL = "status is missing; status not recorded (answered in this request)"
 
+#: The code points of Unicode's general categories Cc, Cf, Zl and Zp (`regex`'s
+#: `[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]`, whose Unicode is newer than the standard library's: Python
+#: 3.11's `unicodedata` lacks U+13439-1343F), spelled out for stdlib `re`: importing `regex` is
+#: a tenth of a command's start-up, paid by every process that first checks a name.
+_INVISIBLE_RANGES = """
+0000-001F 007F-009F 00AD 0600-0605 061C 06DD 070F 0890-0891 08E2 180E 200B-200F 2028-202E
+2060-2064 2066-206F FEFF FFF9-FFFB 110BD 110CD 13430-1343F 1BCA0-1BCA3 1D173-1D17A E0001
+E0020-E007F
+"""
+
+
+def _code_class(ranges: str) -> str:
+    """A character class of `re` holding the code points of `ranges` ('0000-001F 00AD …')."""
+    spelled = (
+        "-".join(f"\\U{int(end, 16):08X}" for end in part.split("-")) for part in ranges.split()
+    )
+    return f"[{''.join(spelled)}]"
+
+
 #: Characters a reader cannot see, or that reorder what follows them: Unicode control and format
 #: characters (bidi embeddings, overrides and isolates, U+200E/F, zero-width ones) and the line
 #: and paragraph separators. A tool name holding one can pass for another when it is shown.
-#: (Compiled when first used: importing `regex` is a tenth of a command's start-up.)
-INVISIBLE = LazyPattern(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]", engine="regex")
+#: (Compiled when first used: no command's start-up pays for it.)
+INVISIBLE = LazyPattern(_code_class(_INVISIBLE_RANGES))
 #: A right-to-left override up to its pop (or the end): drawn reversed in a left-to-right line.
-_OVERRIDE = LazyPattern("\u202e([^\u202c]*)\u202c?", engine="regex")
+_OVERRIDE = LazyPattern("\u202e([^\u202c]*)\u202c?")
 #: Non-Latin letters drawn like ASCII ones: the Cyrillic and Greek entries of Unicode's
 #: confusables.txt (UTS #39, https://www.unicode.org/Public/security/latest/confusables.txt)
 #: whose prototype is one ASCII letter. NFKC folds fullwidth and compatibility forms first.
@@ -576,7 +619,7 @@ def _ready_verdict(
         except Exception:  # `validate` says what jsonschema-rs cannot take
             valid = False
         if valid:
-            return ItemVerdict(Verdict.OK, _matches(name), tool=name, source=source)
+            return ItemVerdict(_OK, _matches(name), tool=name, source=source)
     return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 
@@ -693,9 +736,9 @@ def _group_findings(transcript: Transcript, by_group: Mapping[int, list[int]]) -
 
 
 def _duplicate_call(first: int, first_label: str, index: int, label: str, call_id: str) -> Finding:
-    return Finding(
+    return _finding(
         "duplicate_call_id",
-        Severity.ERROR,
+        _ERROR,
         (first, index),
         f"{label} reuses call_id {call_id!r} of {first_label}; "
         "a function_call_output could answer either",
@@ -703,9 +746,9 @@ def _duplicate_call(first: int, first_label: str, index: int, label: str, call_i
 
 
 def _no_call_id(index: int, label: str, call_id: Any) -> Finding:
-    return Finding(
+    return _finding(
         "orphan_output",
-        Severity.ERROR,
+        _ERROR,
         (index,),
         f"{label} has no call_id string ({_quote(call_id)})",
     )
@@ -716,8 +759,8 @@ def _blocked_answer(
 ) -> Finding:
     # A call blocked only because the file holds no schema for it may well have been right to
     # run: its answer is worth a warning, not a second error.
-    severity = Severity.WARNING if verdict.verdict == Verdict.UNKNOWN_TOOL else Severity.ERROR
-    return Finding(
+    severity = _WARNING if verdict.verdict == _UNKNOWN_TOOL else _ERROR
+    return _finding(
         "output_for_blocked_call",
         severity,
         (call, index),
@@ -728,12 +771,12 @@ def _blocked_answer(
 
 def _incomplete_not_last(index: int, label: str) -> Finding:
     text = "is incomplete but is not the last item of its response (an incomplete item must end"
-    return Finding("incomplete_not_last", Severity.ERROR, (index,), f"{label} {text} the response)")
+    return _finding("incomplete_not_last", _ERROR, (index,), f"{label} {text} the response)")
 
 
 def _missing_output(index: int, label: str, call_id: str) -> Finding:
     text = f"(call_id {call_id!r}) has no function_call_output in this file"
-    return Finding("missing_output", Severity.INFO, (index,), f"{label} {text}")
+    return _finding("missing_output", _INFO, (index,), f"{label} {text}")
 
 
 def _unanswered(
@@ -742,32 +785,32 @@ def _unanswered(
     """The finding of an output with no earlier call: its call comes later (at `later`), or
     none does (`previous`: the previous response id of the output's group)."""
     if later is not None:
-        return Finding(
+        return _finding(
             "output_before_call",
-            Severity.ERROR,
+            _ERROR,
             (index, later),
             f"{label} answers call_id {call_id!r} before the function_call at #{later}",
         )
     if previous:
-        return Finding(
+        return _finding(
             "orphan_output",
-            Severity.WARNING,
+            _WARNING,
             (index,),
             f"{label} answers call_id {call_id!r}, which is not in this file (it may be in "
             f"previous response {previous!r})",
         )
-    return Finding(
+    return _finding(
         "orphan_output",
-        Severity.ERROR,
+        _ERROR,
         (index,),
         f"{label} answers call_id {call_id!r}, but no earlier function_call has that call_id",
     )
 
 
 def _duplicate_id(first: int, first_label: str, index: int, label: str, item_id: str) -> Finding:
-    return Finding(
+    return _finding(
         "duplicate_item_id",
-        Severity.ERROR,
+        _ERROR,
         (first, index),
         f"{label} has the same id {item_id!r} as {first_label}",
     )
@@ -775,9 +818,9 @@ def _duplicate_id(first: int, first_label: str, index: int, label: str, item_id:
 
 def _non_portable(kind: str, members: Sequence[int]) -> Finding:
     count = f"{len(members)} item{'s' if len(members) != 1 else ''}"
-    return Finding(
+    return _finding(
         "non_portable_type",
-        Severity.WARNING,
+        _WARNING,
         tuple(members),
         f"{kind!r} ({count}) is outside the Open Responses core and has no provider prefix: it "
         "is vendor-specific and will not replay on another provider",
@@ -846,9 +889,12 @@ class _ItemFindings:
         """Look at each item, in transcript order (`grouped`: and list each group's members).
 
         One loop with the common case inline: most items of a large log need nothing but
-        their group's list, and a Python call an item was a tenth of the findings' time.
+        their group's list, a first call_id or id, or an output answering an ok call, and a
+        Python call an item was a third of the findings' time. Anything else goes the whole
+        way (`_status`, `_repeated_call`, `_output`, `_repeated_id`).
         """
-        by_group = self.by_group
+        by_group, calls, ids, answered = self.by_group, self.calls, self.ids, self.answered
+        verdicts, known, ok = self.verdicts, self.known, _OK
         last: int | None = None
         members: list[int] = []
         core = PORTABLE_CORE
@@ -862,19 +908,31 @@ class _ItemFindings:
                     last = group
                 members.append(index)
             status = item.status
-            if status == "incomplete" or status == "in_progress":
+            if status is not None and (status == "incomplete" or status == "in_progress"):
                 self._status(item, status)
             if kind == "function_call":
                 call_id = item.call_id
-                if type(call_id) is str:
-                    self._call(item, call_id)
+                # The first call with its call_id (nearly all) is only kept.
+                if type(call_id) is str and (first := calls.setdefault(call_id, item)) is not item:
+                    self._repeated_call(first, item, call_id)
             elif kind == "function_call_output":
-                self._output(item, item.call_id)
-            item_id = item.id
-            if type(item_id) is str and item_id:
-                self._identity(item, item_id)
-            if type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
+                call_id = item.call_id
+                call = calls.get(call_id) if type(call_id) is str else None
+                if call is not None and index < known and verdicts[call.index].verdict == ok:
+                    answered.add(call_id)  # an ok call's answer: nothing to say
+                else:
+                    self._output(item, call_id)
+            elif type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
+                # (Calls and outputs are core types.)
                 self.foreign.setdefault(kind, []).append(index)
+            item_id = item.id
+            # The first item with its id (nearly all) is only kept.
+            if (
+                type(item_id) is str
+                and item_id
+                and (first := ids.setdefault(item_id, item)) is not item
+            ):
+                self._repeated_id(first, item, item_id)
 
     def _status(self, item: Item, status: str) -> None:
         if status == "incomplete":
@@ -907,11 +965,9 @@ class _ItemFindings:
                 )
             )
 
-    def _call(self, item: Item, call_id: str) -> None:
-        first = self.calls.get(call_id)
-        if first is None:
-            self.calls[call_id] = item
-        elif first.group == item.group or (first.name, first.get("arguments")) != (
+    def _repeated_call(self, first: Item, item: Item, call_id: str) -> None:
+        """A call with the call_id of an earlier one (`first`)."""
+        if first.group == item.group or (first.name, first.get("arguments")) != (
             item.name,
             item.get("arguments"),
         ):
@@ -942,7 +998,7 @@ class _ItemFindings:
     def _answer(self, call: Item, item: Item) -> Finding | None:
         """The finding of an output for a call that is not ok, given the call's verdict."""
         call_verdict = self.verdicts[call.index]
-        if call_verdict.verdict == Verdict.OK:
+        if call_verdict.verdict == _OK:
             return None
         if self._answered_history(call, item):
             # The request sends back a call that already ran, with its answer: the SDKs omit
@@ -995,11 +1051,9 @@ class _ItemFindings:
             )
         ]
 
-    def _identity(self, item: Item, item_id: str) -> None:
-        first = self.ids.get(item_id)
-        if first is None:
-            self.ids[item_id] = item
-        elif first.group == item.group or first.type != item.type:
+    def _repeated_id(self, first: Item, item: Item, item_id: str) -> None:
+        """An item with the id of an earlier one (`first`)."""
+        if first.group == item.group or first.type != item.type:
             # The same item replayed in a later request is expected; only a clash counts.
             self.identity.append(
                 _duplicate_id(first.index, item_label(first), item.index, item_label(item), item_id)
@@ -1216,7 +1270,7 @@ class _RunPass:
     def look(self, items: Iterable[Item]) -> None:
         """Look at each item, in order (the common case inline, as in `_ItemFindings._look`)."""
         calls, unanswered, ids, pairing = self.calls, self.unanswered, self.ids, self.pairing
-        core = PORTABLE_CORE
+        verdict_of, core = self.verdict_of, PORTABLE_CORE
         for item in items:
             index, kind = item.index, item.type
             if item.status == "incomplete":
@@ -1226,9 +1280,9 @@ class _RunPass:
             if kind == "function_call":
                 call_id = item.call_id
                 if type(call_id) is str:
-                    first = calls.get(call_id)
-                    if first is None:
-                        calls[call_id] = unanswered[call_id] = index
+                    first = calls.setdefault(call_id, index)
+                    if first == index:
+                        unanswered[call_id] = index
                     else:
                         pairing.append(
                             _duplicate_call(
@@ -1243,25 +1297,26 @@ class _RunPass:
                     call = calls.get(call_id)
                     if call is None:
                         pairing.append(_Open(index, call_id, item_label(item)))
+                    elif verdict_of(call).verdict == _OK:
+                        unanswered.pop(call_id, None)  # `answer`, with nothing to say
                     else:
                         self.answer(call, call_id, index, item)
+            elif type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
+                # (Calls and outputs are core types.)
+                self.foreign.setdefault(kind, []).append(index)
             item_id = item.id
             if type(item_id) is str and item_id:
-                first = ids.get(item_id)
-                if first is None:
-                    ids[item_id] = index
-                else:
+                first = ids.setdefault(item_id, index)
+                if first != index:
                     self.identity.append(
                         _duplicate_id(first, self.label_of(first), index, item_label(item), item_id)
                     )
-            if type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
-                self.foreign.setdefault(kind, []).append(index)
 
     def answer(self, call: int, call_id: str, index: int, output: Item | str) -> None:
         """An output (an item, or its label) answers the first call with its call_id."""
         self.unanswered.pop(call_id, None)
         verdict = self.verdict_of(call)
-        if verdict.verdict != Verdict.OK:
+        if verdict.verdict != _OK:
             label = output if isinstance(output, str) else item_label(output)
             self.pairing.append(_blocked_answer(call, self.label_of(call), verdict, index, label))
 
@@ -1311,7 +1366,7 @@ def _received(*fields: Any) -> RunFindings:
     made = list(fields)
     for number in _FINDINGS_AT:
         made[number] = [
-            Finding(*entry) if type(entry) is tuple else entry for entry in made[number]
+            _finding(*entry) if type(entry) is tuple else entry for entry in made[number]
         ]
     return RunFindings(*made)
 
@@ -1445,6 +1500,13 @@ def answered_history(result: GateResult) -> frozenset[int]:
 
 def item_label(item: Item) -> str:
     """Return a short label for messages: '#index type name'."""
+    kind, name = item.type, item.name
+    if type(kind) is str:
+        # The common case at once (a finding names one or two items).
+        if type(name) is str:
+            return f"#{item.index} {kind} {name}"
+        if name is None and type(item.role) is str:
+            return f"#{item.index} {kind} {item.role}"
     parts = [f"#{item.index}", item.type_label]
     if isinstance(item.name, str):
         parts.append(item.name)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import subprocess
+import sys
 import threading
 from types import MappingProxyType
 
@@ -12,7 +15,7 @@ import pytest
 
 from inspector.cli import run
 from inspector.core.formats import load_bytes, load_path, load_text
-from inspector.core.gate import ToolSet, Verdict, gate_item, gate_transcript
+from inspector.core.gate import INVISIBLE, ToolSet, Verdict, gate_item, gate_transcript
 from inspector.core.model import Cancelled, LoadError, Tool
 from tests.conftest import REPO, SAMPLES
 
@@ -62,6 +65,39 @@ def test_a_look_alike_unknown_tool_says_what_it_differs_by(name, by):
 @pytest.mark.parametrize("name", ["get_profile", "zzz\u202e", "get_user_profile_v2", "prоfile"])
 def test_an_unknown_tool_that_reads_as_no_known_one_has_no_note(name):
     assert "differs from" not in _detail(name)
+
+
+def test_the_invisible_characters_are_the_unicode_categories_of_the_regex_engine():
+    # The gate spells Cc, Cf, Zl and Zp out for stdlib `re` (the standard library's Unicode is
+    # older): every code point is matched, or not, as `regex` matches it, and a name checked
+    # for look-alikes does not import `regex`.
+    import regex
+
+    categories = regex.compile(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]")
+    wrong = [
+        f"U+{code:04X}"
+        for code in range(sys.maxunicode + 1)
+        if (categories.match(chr(code)) is None) != (INVISIBLE.match(chr(code)) is None)
+    ]
+    assert not wrong
+    assert INVISIBLE.compiled().__class__ is re.Pattern
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from inspector.core.gate import lookalike; "
+            "print(lookalike('get_\\u202eeliforp_resu\\u202c', ['get_user_profile'])); "
+            "print('regex' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    )
+    assert found.stdout.splitlines() == [
+        "it differs from 'get_user_profile' by U+202E, U+202C",
+        "False",
+    ]
 
 
 def test_the_cli_says_it_too():
