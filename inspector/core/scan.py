@@ -736,13 +736,13 @@ CHUNK_BYTES = 1 << 20
 _WORKER_OPTIONS = ScanOptions()
 
 #: Modules a scan imports on first use besides the format modules (which the registry names):
-#: the stream machinery a recorded stream needs, and `regex`, which the gate's patterns use.
+#: the stream machinery a recorded stream needs. (The gate's patterns are the standard
+#: library's: the `regex` engine is no longer imported to judge a file.)
 WORKER_MODULES = (
     "inspector.core.stream.events",
     "inspector.core.stream.reducer",
     "inspector.core.stream.results",
     "inspector.core.stream.sse",
-    "regex",
 )
 _preloaded = False
 

@@ -141,7 +141,7 @@ def test_no_worker_imports_a_module_and_the_rows_are_those_of_one_job(
 ) -> None:
     """The parent preloaded every format module before the pool started; the workers, forked
     from it, scan every kind of file without importing anything (each would otherwise import
-    every format module, the stream machinery and `regex` again)."""
+    every format module and the stream machinery again)."""
     one = tmp_path / "one.jsonl"
     log, two = pooled
     (pool,) = [e for e in log if e["at"] == "pool"]
