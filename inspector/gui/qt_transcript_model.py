@@ -7,11 +7,10 @@ transcript costs no Qt or Python object per item.
 
 from __future__ import annotations
 
-import sys
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex
 from PySide6.QtGui import QFont
@@ -31,15 +30,9 @@ if TYPE_CHECKING:
     from inspector.core.model import Item
     from inspector.core.targets import TargetFinding
     from inspector.gui.alignment import Alignment
+    from inspector.gui.tallies import Tallies
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-
-
-def is_target_finding(finding: object) -> TypeGuard[TargetFinding]:
-    """Whether a finding is a target profile's. The targets are imported when a target is first
-    chosen, not with the window: until then no finding can be one."""
-    targets = sys.modules.get("inspector.core.targets")
-    return targets is not None and isinstance(finding, targets.TargetFinding)
 
 
 #: Custom roles shared by every view and panel that reads the model.
@@ -193,8 +186,9 @@ class TranscriptModel(QAbstractItemModel):
         self._nodes: list[tuple[int, int, tuple[Any, ...]]] = [(0, 0, ())]
         self._node_ids: dict[tuple[int, int], int] = {}
         self._keys: dict[int, list[Any]] = {}
-        #: The target findings naming each item (a target's verdicts sit beside the gate's).
-        self._targets: dict[int, list[TargetFinding]] = {}
+        #: The transcript's counts, with the target findings naming each item (a target's
+        #: verdicts sit beside the gate's); None without a transcript.
+        self._tallies: Tallies | None = None
         #: Columns titled with an icon rather than a word (too narrow for it).
         self._icon_headers: frozenset[int] = frozenset()
         #: Asked by `fetchMore` with the rows exposed: whether the view shows rows near the
@@ -209,18 +203,19 @@ class TranscriptModel(QAbstractItemModel):
         """The gated transcript shown, or None."""
         return self._result
 
-    def set_result(self, result: GateResult | None) -> None:
-        """Show another gated transcript (drops the aligned order and diff)."""
+    def set_result(self, result: GateResult | None, tallies: Tallies | None = None) -> None:
+        """Show another gated transcript (drops the aligned order and diff); `tallies` are its
+        counts, counted with its load (else counted here)."""
+        if result is not None and tallies is None:
+            from inspector.gui.tallies import tally  # imported with the first transcript
+
+            tallies = tally(result)
         self.beginResetModel()
         self._result = result
+        self._tallies = tallies if result is not None else None
         self._rows = None
         self._filter = None
         self._alignment = None
-        self._targets = {}
-        for finding in result.findings if result is not None else ():
-            if is_target_finding(finding):
-                for item in finding.items:
-                    self._targets.setdefault(item, []).append(finding)
         self._reset_rows()
         self.endResetModel()
 
@@ -274,14 +269,16 @@ class TranscriptModel(QAbstractItemModel):
 
     def target_findings(self, item: int) -> list[TargetFinding]:
         """The target findings that name an item (most severe first)."""
-        found = self._targets.get(item, [])
+        found = self._tallies.targets.get(item, ()) if self._tallies is not None else ()
         return sorted(found, key=lambda f: f.severity != Severity.ERROR)
+
+    def target_names(self) -> tuple[str, ...]:
+        """The targets whose findings the transcript carries, sorted."""
+        return self._tallies.target_names if self._tallies is not None else ()
 
     def target_errors(self) -> int:
         """How many target findings of the transcript are errors."""
-        result = self._result
-        findings = result.findings if result is not None else ()
-        return sum(1 for f in findings if is_target_finding(f) and f.severity == Severity.ERROR)
+        return self._tallies.target_errors if self._tallies is not None else 0
 
     def _reset_rows(self) -> None:
         self._nodes = [(0, 0, ())]
@@ -618,7 +615,7 @@ class TranscriptModel(QAbstractItemModel):
                 return qt_palette.verdict_swatch(verdict.verdict).icon
             if column == Column.VERDICT:
                 # The target marker: the gate may pass an item the target provider rejects.
-                targets = self._targets.get(i)
+                targets = self._tallies.targets.get(i) if self._tallies is not None else None
                 return qt_palette.target_swatch(targets[0].severity).icon if targets else None
             swatch = self._change_swatch(i, column) if column == Column.CHANGE else None
             return swatch.icon if swatch is not None else None
