@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from inspector.gui import qt_palette
 from inspector.gui.json_text import copy_text, pretty
 from inspector.gui.qt_transcript_model import (
+    FIT_ITEMS,
     HEADERS,
     Column,
     CompactRole,
@@ -32,9 +33,7 @@ from inspector.gui.qt_transcript_model import (
     VerdictRole,
 )
 
-#: How many items the columns are fitted to (Qt's own fit would read every row of a large
-#: transcript), and the widest a column is made automatically; the user may widen it further.
-_FIT_ITEMS = 1000
+#: The widest a column is made automatically; the user may widen it further.
 _FIT_CAP = 480
 #: Room around a cell's text (the delegate's margins and focus frame, with a little air), and
 #: for an icon drawn beside it.
@@ -277,7 +276,7 @@ class ColumnFitter(QObject):
         least: dict[int, int] = {}
 
         def widest(column: int, compact: bool = False) -> int:
-            texts = self.model.cell_texts(column, _FIT_ITEMS, compact=compact)
+            texts = self.model.cell_texts(column, FIT_ITEMS, compact=compact)
             return max((metrics[b].horizontalAdvance(t[:200]) for t, b in texts), default=0)
 
         for column in Column:

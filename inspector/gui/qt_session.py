@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -83,9 +84,11 @@ class Loaded(NamedTuple):
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
         """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
         from inspector.core.decision import decide_file
+        from inspector.gui.qt_transcript_model import fit_texts
 
         decision = decide_file(result, name=path)
-        return cls(path, result, stream, result.summary(), decision, size, tallies=tally(result))
+        tallies = tally(result)._replace(fitted=MappingProxyType(fit_texts(result)))
+        return cls(path, result, stream, result.summary(), decision, size, tallies=tallies)
 
     def counted(self) -> Tallies:
         """The transcript's tallies (counted now if the load did not)."""
@@ -109,7 +112,7 @@ def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = No
             progress(f"Judging for {target.name}…")
         result = with_target_findings(result, target)
     # A target adds findings, never changes a verdict: the calls counted stay.
-    tallies = tally(result, loaded.counted().calls)
+    tallies = tally(result, loaded.counted())
     return loaded._replace(
         result=result, decision=decide_file(result, name=loaded.path), target=name, tallies=tallies
     )

@@ -145,6 +145,64 @@ def _key_text(key: Any) -> str:
     return f"[{key}]" if isinstance(key, int) else visible(elide(str(key), CELL_LIMIT))
 
 
+def _cell_text(item: Item, verdict: Verdict, i: int, column: int) -> str | None:
+    """An item row's text in any column but Change (which needs the diff)."""
+    if column == Column.INDEX:
+        return str(i)
+    if column == Column.TYPE:
+        return _type_text(item)
+    if column == Column.NAME:
+        return label(item.name if item.name is not None else item.role)
+    if column == Column.CALL_ID:
+        return label(item.call_id)
+    if column == Column.ID:
+        return label(item.id)
+    if column == Column.STATUS:
+        return label(item.status)
+    if column == Column.VERDICT:
+        return str(verdict)
+    return None
+
+
+def _short_cell(item: Item, verdict: Verdict, column: int) -> str | None:
+    """The short text of an item row's verdict or type cell for a narrow column (None: none)."""
+    if column == Column.VERDICT:
+        return qt_palette.short_verdict(verdict)
+    if column == Column.TYPE:
+        return _short_type(item)
+    return None
+
+
+#: How many items the columns are fitted to (Qt's own fit would read every row of a large
+#: transcript).
+FIT_ITEMS = 1000
+
+FitTexts = dict[tuple[int, bool], frozenset[tuple[str, bool]]]
+
+
+def fit_texts(result: GateResult, limit: int = FIT_ITEMS) -> FitTexts:
+    """The distinct texts of each item column but Change over the first `limit` items, by
+    (column, short), each with whether it is drawn bold without a diff (a provider-prefixed
+    item): what `TranscriptModel.cell_texts` gives, gathered where the transcript is gated, off
+    the GUI thread. Only Verdict and Type have short texts; the other columns' are their own."""
+    items, verdicts = result.transcript.items, result.verdicts
+    shown = [(items[i], verdicts[i].verdict, i) for i in range(min(len(items), limit))]
+    texts: FitTexts = {}
+    for column in Column:
+        if column == Column.CHANGE:
+            continue
+        for short in (False, True) if column in (Column.VERDICT, Column.TYPE) else (False,):
+            found: dict[tuple[str, bool], None] = {}
+            for item, verdict, i in shown:
+                text = _short_cell(item, verdict, column) if short else None
+                if text is None:
+                    text = _cell_text(item, verdict, i, column)
+                found[text or "", item.namespaced] = None
+            texts[column, short] = frozenset(found)
+        texts.setdefault((column, True), texts[column, False])
+    return texts
+
+
 def change_label(change: Change, *, short: bool = False) -> str:
     """Return a change's cell text (`short`: the narrow column's, e.g. CALL_ID for a call_id
     change)."""
@@ -169,8 +227,9 @@ def change_description(change: Change) -> str:
 class TranscriptModel(QAbstractItemModel):
     """The items of one gated transcript (optionally in aligned display order) as a tree."""
 
-    #: Top-level rows exposed before the view asks for more (fetchMore doubles it each time).
-    initial_rows = 4096
+    #: Top-level rows exposed before the view asks for more (fetchMore doubles it each time):
+    #: a few screens of rows, each of which the tree lays out (in Python) before it paints.
+    initial_rows = 256
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -356,6 +415,9 @@ class TranscriptModel(QAbstractItemModel):
         result = self._result
         if result is None:
             return set()
+        known = self._tallies.fitted if self._tallies is not None else {}
+        if self._alignment is None and limit == FIT_ITEMS and (column, compact) in known:
+            return set(known[column, compact])  # gathered with the load (`fit_texts`)
         items, verdicts = result.transcript.items, result.verdicts
         indexes: Sequence[int] = range(min(len(items), limit))
         if column == Column.CHANGE:
@@ -656,23 +718,9 @@ class TranscriptModel(QAbstractItemModel):
         return None
 
     def _item_text(self, item: Item, verdict: Verdict, i: int, column: int) -> str | None:
-        if column == Column.INDEX:
-            return str(i)
-        if column == Column.TYPE:
-            return _type_text(item)
-        if column == Column.NAME:
-            return label(item.name if item.name is not None else item.role)
-        if column == Column.CALL_ID:
-            return label(item.call_id)
-        if column == Column.ID:
-            return label(item.id)
-        if column == Column.STATUS:
-            return label(item.status)
-        if column == Column.VERDICT:
-            return str(verdict)
         if column == Column.CHANGE:
             return self._change_text(i)
-        return None
+        return _cell_text(item, verdict, i, column)
 
     def _change_text(self, i: int, *, short: bool = False) -> str:
         changes = self._changes(i)
@@ -688,14 +736,12 @@ class TranscriptModel(QAbstractItemModel):
         return f"{text} +{len(more)}" if more else text
 
     def _compact_text(self, verdict: Verdict, i: int, column: int) -> str | None:
-        if column == Column.VERDICT:
-            return qt_palette.short_verdict(verdict)
-        if column == Column.TYPE:
-            assert self._result is not None
-            return _short_type(self._result.transcript.items[i])
         if column == Column.CHANGE:
             return self._change_text(i, short=True) or None
-        return None
+        if column not in (Column.VERDICT, Column.TYPE):
+            return None
+        assert self._result is not None
+        return _short_cell(self._result.transcript.items[i], verdict, column)
 
     def _item_tip(self, item: Item, i: int, column: int) -> str:
         assert self._result is not None

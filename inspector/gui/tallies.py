@@ -42,6 +42,9 @@ class Tallies(NamedTuple):
     #: The targets whose findings the transcript carries, sorted, and how many are errors.
     target_names: tuple[str, ...] = ()
     target_errors: int = 0
+    #: The texts the tree's columns are fitted to, by (column, short) (`fit_texts` of the
+    #: transcript model; empty: not gathered).
+    fitted: Mapping[tuple[int, bool], frozenset[tuple[str, bool]]] = MappingProxyType({})
 
     @property
     def findings(self) -> int:
@@ -66,9 +69,9 @@ def call_counts(result: GateResult) -> CallCounts:
     return MappingProxyType({name: MappingProxyType(c) for name, c in counts.items()})
 
 
-def tally(result: GateResult, calls: CallCounts | None = None) -> Tallies:
-    """Count a gated transcript's calls (or take `calls`, counted before for the same verdicts)
-    and findings."""
+def tally(result: GateResult, before: Tallies | None = None) -> Tallies:
+    """Count a gated transcript's calls and findings; `before` was counted for the same items and
+    verdicts (a target adds findings, never changes a verdict): its calls and texts are kept."""
     severities = severity_counts(result)
     targets: dict[int, list[TargetFinding]] = {}
     names: set[str] = set()
@@ -81,11 +84,12 @@ def tally(result: GateResult, calls: CallCounts | None = None) -> Tallies:
                 for item in finding.items:
                     targets.setdefault(item, []).append(finding)
     return Tallies(
-        call_counts(result) if calls is None else calls,
+        call_counts(result) if before is None else before.calls,
         severities,
         MappingProxyType({item: tuple(found) for item, found in targets.items()}),
         tuple(sorted(names)),
         errors,
+        before.fitted if before is not None else MappingProxyType({}),
     )
 
 
