@@ -7,6 +7,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
@@ -86,6 +87,7 @@ class Loaded(NamedTuple):
         from inspector.core.decision import decide_file
         from inspector.gui.qt_transcript_model import fit_texts
 
+        _prepare_display()
         decision = decide_file(result, name=path)
         tallies = tally(result)._replace(fitted=MappingProxyType(fit_texts(result)))
         return cls(path, result, stream, result.summary(), decision, size, tallies=tallies)
@@ -93,6 +95,23 @@ class Loaded(NamedTuple):
     def counted(self) -> Tallies:
         """The transcript's tallies (counted now if the load did not)."""
         return self.tallies if self.tallies is not None else tally(self.result)
+
+
+@cache
+def _prepare_display() -> None:
+    """Import and compile, once and off the GUI thread, what showing the first loaded file needs
+    (the regex engine with the invisible-character pattern its header's tooltip asks for, and
+    pygments' JSON lexer and styles for its item): its pane is then painted without them."""
+    from pygments.lexers import JsonLexer
+    from pygments.styles import get_style_by_name
+
+    from inspector.core.gate import INVISIBLE
+    from inspector.resources import palette_data
+
+    INVISIBLE.compiled()
+    JsonLexer(stripnl=False, ensurenl=False)
+    for style in set(palette_data()["syntax"].values()):
+        get_style_by_name(style)
 
 
 def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
