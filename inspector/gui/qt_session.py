@@ -7,7 +7,6 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
@@ -97,21 +96,16 @@ class Loaded(NamedTuple):
         return self.tallies if self.tallies is not None else tally(self.result)
 
 
-@cache
 def _prepare_display() -> None:
-    """Import and compile, once and off the GUI thread, what showing the first loaded file needs
-    (the regex engine with the invisible-character pattern its header's tooltip asks for, and
-    pygments' JSON lexer and styles for its item): its pane is then painted without them."""
-    from pygments.lexers import JsonLexer
-    from pygments.styles import get_style_by_name
+    """Compile, off the GUI thread, the invisible-character pattern (in the regex engine) that
+    the first loaded file's header tooltip asks for: its pane is then painted without it.
 
+    pygments, which the Item tab's highlighter imports, is not imported here: its lexers
+    package replaces its own module while it is imported, and two threads importing it at once
+    (two sides loading, or the highlighter meanwhile) fail to find `JsonLexer`."""
     from inspector.core.gate import INVISIBLE
-    from inspector.resources import palette_data
 
-    INVISIBLE.compiled()
-    JsonLexer(stripnl=False, ensurenl=False)
-    for style in set(palette_data()["syntax"].values()):
-        get_style_by_name(style)
+    INVISIBLE.compiled()  # once: the pattern keeps what it compiled, under its own lock
 
 
 def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
