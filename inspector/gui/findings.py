@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from inspector.gui.status import plural
+from inspector.gui.tallies import SEVERITIES
 
 if TYPE_CHECKING:
     from inspector.core.gate import Finding, GateResult
 
-#: Severities in the order they are listed (errors first).
-SEVERITIES = ("error", "warning", "info")
 _RANK = {s: n for n, s in enumerate(SEVERITIES)}
 
 

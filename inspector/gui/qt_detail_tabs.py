@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from inspector.gui.qt_scratch import ScratchPanel
     from inspector.gui.qt_stream import StreamPanel, StreamView
     from inspector.gui.qt_tools_tab import ToolsPanel
+    from inspector.gui.tallies import Tallies
     from inspector.gui.tools_matrix import ToolRow
 
 P = TypeVar("P", bound=QWidget)
@@ -188,10 +189,28 @@ class DetailTabs(QTabWidget):
         self.setTabToolTip(tab, tooltip(plural(count, what)) if count else "")
 
     def show_results(
-        self, results: Mapping[str, GateResult], streams: Mapping[str, StreamView]
+        self,
+        results: Mapping[str, GateResult],
+        streams: Mapping[str, StreamView],
+        tallies: Mapping[str, Tallies] | None = None,
     ) -> None:
-        """The sides' gated files changed: findings (their badge), streams, Scratch and Search."""
-        self.findings_panel.set_results(results)  # made now: its badge counts the findings
+        """The sides' gated files changed: findings (their badge), streams, Scratch and Search;
+        `tallies` has each side's counts, counted with its load (else counted here)."""
+        from inspector.gui.tallies import severity_counts, worst_severity  # with the first file
+
+        shown = dict(results)
+        # The Findings tab lists them when it is first shown; until then its badge comes from
+        # the counts alone (a large log may have a finding for most of its items).
+        self._tell(Tab.FINDINGS, "results", lambda panel: panel.set_results(shown))
+        if Tab.FINDINGS not in self._made:
+            severities: Counter[str] = Counter()
+            for side, result in shown.items():
+                counted = tallies.get(side) if tallies is not None else None
+                severities.update(
+                    counted.severities if counted is not None else severity_counts(result)
+                )
+            worst = worst_severity(severities)
+            self.set_badge(Tab.FINDINGS, sum(severities.values()), worst, "finding")
         self.show_streams(streams)
         if Tab.SCRATCH in self._made:  # pasted items are gated again with the new tools
             self.scratch_panel.regate()
@@ -202,11 +221,10 @@ class DetailTabs(QTabWidget):
         """Give the Stream tab the recorded streams; its badge counts their violations."""
         shown = dict(views)
         self._tell(Tab.STREAM, "streams", lambda panel: panel.set_streams(shown))
-        from inspector.gui.findings import SEVERITIES  # streams come after the first paint
+        from inspector.gui.tallies import worst_severity  # streams come after the first paint
 
         tally = Counter(str(v.severity) for view in views.values() for v in view.result.violations)
-        worst = next((s for s in SEVERITIES if tally[s]), "")
-        self.set_badge(Tab.STREAM, sum(tally.values()), worst, "stream violation")
+        self.set_badge(Tab.STREAM, sum(tally.values()), worst_severity(tally), "stream violation")
 
     def show_diff(self, diff: DiffResult | None, *, comparing: bool) -> None:
         """Give the Changes tab the diff (None: none yet), unless it already has it."""

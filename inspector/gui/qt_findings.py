@@ -34,6 +34,7 @@ from inspector.gui.qt_rule_detail import RuleDetail, finding_tip
 from inspector.gui.qt_text import dim, plain_label
 from inspector.gui.qt_workers import debounce
 from inspector.gui.status import plural
+from inspector.gui.tallies import worst_severity
 
 #: Milliseconds between the last keystroke in the filter box and the match.
 FILTER_DELAY_MS = 150
@@ -103,9 +104,7 @@ class FindingsPanel(QWidget):
         self._opened = bool(results)
         self._fill_choices()
         self._refill()
-        tally = Counter(e.severity for e in self._all)
-        worst = next((s for s in SEVERITIES if tally[s]), "")
-        self.counted.emit(len(self._all), worst)
+        self.counted.emit(len(self._all), worst_severity(Counter(e.severity for e in self._all)))
 
     def _fill_choices(self) -> None:
         found = self._all

@@ -290,7 +290,7 @@ class MainWindow(QMainWindow):
 
     def _after_results_changed(self) -> None:
         shown = {s: r for s, r in self.results.items() if r is not None}
-        self.details.show_results(shown, self.session.streams)
+        self.details.show_results(shown, self.session.streams, self.session.tallies)
         names = [os.path.basename(p.path) for p in self.panes.values() if p.path]
         self.setWindowTitle(
             window_title(" ↔ ".join(names)) + " — Replay Inspector" if names else "Replay Inspector"

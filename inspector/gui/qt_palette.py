@@ -179,7 +179,14 @@ def target_swatch(severity: str) -> Swatch:
 
 def short_verdict(verdict: Verdict | str) -> str:
     """Return a verdict's word for a narrow column (e.g. "schema" for arguments_schema)."""
-    return str(palette_data()["verdicts"][str(verdict)].get("short", verdict))
+    return _short_verdict(str(verdict))
+
+
+@cache
+def _short_verdict(verdict: str) -> str:
+    # Cached: asked for every verdict cell drawn and fitted, and the palette is read from its
+    # file each time it is asked for.
+    return str(palette_data()["verdicts"][verdict].get("short", verdict))
 
 
 class Mark(NamedTuple):

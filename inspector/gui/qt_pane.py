@@ -47,7 +47,6 @@ from inspector.gui.qt_transcript_model import (
     IndexRole,
     PointerRole,
     TranscriptModel,
-    is_target_finding,
 )
 from inspector.gui.qt_workers import debounce
 
@@ -58,6 +57,7 @@ if TYPE_CHECKING:  # what a pane shows comes with a load, after the window's fir
     from inspector.core.model import LoadError
     from inspector.gui.qt_pane_tree import ColumnFitter
     from inspector.gui.qt_session import Loaded
+    from inspector.gui.tallies import Tallies
 
 #: Milliseconds between the last keystroke in the filter box and the filter running.
 FILTER_DELAY_MS = 200
@@ -601,10 +601,17 @@ class TranscriptPane(QFrame):
         self.stack.setCurrentIndex(_Page.ERROR)
         self.filter_row.setEnabled(False)
 
-    def show_result(self, path: str, result: GateResult, summary: dict[str, int]) -> None:
-        """Show a gated transcript and its verdict counts."""
+    def show_result(
+        self,
+        path: str,
+        result: GateResult,
+        summary: dict[str, int],
+        tallies: Tallies | None = None,
+    ) -> None:
+        """Show a gated transcript and its verdict counts (and its other counts, `tallies`,
+        when its load counted them)."""
         self.path = path
-        self.model.set_result(result)
+        self.model.set_result(result, tallies)
         self._set_header(os.path.basename(path), result.transcript.format, summary)
         self.stack.setCurrentIndex(_Page.TREE)
         self.filter_row.setEnabled(True)
@@ -612,7 +619,7 @@ class TranscriptPane(QFrame):
 
     def show_loaded(self, loaded: Loaded) -> None:
         """Show a loaded file: its gated transcript, verdict counts and conversations."""
-        self.show_result(loaded.path, loaded.result, loaded.summary)
+        self.show_result(loaded.path, loaded.result, loaded.summary, loaded.tallies)
         if loaded.reading:  # the first rows of a large file: the rest is still being read
             fmt = f"{loaded.result.transcript.format}, reading on…"
             self._set_header(os.path.basename(loaded.path), fmt, loaded.summary)
@@ -669,9 +676,9 @@ class TranscriptPane(QFrame):
     def _set_header(self, name: str, fmt: str, summary: dict[str, int] | None) -> None:
         target = None
         if summary is not None and self.model.result is not None:
-            names = {f.target for f in self.model.result.findings if is_target_finding(f)}
+            names = self.model.target_names()
             if names:
-                target = (", ".join(sorted(names)), self.model.target_errors())
+                target = (", ".join(names), self.model.target_errors())
         self.header.set_content(name, self.path or "", fmt, summary, target)
 
     # ---- filter ---------------------------------------------------------------------------

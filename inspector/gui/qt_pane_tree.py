@@ -1,7 +1,8 @@
 """A pane's transcript tree: its rows' cells, copy menu, field rows and column widths.
 
 Made when a pane is completed (after a window's first paint): naming these Qt classes makes
-PySide6 build their enums, which the empty pane painted first does not need.
+PySide6 build their enums, which the empty pane painted first does not need, and which are then
+built before a file is loaded rather than with its first paint.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QMenu,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTreeView,
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
 from inspector.gui import qt_palette
 from inspector.gui.json_text import copy_text, pretty
 from inspector.gui.qt_transcript_model import (
+    FIT_ITEMS,
     HEADERS,
     Column,
     CompactRole,
@@ -32,9 +35,7 @@ from inspector.gui.qt_transcript_model import (
     VerdictRole,
 )
 
-#: How many items the columns are fitted to (Qt's own fit would read every row of a large
-#: transcript), and the widest a column is made automatically; the user may widen it further.
-_FIT_ITEMS = 1000
+#: The widest a column is made automatically; the user may widen it further.
 _FIT_CAP = 480
 #: Room around a cell's text (the delegate's margins and focus frame, with a little air), and
 #: for an icon drawn beside it.
@@ -136,10 +137,6 @@ class CellDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _fits(option: QStyleOptionViewItem, text: str) -> bool:
-        # Imported here: naming QStyle makes PySide6 build its enums, which the first paint
-        # does not need.
-        from PySide6.QtWidgets import QStyle
-
         widget = option.widget
         style = widget.style() if widget is not None else None
         margin = (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) if style else 2) + 1
@@ -212,10 +209,12 @@ class ColumnFitter(QObject):
         self._fitting = False
         self.user_sized: set[int] = set()
         tree.header().sectionResized.connect(self._resized)
-        #: The tree's viewport, watched from the first fit (until a file is shown there is
-        #: nothing to fit): asking Qt for the viewport it made makes PySide6 find the widget's
-        #: type among every QWidget class, building their enums, which a first paint never needs.
-        self._viewport: QWidget | None = None
+        #: The tree's viewport, watched for its width changes. Asked for as the tree is made
+        #: (after the window's first paint), not at the first fit: asking Qt for a widget it made
+        #: makes PySide6 find the widget's type among every QWidget class, building their enums,
+        #: once per process, which would otherwise fall on the first loaded file's paint.
+        self._viewport: QWidget = tree.viewport()
+        self._viewport.installEventFilter(self)
 
     def refit(self) -> None:
         """Measure the content again (if it changed) and fit."""
@@ -277,7 +276,7 @@ class ColumnFitter(QObject):
         least: dict[int, int] = {}
 
         def widest(column: int, compact: bool = False) -> int:
-            texts = self.model.cell_texts(column, _FIT_ITEMS, compact=compact)
+            texts = self.model.cell_texts(column, FIT_ITEMS, compact=compact)
             return max((metrics[b].horizontalAdvance(t[:200]) for t, b in texts), default=0)
 
         for column in Column:
@@ -303,9 +302,6 @@ class ColumnFitter(QObject):
         """Give each shown column its width for the tree's current width."""
         if self.model.result is None:
             return
-        if self._viewport is None:
-            self._viewport = self.tree.viewport()
-            self._viewport.installEventFilter(self)
         wanted = self._wanted_widths()
         header = self.tree.header()
         widths = {

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from inspector.gui.alignment import Alignment
     from inspector.gui.export import Rendered
     from inspector.gui.qt_stream import StreamView
+    from inspector.gui.tallies import Tallies, tally
     from inspector.gui.tools_matrix import ToolRow
 else:
     from inspector.gui.lazy import OnFirstCall
@@ -40,6 +42,7 @@ else:
     conversations_from_bytes = OnFirstCall("inspector.core.formats", "conversations_from_bytes")
     head_conversations = OnFirstCall("inspector.core.formats._follow", "head_conversations")
     StreamView = OnFirstCall("inspector.gui.qt_stream", "StreamView")
+    tally = OnFirstCall("inspector.gui.tallies", "tally")
 
 SIDES = ("left", "right")
 #: The runner channel of the diff job (each side's load and re-gate runs on the side's name).
@@ -56,9 +59,9 @@ ASYNC_FILTER_BYTES = 4 * 1024 * 1024
 
 
 class Loaded(NamedTuple):
-    """What a load produces off the GUI thread: the gated transcript, its verdict counts and the
-    core's replay decision (both walk every item, so they are computed there too), and, for
-    streams, the decoded events."""
+    """What a load produces off the GUI thread: the gated transcript, its verdict counts, the
+    core's replay decision and its other counts (`tallies`: each walks every item or finding,
+    so they are computed there too), and, for streams, the decoded events."""
 
     path: str
     result: GateResult
@@ -74,13 +77,35 @@ class Loaded(NamedTuple):
     #: The first rows of a file whose whole load is still running: the pane shows them
     #: meanwhile; the panels (findings, details) wait for the whole file.
     reading: bool = False
+    #: The calls, findings and target findings counted (`tallies.tally`; None: not counted).
+    tallies: Tallies | None = None
 
     @classmethod
     def of(cls, path: str, result: GateResult, stream: StreamView | None, size: int = 0) -> Loaded:
         """Bundle a gated transcript (read from `size` bytes) with the figures shown about it."""
         from inspector.core.decision import decide_file
+        from inspector.gui.qt_transcript_model import fit_texts
 
-        return cls(path, result, stream, result.summary(), decide_file(result, name=path), size)
+        _prepare_display()
+        decision = decide_file(result, name=path)
+        tallies = tally(result)._replace(fitted=MappingProxyType(fit_texts(result)))
+        return cls(path, result, stream, result.summary(), decision, size, tallies=tallies)
+
+    def counted(self) -> Tallies:
+        """The transcript's tallies (counted now if the load did not)."""
+        return self.tallies if self.tallies is not None else tally(self.result)
+
+
+def _prepare_display() -> None:
+    """Compile, off the GUI thread, the invisible-character pattern (in the regex engine) that
+    the first loaded file's header tooltip asks for: its pane is then painted without it.
+
+    pygments, which the Item tab's highlighter imports, is not imported here: its lexers
+    package replaces its own module while it is imported, and two threads importing it at once
+    (two sides loading, or the highlighter meanwhile) fail to find `JsonLexer`."""
+    from inspector.core.gate import INVISIBLE
+
+    INVISIBLE.compiled()  # once: the pattern keeps what it compiled, under its own lock
 
 
 def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = None) -> Loaded:
@@ -99,8 +124,10 @@ def judge(loaded: Loaded, target: Profile | None, progress: Progress | None = No
         if progress is not None:
             progress(f"Judging for {target.name}…")
         result = with_target_findings(result, target)
+    # A target adds findings, never changes a verdict: the calls counted stay.
+    tallies = tally(result, loaded.counted())
     return loaded._replace(
-        result=result, decision=decide_file(result, name=loaded.path), target=name
+        result=result, decision=decide_file(result, name=loaded.path), target=name, tallies=tallies
     )
 
 
@@ -242,6 +269,11 @@ class Session(QObject):
     def results(self) -> dict[str, GateResult | None]:
         """Each side's gated transcript (None where nothing is loaded)."""
         return {side: (x.result if x is not None else None) for side, x in self.files.items()}
+
+    @property
+    def tallies(self) -> dict[str, Tallies]:
+        """Each loaded side's counts (its calls and findings), counted with its load."""
+        return {side: x.counted() for side, x in self.files.items() if x is not None}
 
     @property
     def streams(self) -> dict[str, StreamView]:
@@ -574,6 +606,7 @@ class Session(QObject):
         """Work out the tools matrix against `profiles` on a worker when the results or the
         tools are new objects (`tools_checked` follows; `tool_rows` is None meanwhile)."""
         results = {s: r for s, r in self.results.items() if r is not None}
+        files = {s: x for s, x in self.files.items() if x is not None}
         tools = self.known_tools()
         key = (*results, *results.values(), None, *tools.values(), None, *profiles)
         if _same(key, self._tools_key):
@@ -584,7 +617,9 @@ class Session(QObject):
 
         def work(progress: Progress) -> list[ToolRow]:
             progress("Checking the tools against every target…")
-            return build_matrix(tools, profiles, results)
+            # Each side's calls were counted with its load: no item is walked here.
+            counted = {side: loaded.counted().calls for side, loaded in files.items()}
+            return build_matrix(tools, profiles, results, counted)
 
         def done(rows: list[ToolRow]) -> None:
             self.tool_rows = rows

@@ -7,11 +7,10 @@ transcript costs no Qt or Python object per item.
 
 from __future__ import annotations
 
-import sys
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex
 from PySide6.QtGui import QFont
@@ -31,15 +30,9 @@ if TYPE_CHECKING:
     from inspector.core.model import Item
     from inspector.core.targets import TargetFinding
     from inspector.gui.alignment import Alignment
+    from inspector.gui.tallies import Tallies
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-
-
-def is_target_finding(finding: object) -> TypeGuard[TargetFinding]:
-    """Whether a finding is a target profile's. The targets are imported when a target is first
-    chosen, not with the window: until then no finding can be one."""
-    targets = sys.modules.get("inspector.core.targets")
-    return targets is not None and isinstance(finding, targets.TargetFinding)
 
 
 #: Custom roles shared by every view and panel that reads the model.
@@ -152,6 +145,64 @@ def _key_text(key: Any) -> str:
     return f"[{key}]" if isinstance(key, int) else visible(elide(str(key), CELL_LIMIT))
 
 
+def _cell_text(item: Item, verdict: Verdict, i: int, column: int) -> str | None:
+    """An item row's text in any column but Change (which needs the diff)."""
+    if column == Column.INDEX:
+        return str(i)
+    if column == Column.TYPE:
+        return _type_text(item)
+    if column == Column.NAME:
+        return label(item.name if item.name is not None else item.role)
+    if column == Column.CALL_ID:
+        return label(item.call_id)
+    if column == Column.ID:
+        return label(item.id)
+    if column == Column.STATUS:
+        return label(item.status)
+    if column == Column.VERDICT:
+        return str(verdict)
+    return None
+
+
+def _short_cell(item: Item, verdict: Verdict, column: int) -> str | None:
+    """The short text of an item row's verdict or type cell for a narrow column (None: none)."""
+    if column == Column.VERDICT:
+        return qt_palette.short_verdict(verdict)
+    if column == Column.TYPE:
+        return _short_type(item)
+    return None
+
+
+#: How many items the columns are fitted to (Qt's own fit would read every row of a large
+#: transcript).
+FIT_ITEMS = 1000
+
+FitTexts = dict[tuple[int, bool], frozenset[tuple[str, bool]]]
+
+
+def fit_texts(result: GateResult, limit: int = FIT_ITEMS) -> FitTexts:
+    """The distinct texts of each item column but Change over the first `limit` items, by
+    (column, short), each with whether it is drawn bold without a diff (a provider-prefixed
+    item): what `TranscriptModel.cell_texts` gives, gathered where the transcript is gated, off
+    the GUI thread. Only Verdict and Type have short texts; the other columns' are their own."""
+    items, verdicts = result.transcript.items, result.verdicts
+    shown = [(items[i], verdicts[i].verdict, i) for i in range(min(len(items), limit))]
+    texts: FitTexts = {}
+    for column in Column:
+        if column == Column.CHANGE:
+            continue
+        for short in (False, True) if column in (Column.VERDICT, Column.TYPE) else (False,):
+            found: dict[tuple[str, bool], None] = {}
+            for item, verdict, i in shown:
+                text = _short_cell(item, verdict, column) if short else None
+                if text is None:
+                    text = _cell_text(item, verdict, i, column)
+                found[text or "", item.namespaced] = None
+            texts[column, short] = frozenset(found)
+        texts.setdefault((column, True), texts[column, False])
+    return texts
+
+
 def change_label(change: Change, *, short: bool = False) -> str:
     """Return a change's cell text (`short`: the narrow column's, e.g. CALL_ID for a call_id
     change)."""
@@ -176,8 +227,9 @@ def change_description(change: Change) -> str:
 class TranscriptModel(QAbstractItemModel):
     """The items of one gated transcript (optionally in aligned display order) as a tree."""
 
-    #: Top-level rows exposed before the view asks for more (fetchMore doubles it each time).
-    initial_rows = 4096
+    #: Top-level rows exposed before the view asks for more (fetchMore doubles it each time):
+    #: a few screens of rows, each of which the tree lays out (in Python) before it paints.
+    initial_rows = 256
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -193,8 +245,9 @@ class TranscriptModel(QAbstractItemModel):
         self._nodes: list[tuple[int, int, tuple[Any, ...]]] = [(0, 0, ())]
         self._node_ids: dict[tuple[int, int], int] = {}
         self._keys: dict[int, list[Any]] = {}
-        #: The target findings naming each item (a target's verdicts sit beside the gate's).
-        self._targets: dict[int, list[TargetFinding]] = {}
+        #: The transcript's counts, with the target findings naming each item (a target's
+        #: verdicts sit beside the gate's); None without a transcript.
+        self._tallies: Tallies | None = None
         #: Columns titled with an icon rather than a word (too narrow for it).
         self._icon_headers: frozenset[int] = frozenset()
         #: Asked by `fetchMore` with the rows exposed: whether the view shows rows near the
@@ -209,18 +262,19 @@ class TranscriptModel(QAbstractItemModel):
         """The gated transcript shown, or None."""
         return self._result
 
-    def set_result(self, result: GateResult | None) -> None:
-        """Show another gated transcript (drops the aligned order and diff)."""
+    def set_result(self, result: GateResult | None, tallies: Tallies | None = None) -> None:
+        """Show another gated transcript (drops the aligned order and diff); `tallies` are its
+        counts, counted with its load (else counted here)."""
+        if result is not None and tallies is None:
+            from inspector.gui.tallies import tally  # imported with the first transcript
+
+            tallies = tally(result)
         self.beginResetModel()
         self._result = result
+        self._tallies = tallies if result is not None else None
         self._rows = None
         self._filter = None
         self._alignment = None
-        self._targets = {}
-        for finding in result.findings if result is not None else ():
-            if is_target_finding(finding):
-                for item in finding.items:
-                    self._targets.setdefault(item, []).append(finding)
         self._reset_rows()
         self.endResetModel()
 
@@ -274,14 +328,16 @@ class TranscriptModel(QAbstractItemModel):
 
     def target_findings(self, item: int) -> list[TargetFinding]:
         """The target findings that name an item (most severe first)."""
-        found = self._targets.get(item, [])
+        found = self._tallies.targets.get(item, ()) if self._tallies is not None else ()
         return sorted(found, key=lambda f: f.severity != Severity.ERROR)
+
+    def target_names(self) -> tuple[str, ...]:
+        """The targets whose findings the transcript carries, sorted."""
+        return self._tallies.target_names if self._tallies is not None else ()
 
     def target_errors(self) -> int:
         """How many target findings of the transcript are errors."""
-        result = self._result
-        findings = result.findings if result is not None else ()
-        return sum(1 for f in findings if is_target_finding(f) and f.severity == Severity.ERROR)
+        return self._tallies.target_errors if self._tallies is not None else 0
 
     def _reset_rows(self) -> None:
         self._nodes = [(0, 0, ())]
@@ -359,6 +415,9 @@ class TranscriptModel(QAbstractItemModel):
         result = self._result
         if result is None:
             return set()
+        known = self._tallies.fitted if self._tallies is not None else {}
+        if self._alignment is None and limit == FIT_ITEMS and (column, compact) in known:
+            return set(known[column, compact])  # gathered with the load (`fit_texts`)
         items, verdicts = result.transcript.items, result.verdicts
         indexes: Sequence[int] = range(min(len(items), limit))
         if column == Column.CHANGE:
@@ -618,7 +677,7 @@ class TranscriptModel(QAbstractItemModel):
                 return qt_palette.verdict_swatch(verdict.verdict).icon
             if column == Column.VERDICT:
                 # The target marker: the gate may pass an item the target provider rejects.
-                targets = self._targets.get(i)
+                targets = self._tallies.targets.get(i) if self._tallies is not None else None
                 return qt_palette.target_swatch(targets[0].severity).icon if targets else None
             swatch = self._change_swatch(i, column) if column == Column.CHANGE else None
             return swatch.icon if swatch is not None else None
@@ -659,23 +718,9 @@ class TranscriptModel(QAbstractItemModel):
         return None
 
     def _item_text(self, item: Item, verdict: Verdict, i: int, column: int) -> str | None:
-        if column == Column.INDEX:
-            return str(i)
-        if column == Column.TYPE:
-            return _type_text(item)
-        if column == Column.NAME:
-            return label(item.name if item.name is not None else item.role)
-        if column == Column.CALL_ID:
-            return label(item.call_id)
-        if column == Column.ID:
-            return label(item.id)
-        if column == Column.STATUS:
-            return label(item.status)
-        if column == Column.VERDICT:
-            return str(verdict)
         if column == Column.CHANGE:
             return self._change_text(i)
-        return None
+        return _cell_text(item, verdict, i, column)
 
     def _change_text(self, i: int, *, short: bool = False) -> str:
         changes = self._changes(i)
@@ -691,14 +736,12 @@ class TranscriptModel(QAbstractItemModel):
         return f"{text} +{len(more)}" if more else text
 
     def _compact_text(self, verdict: Verdict, i: int, column: int) -> str | None:
-        if column == Column.VERDICT:
-            return qt_palette.short_verdict(verdict)
-        if column == Column.TYPE:
-            assert self._result is not None
-            return _short_type(self._result.transcript.items[i])
         if column == Column.CHANGE:
             return self._change_text(i, short=True) or None
-        return None
+        if column not in (Column.VERDICT, Column.TYPE):
+            return None
+        assert self._result is not None
+        return _short_cell(self._result.transcript.items[i], verdict, column)
 
     def _item_tip(self, item: Item, i: int, column: int) -> str:
         assert self._result is not None

@@ -6,7 +6,6 @@ call counts from the gate's verdicts; nothing here judges anything itself.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -14,6 +13,7 @@ from types import MappingProxyType
 from inspector.core.gate import GateResult, Verdict, lookalike
 from inspector.core.model import Tool
 from inspector.core.targets import Profile, ToolProblem, ToolVerdict, check_tool
+from inspector.gui.tallies import CallCounts, call_counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,33 +39,24 @@ class ToolRow:
         return verdict.problems if verdict is not None else ()
 
 
-def call_counts(results: Mapping[str, GateResult]) -> dict[str, dict[str, Counter[Verdict]]]:
-    """Count each side's calls per tool name and verdict.
-
-    A call is a `function_call`, or a provider-prefixed item that names a tool (a call that
-    became `openai:web_search_call` still counts for its tool, with the verdict it now gets).
-    """
-    counts: dict[str, dict[str, Counter[Verdict]]] = {}
-    for side, result in results.items():
-        for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
-            name = item.name
-            if not isinstance(name, str) or not (item.type == "function_call" or item.namespaced):
-                continue
-            counts.setdefault(name, {}).setdefault(side, Counter())[verdict.verdict] += 1
-    return counts
-
-
 def build_matrix(
-    tools: Mapping[str, Tool], profiles: Sequence[Profile], results: Mapping[str, GateResult]
+    tools: Mapping[str, Tool],
+    profiles: Sequence[Profile],
+    results: Mapping[str, GateResult],
+    counted: Mapping[str, CallCounts] | None = None,
 ) -> list[ToolRow]:
-    """Rows for every known tool and every name that calls use, in name order."""
-    counts = call_counts(results)
+    """Rows for every known tool and every name that calls use, in name order; `counted` has
+    each side's calls counted already (`tallies.call_counts`), else they are counted here."""
+    by_side = {
+        side: counted[side] if counted is not None and side in counted else call_counts(result)
+        for side, result in results.items()
+    }
     rows = []
-    names = sorted(set(tools) | set(counts))
+    names = sorted(set(tools).union(*by_side.values()))
     for name in names:
         tool = tools.get(name)
         verdicts = {p.name: check_tool(tool, p) for p in profiles} if tool is not None else {}
-        calls = {side: MappingProxyType(dict(c)) for side, c in counts.get(name, {}).items()}
+        calls = {side: c[name] for side, c in by_side.items() if name in c}
         rows.append(
             ToolRow(
                 name,
