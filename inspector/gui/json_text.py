@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from inspector.core.display import show_int
 from inspector.core.lazy import LazyPattern
-
-if TYPE_CHECKING:
-    import regex  # the window paints before the regex engine is imported
 
 #: Longest text a single cell preview shows.
 PREVIEW_LIMIT = 160
@@ -40,7 +37,7 @@ _ASCII_CONTROLS = LazyPattern(r"[\x00-\x1f\x7f]")
 _ASCII_CONTROLS_BUT_LINES = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def _escape(match: re.Match[str] | regex.Match[str]) -> str:
+def _escape(match: re.Match[str]) -> str:
     ch = match[0]
     short = _SHORT_ESCAPES.get(ch)
     if short is not None:
@@ -52,7 +49,7 @@ def _escape(match: re.Match[str] | regex.Match[str]) -> str:
     return f"\\u{code:04x}"
 
 
-def _escape_but_lines(match: re.Match[str] | regex.Match[str]) -> str:
+def _escape_but_lines(match: re.Match[str]) -> str:
     return match[0] if match[0] in "\n\t" else _escape(match)
 
 
@@ -71,7 +68,8 @@ def visible(text: str, *, lines: bool = False) -> str:
         if lines:
             return _ASCII_CONTROLS_BUT_LINES.sub(_escape, text)
         return _ASCII_CONTROLS.sub(_escape, text)
-    # The gate's pattern (in the regex engine): text like this comes with a loaded file.
+    # The gate's pattern (a class of every invisible code point): text like this comes with a
+    # loaded file.
     from inspector.core.gate import INVISIBLE
 
     return INVISIBLE.sub(_escape_but_lines if lines else _escape, text)

@@ -97,8 +97,9 @@ class Loaded(NamedTuple):
 
 
 def _prepare_display() -> None:
-    """Compile, off the GUI thread, the invisible-character pattern (in the regex engine) that
-    the first loaded file's header tooltip asks for: its pane is then painted without it.
+    """Compile, off the GUI thread, the invisible-character pattern (a class of a few hundred
+    code point ranges) that the first loaded file's header tooltip asks for: its pane is then
+    painted without compiling it.
 
     pygments, which the Item tab's highlighter imports, is not imported here: its lexers
     package replaces its own module while it is imported, and two threads importing it at once
