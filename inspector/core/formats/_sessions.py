@@ -30,6 +30,11 @@ class Line(NamedTuple):
     obj: Any
 
 
+#: `new_line(Line, (number, base, obj))`: a Line made without the named tuple's Python
+#: `__new__` (a call of it costs more than parsing a small record's line).
+new_line = tuple.__new__
+
+
 class Corrupt(Struct, frozen=True):
     """A line that is not a JSON object: where, and why."""
 
@@ -89,25 +94,29 @@ def iter_lines(
     """`parse_lines` one line at a time, the broken lines appended to `corrupt`: a reader that
     takes each record as it comes need not hold every record of a large file at once."""
     number = first_number - 1
-    done = 0
-    for raw in lines_of(data):
+    # The lines as `lines_of` cuts them, cut here: one generator a line, not two.
+    start, size, find, loads = 0, len(data), data.find, orjson.loads
+    while start <= size:
+        end = find(b"\n", start)
+        if end < 0:
+            end = size
+        raw = data[start:end]
         number += 1
-        start = done
-        done += len(raw) + 1
         if check is not None and not number & 4095:
-            check(min(done, len(data)))
+            check(min(end + 1, size))
+        line_start, start = start, end + 1
         # Only a line that starts blank can be blank (strip copies the line).
         if not raw or (raw[0] in _BLANK and not raw.strip()) or (skip is not None and skip(raw)):
             continue
-        if lean is not None and (read := lean(raw, start, number)) is not None:
+        if lean is not None and (read := lean(raw, line_start, number)) is not None:
             yield read
             continue
         try:
-            obj = orjson.loads(raw)
+            obj = loads(raw)
         except orjson.JSONDecodeError:
             obj = _reread(raw, path, number)
         if isinstance(obj, dict):
-            yield Line(number, "", obj)
+            yield new_line(Line, (number, "", obj))
         else:
             corrupt.append(obj if isinstance(obj, Corrupt) else _not_record(number, obj))
     if check is not None:
