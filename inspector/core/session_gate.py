@@ -57,6 +57,8 @@ from inspector.core.schema import DEFAULT_BUDGET, FileBudget
 
 #: What a forked process reads: the file, its shares and how to judge them (set before the fork).
 _SHARED: dict[str, Any] = {}
+#: A worker's converted shares, never freed: the process ends once it sent them.
+_KEPT: list[Transcript] = []
 
 if TYPE_CHECKING:
     from inspector.core.formats.claude_code import Share
@@ -76,8 +78,8 @@ class _Local(NamedTuple):
     open: list[tuple[Any, ...]]
     told: dict[int, tuple[Any, str]]
     #: Every call id of its calls and every item id of its items.
-    call_ids: frozenset[str]
-    item_ids: frozenset[str]
+    call_ids: set[str]
+    item_ids: set[str]
     #: How many items it holds, and whether its last is incomplete (only the file's last
     #: item may be).
     items: int
@@ -138,6 +140,7 @@ def gate_session_on_cores(
         budget=budget,
         encode=encode,
         files=[handle.fileno() for handle in files],
+        owner=os.getpid(),
     )
     del data  # held until every share is converted
     try:
@@ -281,6 +284,10 @@ def _converted(number: int, counts: Any) -> _Done | None:
     with paused_gc():
         local = _local(transcript, offset, [told[code] for code in run.codes], shared["toolset"])
     # The items stay here: merging the findings needs only what `_local` keeps of them.
+    if os.getpid() != shared["owner"]:
+        # A worker's items are freed with it: it ends once its share is sent, and freeing
+        # them one by one first would only hold the gate back.
+        _KEPT.append(transcript)
     return _Done(structs.replace(share, transcript=None), run, local)
 
 
@@ -305,11 +312,27 @@ _PAIRING = frozenset(
 )
 _IDENTITY = frozenset({"duplicate_item_id"})
 _MISSING = "missing_output"
+_MERGED = _STATUS | _PAIRING | _IDENTITY
 
 
 def _group_findings(head: Transcript, toolset: ToolSet, members: Sequence[int]) -> list[Finding]:
     """The findings on the conversation's group alone (its envelope, its notes)."""
     return facts_findings(head, (), toolset, (), members)
+
+
+def _item_findings(
+    head: Transcript, verdicts: Sequence[ItemVerdict], toolset: ToolSet, facts: Any, last: int
+) -> list[Finding]:
+    """`facts_findings` without the group's findings (made once, with every member), the
+    group's last member `last` (-1: none).
+
+    Of the group's members the findings on items read only the last (an incomplete item
+    not last is a finding), so they are given that one: not a tuple of every item's number,
+    which the group's findings are made with and which are dropped here.
+    """
+    members = range(last, last + 1) if last >= 0 else range(0)
+    found = facts_findings(head, verdicts, toolset, facts, members)
+    return found[len(_group_findings(head, toolset, ())) :]
 
 
 def _local(
@@ -319,11 +342,9 @@ def _local(
     the items they leave open."""
     items: Sequence[Item] = transcript.items
     head = dataclasses.replace(transcript, items=())
-    members = range(first, first + len(items))
     placed = _Placed(first, verdicts)
     # Items stand for their facts: `facts_findings` reads of them only what facts hold.
-    found = facts_findings(head, placed, toolset, items, members)  # type: ignore[arg-type]
-    found = found[len(_group_findings(head, toolset, members)) :]
+    found = _item_findings(head, placed, toolset, items, first + len(items) - 1)
     kept = [f for f in found if f.code != _MISSING]
     opened = [items[f.items[0] - first] for f in found if f.code == _MISSING]
     opened += [
@@ -337,10 +358,10 @@ def _local(
         for item in opened
         if item.type == "function_call"
     }
-    call_ids = frozenset(
+    call_ids = {
         item.call_id for item in items if item.type == "function_call" and type(item.call_id) is str
-    )
-    item_ids = frozenset(item.id for item in items if type(item.id) is str and item.id)
+    }
+    item_ids = {item.id for item in items if type(item.id) is str and item.id}
     return _Local(
         kept,
         list(map(tuple, item_facts(opened))),
@@ -368,7 +389,7 @@ def _merged(
         if local.ends_incomplete and any(later.items for later in shares[number + 1 :]):
             return None  # not the file's last item: the findings say so, the share's did not
     every = [f for local in shares for f in local.findings]
-    if any(f.code not in _STATUS | _PAIRING | _IDENTITY for f in every):
+    if any(f.code not in _MERGED for f in every):
         return None
     # What crosses a cut, judged again: the open calls and outputs of every share together.
     opened = [facts_of(fact) for local in shares for fact in local.open]
@@ -381,10 +402,10 @@ def _merged(
     ):
         return None  # an output of a call its share answered already
     told = {index: ItemVerdict(*said) for local in shares for index, said in local.told.items()}
-    again = facts_findings(head, _Placed(0, told), toolset, opened, members)
+    again = _item_findings(head, _Placed(0, told), toolset, opened, len(verdicts) - 1)
     answers: dict[int, Finding] = {}
     missing: list[Finding] = []
-    for finding in again[len(_group_findings(head, toolset, members)) :]:
+    for finding in again:
         if finding.code == _MISSING:
             missing.append(finding)
         elif finding.code == "output_for_blocked_call":
