@@ -90,14 +90,22 @@ def iter_lines(
     check: Callable[[int], None] | None = None,
     skip: Callable[[bytes], bool] | None = None,
     lean: Lean | None = None,
+    *,
+    begin: int = 0,
+    stop: int | None = None,
 ) -> Iterator[Line]:
     """`parse_lines` one line at a time, the broken lines appended to `corrupt`: a reader that
-    takes each record as it comes need not hold every record of a large file at once."""
+    takes each record as it comes need not hold every record of a large file at once.
+
+    `begin` and `stop` (a line start, and the end of a line or of the data) read the lines of
+    `data[begin:stop]` as if they were the data, without copying them (a share of a large
+    file); `check` and `lean` are then given offsets in `data`."""
     number = first_number - 1
     # The lines as `lines_of` cuts them, cut here: one generator a line, not two.
-    start, size, find, loads = 0, len(data), data.find, orjson.loads
+    start, find, loads = begin, data.find, orjson.loads
+    size = len(data) if stop is None else stop
     while start <= size:
-        end = find(b"\n", start)
+        end = find(b"\n", start, size)
         if end < 0:
             end = size
         raw = data[start:end]
@@ -120,7 +128,7 @@ def iter_lines(
         else:
             corrupt.append(obj if isinstance(obj, Corrupt) else _not_record(number, obj))
     if check is not None:
-        check(len(data))
+        check(size)
 
 
 def _reread(raw: bytes, path: str | None, number: int) -> Any:

@@ -784,7 +784,7 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
     if before is _SIDECHAIN:
         return None
     corrupt: list[Corrupt] = []
-    lines = iter_lines(data[start:stop], path, corrupt, number)
+    lines = iter_lines(data, path, corrupt, number, begin=start, stop=stop)
     session: str | None = None
     # No subagent to link (none is read this way); the share's items are dropped once its
     # rows are written, so the values records repeat are not shared.
