@@ -41,7 +41,7 @@ from inspector.core.gate import (
     facts_of,
     item_facts,
 )
-from inspector.core.model import Item, Tool, Transcript, paused_gc
+from inspector.core.model import Item, Severity, Tool, Transcript, paused_gc
 from inspector.core.parallel import (
     FileGate,
     Forks,
@@ -68,11 +68,16 @@ _PENDING, _FAILED = -1, -2
 _POLL = 0.002
 
 
+#: A finding as a worker sends it: code, severity, items, message.
+_PlainFinding = tuple[str, str, tuple[int, ...], str]
+
+
 class _Local(NamedTuple):
     """A share's findings, made as if it were the whole file, and what merging them needs."""
 
-    #: Without its group's (made with every item of the file) and its unanswered calls'.
-    findings: list[Finding]
+    #: Without its group's (made with every item of the file) and its unanswered calls';
+    #: as plain tuples (`_plain`) when a worker sends them.
+    findings: list[Finding] | list[_PlainFinding]
     #: Its calls left unanswered and its outputs of a call it does not hold, in item order:
     #: `ItemFacts` as plain tuples, each call with its (verdict, detail).
     open: list[tuple[Any, ...]]
@@ -281,10 +286,12 @@ def _converted(number: int, counts: Any) -> _Done | None:
     # process, where it begins once the file is loaded: not from before the conversion.
     run = gated_run(transcript, {**shared, "started": FileBudget().started}, number, facts=False)
     told = [ItemVerdict(*key) for key in run.table]
+    worker = os.getpid() != shared["owner"]
     with paused_gc():
-        local = _local(transcript, offset, [told[code] for code in run.codes], shared["toolset"])
+        verdicts = [told[code] for code in run.codes]
+        local = _local(transcript, offset, verdicts, shared["toolset"], sent=worker)
     # The items stay here: merging the findings needs only what `_local` keeps of them.
-    if os.getpid() != shared["owner"]:
+    if worker:
         # A worker's items are freed with it: it ends once its share is sent, and freeing
         # them one by one first would only hold the gate back.
         _KEPT.append(transcript)
@@ -336,16 +343,23 @@ def _item_findings(
 
 
 def _local(
-    transcript: Transcript, first: int, verdicts: list[ItemVerdict], toolset: ToolSet
+    transcript: Transcript,
+    first: int,
+    verdicts: list[ItemVerdict],
+    toolset: ToolSet,
+    *,
+    sent: bool = False,
 ) -> _Local:
     """A share's findings as `facts_findings` makes them for a file of its items alone, and
-    the items they leave open."""
+    the items they leave open (`sent`: to another process, its findings as plain tuples)."""
     items: Sequence[Item] = transcript.items
     head = dataclasses.replace(transcript, items=())
     placed = _Placed(first, verdicts)
     # Items stand for their facts: `facts_findings` reads of them only what facts hold.
     found = _item_findings(head, placed, toolset, items, first + len(items) - 1)
-    kept = [f for f in found if f.code != _MISSING]
+    kept: list[Any] = [f for f in found if f.code != _MISSING]
+    if sent:
+        kept = list(map(_plain, kept))
     opened = [items[f.items[0] - first] for f in found if f.code == _MISSING]
     opened += [
         output
@@ -373,6 +387,23 @@ def _local(
     )
 
 
+def _plain(finding: Finding) -> _PlainFinding:
+    """A finding as a share sends it: a slotted dataclass is unpickled by a Python
+    `__setstate__` and a severity by a call of its enum, a plain tuple of strings by C."""
+    return finding.code, finding.severity.value, finding.items, finding.message
+
+
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
+def _received(found: Finding | _PlainFinding) -> Finding:
+    """A share's finding, as it was made or as a worker sent it (`_plain`)."""
+    if isinstance(found, Finding):
+        return found
+    code, severity, items, message = found
+    return Finding(code, _SEVERITIES[severity], items, message)
+
+
 def _merged(
     head: Transcript, verdicts: list[ItemVerdict], shares: list[_Local], toolset: ToolSet
 ) -> list[Finding] | None:
@@ -388,7 +419,7 @@ def _merged(
         ids |= local.item_ids
         if local.ends_incomplete and any(later.items for later in shares[number + 1 :]):
             return None  # not the file's last item: the findings say so, the share's did not
-    every = [f for local in shares for f in local.findings]
+    every = [_received(f) for local in shares for f in local.findings]
     if any(f.code not in _MERGED for f in every):
         return None
     # What crosses a cut, judged again: the open calls and outputs of every share together.
