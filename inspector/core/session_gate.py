@@ -41,7 +41,7 @@ from inspector.core.gate import (
     facts_of,
     item_facts,
 )
-from inspector.core.model import Item, Tool, Transcript, paused_gc
+from inspector.core.model import Item, Severity, Tool, Transcript, paused_gc
 from inspector.core.parallel import (
     FileGate,
     Forks,
@@ -57,6 +57,8 @@ from inspector.core.schema import DEFAULT_BUDGET, FileBudget
 
 #: What a forked process reads: the file, its shares and how to judge them (set before the fork).
 _SHARED: dict[str, Any] = {}
+#: A worker's converted shares, never freed: the process ends once it sent them.
+_KEPT: list[Transcript] = []
 
 if TYPE_CHECKING:
     from inspector.core.formats.claude_code import Share
@@ -66,18 +68,23 @@ _PENDING, _FAILED = -1, -2
 _POLL = 0.002
 
 
+#: A finding as a worker sends it: code, severity, items, message.
+_PlainFinding = tuple[str, str, tuple[int, ...], str]
+
+
 class _Local(NamedTuple):
     """A share's findings, made as if it were the whole file, and what merging them needs."""
 
-    #: Without its group's (made with every item of the file) and its unanswered calls'.
-    findings: list[Finding]
+    #: Without its group's (made with every item of the file) and its unanswered calls';
+    #: as plain tuples (`_plain`) when a worker sends them.
+    findings: list[Finding] | list[_PlainFinding]
     #: Its calls left unanswered and its outputs of a call it does not hold, in item order:
     #: `ItemFacts` as plain tuples, each call with its (verdict, detail).
     open: list[tuple[Any, ...]]
     told: dict[int, tuple[Any, str]]
     #: Every call id of its calls and every item id of its items.
-    call_ids: frozenset[str]
-    item_ids: frozenset[str]
+    call_ids: set[str]
+    item_ids: set[str]
     #: How many items it holds, and whether its last is incomplete (only the file's last
     #: item may be).
     items: int
@@ -138,6 +145,7 @@ def gate_session_on_cores(
         budget=budget,
         encode=encode,
         files=[handle.fileno() for handle in files],
+        owner=os.getpid(),
     )
     del data  # held until every share is converted
     try:
@@ -194,12 +202,21 @@ def _claude_code(path: str) -> bool:
     return found is claude_code
 
 
+#: The weight of this process's share, and of each worker's: a worker begins once the file
+#: is cut and forked, pays for the pages it copies on write, numbers its items again and
+#: pickles what it sends (70 M instructions over its share's 1,040 M on a 10 MB generated
+#: session), so the shares end together when this process takes a little more.
+_OWN_WEIGHT, _WORKER_WEIGHT = 108, 100
+
+
 def _cuts(data: bytes, shares: int) -> list[int]:
-    """Line starts that cut the data into `shares` parts of about one size (fewer when lines
-    are long), from 0 to its end."""
+    """Line starts that cut the data into `shares` parts (the first a little larger than the
+    others, `_OWN_WEIGHT`; fewer parts when lines are long), from 0 to its end."""
     cuts = [0]
+    whole = _OWN_WEIGHT + _WORKER_WEIGHT * (shares - 1)
     for k in range(1, shares):
-        end = data.find(b"\n", max(len(data) * k // shares, cuts[-1] + 1) - 1)
+        at = len(data) * (_OWN_WEIGHT + _WORKER_WEIGHT * (k - 1)) // whole
+        end = data.find(b"\n", max(at, cuts[-1] + 1) - 1)
         if end < 0 or end + 1 >= len(data):
             break
         cuts.append(end + 1)
@@ -281,9 +298,15 @@ def _converted(number: int, counts: Any) -> _Done | None:
     # process, where it begins once the file is loaded: not from before the conversion.
     run = gated_run(transcript, {**shared, "started": FileBudget().started}, number, facts=False)
     told = [ItemVerdict(*key) for key in run.table]
+    worker = os.getpid() != shared["owner"]
     with paused_gc():
-        local = _local(transcript, offset, [told[code] for code in run.codes], shared["toolset"])
+        verdicts = [told[code] for code in run.codes]
+        local = _local(transcript, offset, verdicts, shared["toolset"], sent=worker)
     # The items stay here: merging the findings needs only what `_local` keeps of them.
+    if worker:
+        # A worker's items are freed with it: it ends once its share is sent, and freeing
+        # them one by one first would only hold the gate back.
+        _KEPT.append(transcript)
     return _Done(structs.replace(share, transcript=None), run, local)
 
 
@@ -308,6 +331,7 @@ _PAIRING = frozenset(
 )
 _IDENTITY = frozenset({"duplicate_item_id"})
 _MISSING = "missing_output"
+_MERGED = _STATUS | _PAIRING | _IDENTITY
 
 
 def _group_findings(head: Transcript, toolset: ToolSet, members: Sequence[int]) -> list[Finding]:
@@ -315,19 +339,39 @@ def _group_findings(head: Transcript, toolset: ToolSet, members: Sequence[int]) 
     return facts_findings(head, (), toolset, (), members)
 
 
+def _item_findings(
+    head: Transcript, verdicts: Sequence[ItemVerdict], toolset: ToolSet, facts: Any, last: int
+) -> list[Finding]:
+    """`facts_findings` without the group's findings (made once, with every member), the
+    group's last member `last` (-1: none).
+
+    Of the group's members the findings on items read only the last (an incomplete item
+    not last is a finding), so they are given that one: not a tuple of every item's number,
+    which the group's findings are made with and which are dropped here.
+    """
+    members = range(last, last + 1) if last >= 0 else range(0)
+    found = facts_findings(head, verdicts, toolset, facts, members)
+    return found[len(_group_findings(head, toolset, ())) :]
+
+
 def _local(
-    transcript: Transcript, first: int, verdicts: list[ItemVerdict], toolset: ToolSet
+    transcript: Transcript,
+    first: int,
+    verdicts: list[ItemVerdict],
+    toolset: ToolSet,
+    *,
+    sent: bool = False,
 ) -> _Local:
     """A share's findings as `facts_findings` makes them for a file of its items alone, and
-    the items they leave open."""
+    the items they leave open (`sent`: to another process, its findings as plain tuples)."""
     items: Sequence[Item] = transcript.items
     head = dataclasses.replace(transcript, items=())
-    members = range(first, first + len(items))
     placed = _Placed(first, verdicts)
     # Items stand for their facts: `facts_findings` reads of them only what facts hold.
-    found = facts_findings(head, placed, toolset, items, members)  # type: ignore[arg-type]
-    found = found[len(_group_findings(head, toolset, members)) :]
-    kept = [f for f in found if f.code != _MISSING]
+    found = _item_findings(head, placed, toolset, items, first + len(items) - 1)
+    kept: list[Any] = [f for f in found if f.code != _MISSING]
+    if sent:
+        kept = list(map(_plain, kept))
     opened = [items[f.items[0] - first] for f in found if f.code == _MISSING]
     opened += [
         output
@@ -340,10 +384,10 @@ def _local(
         for item in opened
         if item.type == "function_call"
     }
-    call_ids = frozenset(
+    call_ids = {
         item.call_id for item in items if item.type == "function_call" and type(item.call_id) is str
-    )
-    item_ids = frozenset(item.id for item in items if type(item.id) is str and item.id)
+    }
+    item_ids = {item.id for item in items if type(item.id) is str and item.id}
     return _Local(
         kept,
         list(map(tuple, item_facts(opened))),
@@ -353,6 +397,23 @@ def _local(
         len(items),
         bool(items) and items[-1].status == "incomplete",
     )
+
+
+def _plain(finding: Finding) -> _PlainFinding:
+    """A finding as a share sends it: a slotted dataclass is unpickled by a Python
+    `__setstate__` and a severity by a call of its enum, a plain tuple of strings by C."""
+    return finding.code, finding.severity.value, finding.items, finding.message
+
+
+_SEVERITIES = {severity.value: severity for severity in Severity}
+
+
+def _received(found: Finding | _PlainFinding) -> Finding:
+    """A share's finding, as it was made or as a worker sent it (`_plain`)."""
+    if isinstance(found, Finding):
+        return found
+    code, severity, items, message = found
+    return Finding(code, _SEVERITIES[severity], items, message)
 
 
 def _merged(
@@ -370,8 +431,8 @@ def _merged(
         ids |= local.item_ids
         if local.ends_incomplete and any(later.items for later in shares[number + 1 :]):
             return None  # not the file's last item: the findings say so, the share's did not
-    every = [f for local in shares for f in local.findings]
-    if any(f.code not in _STATUS | _PAIRING | _IDENTITY for f in every):
+    every = [_received(f) for local in shares for f in local.findings]
+    if any(f.code not in _MERGED for f in every):
         return None
     # What crosses a cut, judged again: the open calls and outputs of every share together.
     opened = [facts_of(fact) for local in shares for fact in local.open]
@@ -384,10 +445,10 @@ def _merged(
     ):
         return None  # an output of a call its share answered already
     told = {index: ItemVerdict(*said) for local in shares for index, said in local.told.items()}
-    again = facts_findings(head, _Placed(0, told), toolset, opened, members)
+    again = _item_findings(head, _Placed(0, told), toolset, opened, len(verdicts) - 1)
     answers: dict[int, Finding] = {}
     missing: list[Finding] = []
-    for finding in again[len(_group_findings(head, toolset, members)) :]:
+    for finding in again:
         if finding.code == _MISSING:
             missing.append(finding)
         elif finding.code == "output_for_blocked_call":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from array import array
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from typing import Any
@@ -70,9 +69,12 @@ _ORJSON_PLAIN = (
     | orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
 )
-#: A digit then an exponent: orjson and the standard library write exponents differently
-#: (`1e16` and `1e+16`); without one they write every float alike (shortest round trip).
-_EXPONENT = re.compile(rb"[0-9][eE]")
+#: A digit then an exponent, `0e` in the text with every digit made `0` and `E` made `e`:
+#: orjson and the standard library write exponents differently (`1e16` and `1e+16`); without
+#: one they write every float alike (shortest round trip). (A translation and a substring
+#: search cost less than a regular expression's scan, which tests each byte in Python's
+#: matcher.)
+_EXPONENT_FOLD = bytes.maketrans(b"123456789E", b"000000000e")
 
 
 def serialise(value: Any) -> str | None:
@@ -90,7 +92,7 @@ def serialise(value: Any) -> str | None:
     except TypeError:
         pass
     else:
-        if b"null" not in text and _EXPONENT.search(text) is None:
+        if b"null" not in text and b"0e" not in text.translate(_EXPONENT_FOLD):
             return text.decode()
     try:
         return _COMPACT.encode(value)

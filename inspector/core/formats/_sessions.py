@@ -30,6 +30,11 @@ class Line(NamedTuple):
     obj: Any
 
 
+#: `new_line(Line, (number, base, obj))`: a Line made without the named tuple's Python
+#: `__new__` (a call of it costs more than parsing a small record's line).
+new_line = tuple.__new__
+
+
 class Corrupt(Struct, frozen=True):
     """A line that is not a JSON object: where, and why."""
 
@@ -85,33 +90,45 @@ def iter_lines(
     check: Callable[[int], None] | None = None,
     skip: Callable[[bytes], bool] | None = None,
     lean: Lean | None = None,
+    *,
+    begin: int = 0,
+    stop: int | None = None,
 ) -> Iterator[Line]:
     """`parse_lines` one line at a time, the broken lines appended to `corrupt`: a reader that
-    takes each record as it comes need not hold every record of a large file at once."""
+    takes each record as it comes need not hold every record of a large file at once.
+
+    `begin` and `stop` (a line start, and the end of a line or of the data) read the lines of
+    `data[begin:stop]` as if they were the data, without copying them (a share of a large
+    file); `check` and `lean` are then given offsets in `data`."""
     number = first_number - 1
-    done = 0
-    for raw in lines_of(data):
+    # The lines as `lines_of` cuts them, cut here: one generator a line, not two.
+    start, find, loads = begin, data.find, orjson.loads
+    size = len(data) if stop is None else stop
+    while start <= size:
+        end = find(b"\n", start, size)
+        if end < 0:
+            end = size
+        raw = data[start:end]
         number += 1
-        start = done
-        done += len(raw) + 1
         if check is not None and not number & 4095:
-            check(min(done, len(data)))
+            check(min(end + 1, size))
+        line_start, start = start, end + 1
         # Only a line that starts blank can be blank (strip copies the line).
         if not raw or (raw[0] in _BLANK and not raw.strip()) or (skip is not None and skip(raw)):
             continue
-        if lean is not None and (read := lean(raw, start, number)) is not None:
+        if lean is not None and (read := lean(raw, line_start, number)) is not None:
             yield read
             continue
         try:
-            obj = orjson.loads(raw)
+            obj = loads(raw)
         except orjson.JSONDecodeError:
             obj = _reread(raw, path, number)
         if isinstance(obj, dict):
-            yield Line(number, "", obj)
+            yield new_line(Line, (number, "", obj))
         else:
             corrupt.append(obj if isinstance(obj, Corrupt) else _not_record(number, obj))
     if check is not None:
-        check(len(data))
+        check(size)
 
 
 def _reread(raw: bytes, path: str | None, number: int) -> Any:

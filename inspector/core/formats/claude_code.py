@@ -330,23 +330,28 @@ class _Mark(Struct, frozen=True):
         b.unanswered = self.unanswered
 
 
-class _Live(Struct):
+class _Live:
     """One conversation being read: its items so far and the records of its last turn."""
 
-    key: str
-    b: Builder
-    conv: Converter
-    #: The subagent's id (`agentId`), when its records say it.
-    agent: str | None = None
-    #: The text its first user record opens with (a subagent's prompt), once that is read.
-    prompt: str | None = None
-    prompted: bool = False
-    #: The last turn's records (one response may be written as several), not yet converted
-    #: for good: another record of the same response may follow.
-    run: list[Line] = field(default_factory=list)
-    run_key: Any = None
-    #: Where to go back to when the last turn was converted for a snapshot and grows.
-    mark: _Mark | None = None
+    # A plain slotted class: two of its members change with every record, and setting a
+    # Struct's member costs several times a slot's.
+    __slots__ = ("agent", "b", "conv", "key", "mark", "prompt", "prompted", "run", "run_key")
+
+    def __init__(self, key: str, b: Builder, conv: Converter) -> None:
+        self.key = key
+        self.b = b
+        self.conv = conv
+        #: The subagent's id (`agentId`), when its records say it.
+        self.agent: str | None = None
+        #: The text its first user record opens with (a subagent's prompt), once that is read.
+        self.prompt: str | None = None
+        self.prompted = False
+        #: The last turn's records (one response may be written as several), not yet
+        #: converted for good: another record of the same response may follow.
+        self.run: list[Line] = []
+        self.run_key: Any = None
+        #: Where to go back to when the last turn was converted for a snapshot and grows.
+        self.mark: _Mark | None = None
 
 
 class _Spawn(Struct):
@@ -779,7 +784,7 @@ def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share
     if before is _SIDECHAIN:
         return None
     corrupt: list[Corrupt] = []
-    lines = iter_lines(data[start:stop], path, corrupt, number)
+    lines = iter_lines(data, path, corrupt, number, begin=start, stop=stop)
     session: str | None = None
     # No subagent to link (none is read this way); the share's items are dropped once its
     # rows are written, so the values records repeat are not shared.

@@ -32,6 +32,7 @@ from inspector.core.formats._sessions import (
     conversation_group,
     corrupt_notes,
     iter_lines,
+    new_line,
     snapshot,
 )
 from inspector.core.formats.spec import FormatSpec
@@ -201,6 +202,10 @@ class _LeanItem(Struct, frozen=True):
     end: int
 
 
+#: How a rollout's function_call payload begins (parsed whole, as any other line may be).
+_CALL_START = b'{"type":"function_call",'
+
+
 class _LeanLines:
     """Reads a rollout's `response_item` lines lean (see `_lean`): the payload is already an
     Open Responses item, so the item keeps where its JSON lies and parses it when asked.
@@ -228,6 +233,8 @@ class _LeanLines:
         size = payload.nbytes
         if line.type != "response_item" or size > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
             return None
+        if payload[: len(_CALL_START)] == _CALL_START:
+            return None  # a function_call, as rollouts write one: parsed, told before reading
         if self.deep and not _lean.depth_safe(raw):
             return None
         at = raw.find(payload)
@@ -237,7 +244,7 @@ class _LeanLines:
             return None
         if type(hot.type) is not str or hot.type == "function_call":
             return None
-        return Line(number, "", _LeanItem(hot, start + at, start + at + size))
+        return new_line(Line, (number, "", _LeanItem(hot, start + at, start + at + size)))
 
     def add(self, b: Builder, number: int | None, lean: _LeanItem, group: int) -> None:
         """Append the line's lean item."""
