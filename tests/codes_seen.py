@@ -68,6 +68,19 @@ def _record(cls: type) -> None:
     cls.__init__ = init  # type: ignore[method-assign]
 
 
+def _record_made(module: Any, name: str) -> None:
+    """Record what a module's fast constructor (one that bypasses `__init__`) returns."""
+    original = getattr(module, name)
+
+    def made(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        with _LOCK:
+            SEEN[(type(result).__name__, str(result.code), str(result.severity))] += 1
+        return result
+
+    setattr(module, name, made)
+
+
 def _worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
@@ -92,6 +105,8 @@ def pytest_configure(config: pytest.Config) -> None:
         transcript_rules.TargetFinding,  # its own __init__: a dataclass does not call the base's
     ):
         _record(cls)
+    # The gate's hot findings are made by setting their slots (its callers look it up by name).
+    _record_made(gate, "_finding")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
