@@ -21,7 +21,7 @@ import pytest
 
 from inspector.cli import run
 from inspector.commands import gate as gate_command
-from inspector.core import gate, parallel
+from inspector.core import formats, gate, parallel
 from inspector.core.formats import load_conversations, load_path, tools_from_document
 from inspector.core.gate import (
     FileFindings,
@@ -475,6 +475,60 @@ def test_runs_cut_next_to_blank_and_crlf_lines(tmp_path, tools_file, by_runs, mo
         assert by_runs and all(made is not None for made in by_runs)
 
 
+def test_the_runs_lines_and_items_add_up_to_the_whole_files():
+    # Each run counts its own lines and the blank ones among them (a run's first line too,
+    # whose newline before it is the run before's): summed, the whole file's.
+    rng = random.Random(9)
+    lines = [json.dumps({"type": "message", "n": n}) for n in range(60)]
+    for blank in ["", " ", "\t", "\r", "\x0c \x0b"] * 8:
+        lines.insert(rng.randrange(len(lines) + 1), blank)
+    data = ("\n".join(lines) + "\n\n  ").encode()
+    for size in (1, 7, 40, 333):
+        runs = formats.jsonl_runs(data, None, size, size)
+        assert runs is not None and len(runs.runs) > 1
+        counts = [formats.run_lines(runs, number) for number in range(len(runs.runs))]
+        assert sum(lines for lines, _ in counts) == data.count(b"\n")
+        assert sum(items for _, items in counts) == 60
+
+
+def test_by_runs_no_run_is_counted_before_the_workers_take_runs(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # The cut looks at none of the file's lines: a run's lines and items are counted by a
+    # process that takes a later run, once, and kept for the others.
+    log = tmp_path / "log.jsonl"
+    _write(log, 400, seed=3, long_numbers=False)
+    monkeypatch.setattr(parallel, "RUN_BYTES", 8000)
+    here = os.getpid()
+    events: list[tuple[str, int]] = []
+    cut, count, make = parallel.jsonl_runs, parallel.run_lines, parallel._gate_run
+
+    def spy(event, work):
+        def spied(*args):
+            if os.getpid() == here:
+                events.append((event, args[-1]))
+            return work(*args)
+
+        return spied
+
+    monkeypatch.setattr(parallel, "jsonl_runs", spy("cut", cut))
+    monkeypatch.setattr(parallel, "run_lines", spy("count", count))
+    monkeypatch.setattr(parallel, "_gate_run", spy("make", make))
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    gates = [k for k, (event, _) in enumerate(events) if event == "cut"]
+    assert len(gates) == 2
+    for start, stop in itertools.pairwise([*gates, len(events)]):
+        assert events[start + 1] == ("make", 0)  # nothing counted before the first run
+        making, counted = 0, []
+        for event, number in events[start + 1 : stop]:
+            if event == "make":
+                making = number
+            else:  # for a later run this process makes, each run once
+                assert number < making and number not in counted
+                counted.append(number)
+
+
 def test_an_error_on_a_line_of_a_later_run_is_the_one_process_error(tmp_path, tools_file, by_runs):
     log = tmp_path / "log.jsonl"
     lines = [json.dumps(item) for item in synthetic.items(200, seed=7)]
@@ -833,8 +887,8 @@ def test_the_last_runs_are_short_and_every_process_takes_runs_from_the_front(
     data = log.read_bytes()
     runs = parallel.jsonl_runs(data, str(log), 8000, 2000)
     assert runs is not None
-    sizes = [stop - start for start, stop, _, _ in runs.runs]
-    cut = next(k for k, (start, _, _, _) in enumerate(runs.runs) if len(data) - start <= 16000)
+    sizes = [stop - start for start, stop in runs.runs]
+    cut = next(k for k, (start, _) in enumerate(runs.runs) if len(data) - start <= 16000)
     assert all(size >= 8000 for size in sizes[:cut])
     assert all(size < 8000 for size in sizes[cut:]) and len(sizes[cut:]) >= 3
     here = os.getpid()
