@@ -42,6 +42,7 @@ from inspector.core.gate import (
     make_toolset,
     ok_verdict,
     run_findings,
+    verdict_tally,
 )
 from inspector.core.jsonio import read_bytes
 from inspector.core.model import Group, Item, LoadError, Tool, Transcript, paused_gc
@@ -338,6 +339,9 @@ class GatedRun:
     found: RunFindings | None = None
     #: The items before the run, as it numbered its own from (`_gate_run`).
     first: int = 0
+    #: The items of each verdict word (`gate.verdict_tally`): the file's tally is the runs'
+    #: added up, not counted again over every verdict here.
+    tally: Mapping[Verdict, int] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,6 +592,7 @@ class _RunGate:
         verdicts: list[ItemVerdict] = []
         found: FileFindings | None = None
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
+        tally: dict[Verdict, int] = {}
         makers = {os.getpid()}
         later: int | None = 0
         for number in range(count):
@@ -616,6 +621,8 @@ class _RunGate:
             makers.add(done.pid)
             told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
             verdicts.extend([told[code] for code in done.codes])
+            for word, count in done.tally.items():
+                tally[word] = tally.get(word, 0) + count
             if found is None and done.group is not None:
                 # The file's group is the one its first item began (in the first run with
                 # items).
@@ -641,7 +648,7 @@ class _RunGate:
         del self.runs
         _SHARED.pop("runs", None)
         sizes = [run.size for run in self.done if run is not None]
-        result = GateResult(found.head, tuple(verdicts), tuple(findings), self.toolset)
+        result = GateResult(found.head, tuple(verdicts), tuple(findings), self.toolset, tally)
         return FileGate(result, RowParts(self.files, sizes), frozenset(makers))
 
     def _hear(self, *, wait: bool) -> bool:
@@ -884,7 +891,8 @@ def gated_run(
         plain = list(map(tuple, item_facts(transcript.items))) if facts else []
         pickled = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL) if facts else b""
     group = transcript.groups[0] if transcript.groups else None
-    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid(), found, first)
+    tally = verdict_tally(made)
+    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid(), found, first, tally)
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:

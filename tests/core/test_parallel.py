@@ -33,6 +33,7 @@ from inspector.core.gate import (
     item_verdicts,
     make_toolset,
     run_findings,
+    verdict_tally,
 )
 from inspector.core.model import LoadError, Transcript
 from tests.benchmarks import synthetic
@@ -453,6 +454,12 @@ def test_a_file_by_runs_writes_what_one_process_writes(tmp_path, tools_file, by_
     assert len(by_runs) == 2 and all(made is not None for made in by_runs)
     # Runs were made by a forked worker, not only by this process.
     assert all(made.makers - {os.getpid()} for made in by_runs)
+    # The file's tally of verdicts is the runs' added up: the one its verdicts make, in order.
+    for made in by_runs:
+        tally = made.result.tally
+        assert tally is not None and list(tally.items()) == list(
+            verdict_tally(made.result.verdicts).items()
+        )
     document = json.loads(one)["files"][0]
     verdicts = {row["verdict"] for row in document["items"]}
     assert {"ok", "arguments_schema", "arguments_parse", "unknown_tool"} <= verdicts
