@@ -473,7 +473,8 @@ def gate_transcript(
         else:
             made = list(verdicts)
         findings = transcript_findings(transcript, made, toolset, overridden, rest)
-        return GateResult(transcript, tuple(made), tuple(findings), toolset)
+        # Tallied once here, where they are made: the summary and the decision both read it.
+        return GateResult(transcript, tuple(made), tuple(findings), toolset, verdict_tally(made))
 
 
 #: Items gated between two looks at the cancel flag and two progress reports.
