@@ -313,6 +313,22 @@ def _severities(things: Iterable[FindingLike]) -> dict[str, int]:
     return counts
 
 
+def _blocked_counts(
+    result: GateResult, failing: set[Verdict] | frozenset[Verdict], history: frozenset[int]
+) -> dict[str, int]:
+    """The items that block by their verdict, by word in the order each word first comes:
+    from the result's tally (each run's, added up, in a gate by runs) when no call is let
+    through as history; else item by item, which history can reorder."""
+    if not history:
+        return {str(word): n for word, n in result.tallies().items() if word in failing}
+    counts = Counter(
+        str(word)
+        for i, v in enumerate(result.verdicts)
+        if (word := v.verdict) in failing and i not in history
+    )
+    return dict(counts)
+
+
 def side_decision(
     result: GateResult,
     *,
@@ -333,17 +349,13 @@ def side_decision(
     findings = result.findings
     # Most transcripts of a trace have no findings at all: nothing answered, grouped or counted.
     history = answered_history(result) if findings and not strict else frozenset()
-    blocked = [
-        (i, word)
-        for i, v in enumerate(result.verdicts)
-        if (word := v.verdict) in failing and i not in history
-    ]
+    counts = _blocked_counts(result, failing, history)
+    blocked = sum(counts.values())
     by_level: dict[Severity, list[Reason]] = {}
     if blocked:
-        counts = Counter(str(v) for _, v in blocked)
         verdicts = ", ".join(f"{v} {n}" for v, n in counts.items())
         text = (
-            f"{len(blocked)} of {_plural(len(result.verdicts), 'item')} block a replay "
+            f"{blocked} of {_plural(len(result.verdicts), 'item')} block a replay "
             f"(verdicts: {verdicts})"
         )
         by_level[Severity.ERROR] = [Reason(side, "verdict", Severity.ERROR, text)]
@@ -370,7 +382,7 @@ def side_decision(
         name=_base(name),
         outcome=outcome,
         items=len(result.verdicts),
-        blocked_items=len(blocked),
+        blocked_items=blocked,
         findings=MappingProxyType(_severities(findings) if findings else {}),
         stream_violations=MappingProxyType(by_severity),
         blocking=tuple(errors),

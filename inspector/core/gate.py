@@ -6,8 +6,10 @@ import contextlib
 import functools
 import gc
 import json
+import operator
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -158,13 +160,17 @@ class GateResult:
     verdicts: tuple[ItemVerdict, ...]
     findings: tuple[Finding, ...]
     toolset: ToolSet
+    #: The items of each verdict word (`verdict_tally`), when the verdicts were tallied where
+    #: they were made (a gate by runs: a tally a run); None: tallied from `verdicts`.
+    tally: Mapping[Verdict, int] | None = None
+
+    def tallies(self) -> Mapping[Verdict, int]:
+        """The items of each verdict word, in the order each word first comes."""
+        return verdict_tally(self.verdicts) if self.tally is None else self.tally
 
     def summary(self) -> dict[str, int]:
         """Count items per verdict, in verdict order (zero counts left out)."""
-        counts: dict[Verdict, int] = {}
-        for verdict in self.verdicts:
-            word = verdict.verdict
-            counts[word] = counts.get(word, 0) + 1
+        counts = self.tallies()
         return {v.value: counts[v] for v in VERDICT_ORDER if v in counts}
 
     def problems(self) -> list[int]:
@@ -184,6 +190,15 @@ def _quote(value: Any, limit: int = 60) -> str:
     else:
         text = shorten_digits(json.dumps(value, default=repr))
     return cut(text, limit)
+
+
+def verdict_tally(verdicts: Iterable[ItemVerdict]) -> dict[Verdict, int]:
+    """How many of `verdicts` there are of each word, in the order each word first comes."""
+    # Counted in C: a Python loop over the verdicts of a large file was a serial tail.
+    return dict(Counter(map(_WORD, verdicts)))
+
+
+_WORD = operator.attrgetter("verdict")
 
 
 def gate_item(
@@ -501,7 +516,8 @@ def gate_transcript(
         else:
             made = list(verdicts)
         findings = transcript_findings(transcript, made, toolset, overridden, rest)
-        return GateResult(transcript, tuple(made), tuple(findings), toolset)
+        # Tallied once here, where they are made: the summary and the decision both read it.
+        return GateResult(transcript, tuple(made), tuple(findings), toolset, verdict_tally(made))
 
 
 #: Items gated between two looks at the cancel flag and two progress reports.
@@ -1544,4 +1560,5 @@ __all__ = [
     "parse_arguments",
     "run_findings",
     "transcript_findings",
+    "verdict_tally",
 ]

@@ -13,6 +13,7 @@ with one job, a small transcript, or a toolset with a schema only python-jsonsch
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.core.formats import JsonlRuns, jsonl_runs, load_jsonl_run
+from inspector.core.formats import JsonlRuns, jsonl_runs, load_jsonl_run, run_lines
 from inspector.core.gate import (
     FileFindings,
     GateResult,
@@ -41,6 +42,7 @@ from inspector.core.gate import (
     make_toolset,
     ok_verdict,
     run_findings,
+    verdict_tally,
 )
 from inspector.core.jsonio import read_bytes
 from inspector.core.model import Group, Item, LoadError, Tool, Transcript, paused_gc
@@ -335,6 +337,11 @@ class GatedRun:
     pid: int
     #: What the run brings to the file's findings, made with its items (`gate.run_findings`).
     found: RunFindings | None = None
+    #: The items before the run, as it numbered its own from (`_gate_run`).
+    first: int = 0
+    #: The items of each verdict word (`gate.verdict_tally`): the file's tally is the runs'
+    #: added up, not counted again over every verdict here.
+    tally: Mapping[Verdict, int] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,6 +510,8 @@ class _RunGate:
         context = multiprocessing.get_context("fork")
         # Which runs a process has begun: each is made once, by whichever claims it first.
         self.claims = context.Array("b", count)
+        # Each run's lines and items, once a process has counted them (`_before`).
+        self.counted = context.Array("q", 2 * count)
         _SHARED.update(
             runs=runs,
             toolset=toolset,
@@ -511,12 +520,15 @@ class _RunGate:
             encode=encode,
             files=[handle.fileno() for handle in self.files],
             claims=self.claims,
+            counted=self.counted,
         )
         # This process takes the first run, and then, as the workers do, the next run no
         # process has begun (`_gate`): every process takes runs from the front, so the last
         # ones, which are short (`jsonl_runs`), are what they end on together.
         self.mine = 1
         self.done: list[GatedRun | None] = [None] * count
+        #: The items before each run joined so far.
+        self.firsts: list[int] = []
         self.heard = bytearray()
         self.workers: list[Any] = []
         self.live: list[Any] = []
@@ -580,6 +592,7 @@ class _RunGate:
         verdicts: list[ItemVerdict] = []
         found: FileFindings | None = None
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
+        tally: dict[Verdict, int] = {}
         makers = {os.getpid()}
         later: int | None = 0
         for number in range(count):
@@ -602,12 +615,14 @@ class _RunGate:
                     return None
             done = self.done[number]
             assert done is not None
-            first = self.runs.runs[number][3]
-            if first != len(verdicts) or done.found is None:
+            if done.first != len(verdicts) or done.found is None:
                 return None  # the runs' items were not counted as loaded: the usual way
+            self.firsts.append(done.first)
             makers.add(done.pid)
             told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
             verdicts.extend([told[code] for code in done.codes])
+            for word, count in done.tally.items():
+                tally[word] = tally.get(word, 0) + count
             if found is None and done.group is not None:
                 # The file's group is the one its first item began (in the first run with
                 # items).
@@ -633,7 +648,7 @@ class _RunGate:
         del self.runs
         _SHARED.pop("runs", None)
         sizes = [run.size for run in self.done if run is not None]
-        result = GateResult(found.head, tuple(verdicts), tuple(findings), self.toolset)
+        result = GateResult(found.head, tuple(verdicts), tuple(findings), self.toolset, tally)
         return FileGate(result, RowParts(self.files, sizes), frozenset(makers))
 
     def _hear(self, *, wait: bool) -> bool:
@@ -673,9 +688,8 @@ class _RunGate:
     def _reloaded(self, index: int) -> Sequence[Item]:
         """The items of the run that holds item `index`, loaded again (a run that repeats a
         call_id or an id of an earlier run: its findings name items of the runs before)."""
-        runs = self.runs
-        number = bisect.bisect_right([run[3] for run in runs.runs], index) - 1
-        transcript = load_jsonl_run(runs, number)
+        number = bisect.bisect_right(self.firsts, index) - 1
+        transcript = load_jsonl_run(self.runs, number, _before(number))
         if transcript is None:  # it was loaded before: the same bytes load the same way
             raise LoadError(f"run {number} of the file could not be loaded again")
         return transcript.items
@@ -785,17 +799,24 @@ def file_gate(
 def _claim(number: int) -> bool:
     """Claim a run for this process; False when another has begun it."""
     claims = _SHARED["claims"]
-    lock = claims.get_lock()
-    # Bounded: a worker killed while it held the lock must not stop this process.
-    if not lock.acquire(timeout=_CLAIM_WAIT):
-        return False
-    try:
-        if claims[number]:
+    with _holding(claims) as held:
+        if not held or claims[number]:
             return False
         claims[number] = 1
         return True
+
+
+@contextlib.contextmanager
+def _holding(shared: Any) -> Iterator[bool]:
+    """Hold the lock of a shared array, if it can be had: whether it is held. Bounded: a
+    worker killed while it held the lock must not stop this process."""
+    lock = shared.get_lock()
+    held = lock.acquire(timeout=_CLAIM_WAIT)
+    try:
+        yield held
     finally:
-        lock.release()
+        if held:
+            lock.release()
 
 
 #: Seconds a claim waits for the lock (held for a moment, or by a worker that was killed).
@@ -805,10 +826,37 @@ _CLAIM_WAIT = 5.0
 def _gate_run(number: int) -> GatedRun | None:
     """Load, judge and encode one run of the file (None: it is not a run of bare items)."""
     shared = _SHARED
-    transcript = load_jsonl_run(shared["runs"], number)
+    before = _before(number)
+    transcript = load_jsonl_run(shared["runs"], number, before)
     if transcript is None or not _one_group(transcript):
         return None
-    return gated_run(transcript, shared, number, findings=True)
+    return gated_run(transcript, shared, number, findings=True, first=before[1])
+
+
+def _before(number: int) -> tuple[int, int]:
+    """The lines and items of the file before run `number`.
+
+    Each run's are counted once, by the first process that needs them (as a rule the one
+    taking the run after it), and kept for the others: counted here for the whole file
+    before any run began, they were a serial start the workers waited for.
+    """
+    runs: JsonlRuns = _SHARED["runs"]
+    counted = _SHARED["counted"]
+    # Each run's lines plus one (0: not counted yet), then its items.
+    with _holding(counted) as held:
+        known = counted[: 2 * number] if held else [0] * (2 * number)
+    lines = items = 0
+    for run in range(number):
+        if known[2 * run]:
+            run_count = known[2 * run] - 1, known[2 * run + 1]
+        else:
+            run_count = run_lines(runs, run)
+            with _holding(counted) as held:
+                if held:
+                    counted[2 * run], counted[2 * run + 1] = run_count[0] + 1, run_count[1]
+        lines += run_count[0]
+        items += run_count[1]
+    return lines, items
 
 
 def gated_run(
@@ -818,13 +866,14 @@ def gated_run(
     *,
     facts: bool = True,
     findings: bool = False,
+    first: int = 0,
 ) -> GatedRun:
     """Judge the items of run `number` (numbered as in the whole file) and write their rows to
     its file: what a process sends back of the run. `shared`: what a forked process reads
     (`toolset`, `budget`, `started`: when the file's budget began, `encode`, `files`).
     Without `facts`, its items' facts are left out (its findings are made where it is);
     `findings`: what the run brings to the file's findings (a file of one group of bare items)
-    is sent instead (`gate.run_findings`)."""
+    is sent instead (`gate.run_findings`); `first`: the items before the run."""
     toolset: ToolSet = shared["toolset"]
     handle: int = shared["files"][number]
     with paused_gc(), file_budget(FileBudget(started=shared["started"])):
@@ -842,7 +891,8 @@ def gated_run(
         plain = list(map(tuple, item_facts(transcript.items))) if facts else []
         pickled = pickle.dumps(plain, pickle.HIGHEST_PROTOCOL) if facts else b""
     group = transcript.groups[0] if transcript.groups else None
-    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid(), found)
+    tally = verdict_tally(made)
+    return GatedRun(len(made), size, table, codes, pickled, group, os.getpid(), found, first, tally)
 
 
 def _word_and_detail(verdict: ItemVerdict) -> tuple[Verdict, str]:

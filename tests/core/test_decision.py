@@ -9,10 +9,12 @@ samples/diff/ (README.md there), checked here on what the issue says and by its 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,8 +22,18 @@ import pytest
 from inspector.cli import run
 from inspector.core.decision import SUGGEST_COMPARE, Decision, Outcome, decide_file, decide_pair
 from inspector.core.diff import DiffResult, diff_transcripts
-from inspector.core.formats import load_bytes, load_path, load_tools
-from inspector.core.gate import HISTORY_DETAIL, Verdict, gate_transcript
+from inspector.core.formats import load_bytes, load_path, load_tools, tools_from_document
+from inspector.core.gate import (
+    HISTORY_DETAIL,
+    PASSING,
+    VERDICT_ORDER,
+    GateResult,
+    Verdict,
+    answered_history,
+    gate_transcript,
+    verdict_tally,
+)
+from tests.benchmarks import synthetic
 from tests.conftest import REPO, SAMPLES
 
 DIFF = SAMPLES / "diff"
@@ -304,3 +316,44 @@ def test_case_two_providers_in_replay_mode_suggest_compare():
     assert {r.code for r in replayed.reasons} == {"call_id_changed"}
     _, compared = _case("two-providers-replay")
     assert compared.outcome is Outcome.EQUIVALENT and not compared.suggestion
+
+
+class _Uncounted(tuple):
+    """Verdicts that say how many they are but may not be gone over one by one."""
+
+    def __iter__(self):
+        raise AssertionError("the verdicts were gone over one by one")
+
+
+def _tallied(result: GateResult, verdicts: tuple) -> GateResult:
+    return dataclasses.replace(result, verdicts=verdicts, tally=verdict_tally(result.verdicts))
+
+
+def test_a_result_tallied_where_its_verdicts_were_made_is_decided_from_its_tally(tmp_path):
+    # A gate by runs adds up each run's tally: the decision and the summary read it, not the
+    # verdicts one by one, and say what the verdicts say.
+    tools = tools_from_document({"tools": synthetic.tools()}, "tools.json")
+    data = "".join(json.dumps(item) + "\n" for item in synthetic.items(300, seed=4))
+    result = gate_transcript(load_bytes(data.encode(), "log.jsonl"), tools)
+    assert not answered_history(result)
+    tallied = _tallied(result, _Uncounted(result.verdicts))
+    for options in ({}, {"strict": True}, {"fail_on": [Verdict.UNKNOWN_TOOL]}):
+        assert decide_file(tallied, **options) == decide_file(result, **options)
+    # What the verdicts say, counted one by one here.
+    blocking = Counter(str(v.verdict) for v in result.verdicts if v.verdict not in PASSING)
+    words = ", ".join(f"{word} {n}" for word, n in blocking.items())
+    text = f"{blocking.total()} of 300 items block a replay (verdicts: {words})"
+    assert decide_file(tallied).reasons[0].text == text
+    every = Counter(v.verdict.value for v in result.verdicts)
+    assert tallied.summary() == {v.value: every[v.value] for v in VERDICT_ORDER if v.value in every}
+    assert list(tallied.summary()) == [v.value for v in VERDICT_ORDER if v.value in every]
+
+
+def test_calls_answered_as_history_are_left_out_item_by_item():
+    # Which blocking verdicts come first can change when history is left out: counted item
+    # by item, as without a tally.
+    result = gate_transcript(load_path(HISTORY))
+    assert answered_history(result)
+    tallied = _tallied(result, result.verdicts)
+    assert decide_file(tallied) == decide_file(result)
+    assert decide_file(tallied, strict=True) == decide_file(result, strict=True)

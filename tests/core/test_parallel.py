@@ -21,7 +21,7 @@ import pytest
 
 from inspector.cli import run
 from inspector.commands import gate as gate_command
-from inspector.core import gate, parallel
+from inspector.core import formats, gate, parallel
 from inspector.core.formats import load_conversations, load_path, tools_from_document
 from inspector.core.gate import (
     FileFindings,
@@ -33,6 +33,7 @@ from inspector.core.gate import (
     item_verdicts,
     make_toolset,
     run_findings,
+    verdict_tally,
 )
 from inspector.core.model import LoadError, Transcript
 from tests.benchmarks import synthetic
@@ -453,6 +454,12 @@ def test_a_file_by_runs_writes_what_one_process_writes(tmp_path, tools_file, by_
     assert len(by_runs) == 2 and all(made is not None for made in by_runs)
     # Runs were made by a forked worker, not only by this process.
     assert all(made.makers - {os.getpid()} for made in by_runs)
+    # The file's tally of verdicts is the runs' added up: the one its verdicts make, in order.
+    for made in by_runs:
+        tally = made.result.tally
+        assert tally is not None and list(tally.items()) == list(
+            verdict_tally(made.result.verdicts).items()
+        )
     document = json.loads(one)["files"][0]
     verdicts = {row["verdict"] for row in document["items"]}
     assert {"ok", "arguments_schema", "arguments_parse", "unknown_tool"} <= verdicts
@@ -473,6 +480,60 @@ def test_runs_cut_next_to_blank_and_crlf_lines(tmp_path, tools_file, by_runs, mo
         by_runs.clear()
         _by_runs_and_alone(log, tools_file, by_runs)
         assert by_runs and all(made is not None for made in by_runs)
+
+
+def test_the_runs_lines_and_items_add_up_to_the_whole_files():
+    # Each run counts its own lines and the blank ones among them (a run's first line too,
+    # whose newline before it is the run before's): summed, the whole file's.
+    rng = random.Random(9)
+    lines = [json.dumps({"type": "message", "n": n}) for n in range(60)]
+    for blank in ["", " ", "\t", "\r", "\x0c \x0b"] * 8:
+        lines.insert(rng.randrange(len(lines) + 1), blank)
+    data = ("\n".join(lines) + "\n\n  ").encode()
+    for size in (1, 7, 40, 333):
+        runs = formats.jsonl_runs(data, None, size, size)
+        assert runs is not None and len(runs.runs) > 1
+        counts = [formats.run_lines(runs, number) for number in range(len(runs.runs))]
+        assert sum(lines for lines, _ in counts) == data.count(b"\n")
+        assert sum(items for _, items in counts) == 60
+
+
+def test_by_runs_no_run_is_counted_before_the_workers_take_runs(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # The cut looks at none of the file's lines: a run's lines and items are counted by a
+    # process that takes a later run, once, and kept for the others.
+    log = tmp_path / "log.jsonl"
+    _write(log, 400, seed=3, long_numbers=False)
+    monkeypatch.setattr(parallel, "RUN_BYTES", 8000)
+    here = os.getpid()
+    events: list[tuple[str, int]] = []
+    cut, count, make = parallel.jsonl_runs, parallel.run_lines, parallel._gate_run
+
+    def spy(event, work):
+        def spied(*args):
+            if os.getpid() == here:
+                events.append((event, args[-1]))
+            return work(*args)
+
+        return spied
+
+    monkeypatch.setattr(parallel, "jsonl_runs", spy("cut", cut))
+    monkeypatch.setattr(parallel, "run_lines", spy("count", count))
+    monkeypatch.setattr(parallel, "_gate_run", spy("make", make))
+    _by_runs_and_alone(log, tools_file, by_runs)
+    assert len(by_runs) == 2 and all(made is not None for made in by_runs)
+    gates = [k for k, (event, _) in enumerate(events) if event == "cut"]
+    assert len(gates) == 2
+    for start, stop in itertools.pairwise([*gates, len(events)]):
+        assert events[start + 1] == ("make", 0)  # nothing counted before the first run
+        making, counted = 0, []
+        for event, number in events[start + 1 : stop]:
+            if event == "make":
+                making = number
+            else:  # for a later run this process makes, each run once
+                assert number < making and number not in counted
+                counted.append(number)
 
 
 def test_an_error_on_a_line_of_a_later_run_is_the_one_process_error(tmp_path, tools_file, by_runs):
@@ -833,8 +894,8 @@ def test_the_last_runs_are_short_and_every_process_takes_runs_from_the_front(
     data = log.read_bytes()
     runs = parallel.jsonl_runs(data, str(log), 8000, 2000)
     assert runs is not None
-    sizes = [stop - start for start, stop, _, _ in runs.runs]
-    cut = next(k for k, (start, _, _, _) in enumerate(runs.runs) if len(data) - start <= 16000)
+    sizes = [stop - start for start, stop in runs.runs]
+    cut = next(k for k, (start, _) in enumerate(runs.runs) if len(data) - start <= 16000)
     assert all(size >= 8000 for size in sizes[:cut])
     assert all(size < 8000 for size in sizes[cut:]) and len(sizes[cut:]) >= 3
     here = os.getpid()

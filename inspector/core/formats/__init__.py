@@ -987,16 +987,17 @@ class JsonlRuns(Struct, frozen=True):
     """A JSON Lines file of bare Open Responses items cut into runs at line starts.
 
     Each run loads on its own (`load_jsonl_run`) into the items one load of the whole file
-    makes of its lines (the same indexes, lines and values).
+    makes of its lines (the same indexes, lines and values), given the lines and items of
+    the runs before it (`run_lines`).
     """
 
     data: bytes
     path: str | None
-    #: Each run's (start, stop) in `data`, the lines before it and the items before it.
-    runs: tuple[tuple[int, int, int, int], ...]
+    #: Each run's (start, stop) in `data`.
+    runs: tuple[tuple[int, int], ...]
 
 
-#: The start of each blank line but the first: its newline's offset plus one.
+#: The start of each blank line but a run's first: its newline's offset plus one.
 _BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*(?=\n)")
 _BLANK_FIRST = re.compile(rb"[ \t\r\x0b\x0c]*\n")
 
@@ -1009,8 +1010,8 @@ def jsonl_runs(
     file is JSON Lines that `load_bytes` reads line by line (no other framing, session format,
     BOM or encoding).
 
-    What else the whole file's load looks at (a lone CR, what sends lines to the plain
-    reader: see `_lean.Risks`) lies within a line, so each run looks at its own.
+    Only the cuts are made here: what a run holds (its lines, a lone CR, what sends lines to
+    the plain reader: see `_lean.Risks`) lies within its lines, so each run looks at its own.
     """
     if is_wide(data) or strip_utf8_bom(data) is not data:
         return None
@@ -1022,30 +1023,33 @@ def jsonl_runs(
         size = run_bytes if len(data) - cuts[-1] > 2 * run_bytes else last
         end = data.find(b"\n", cuts[-1] + max(size, 1) - 1)
         cuts.append(len(data) if end < 0 else end + 1)
-    # Blank lines hold no item: counted so that each run knows its first item's index.
-    blanks = [0] if _BLANK_FIRST.match(data) else []
-    blanks += [m.start() + 1 for m in _BLANK_LINE.finditer(data)]
-    runs = []
-    lines = items = blank = 0
-    for start, stop in itertools.pairwise(cuts):
-        runs.append((start, stop, lines, items))
-        count = data.count(b"\n", start, stop)
-        lines += count
-        while blank < len(blanks) and blanks[blank] < stop:
-            blank, count = blank + 1, count - 1
-        items += count
-    return JsonlRuns(data, path, tuple(runs))
+    return JsonlRuns(data, path, tuple(itertools.pairwise(cuts)))
 
 
-def load_jsonl_run(runs: JsonlRuns, number: int) -> Transcript | None:
-    """Load one run of a JSON Lines file (`jsonl_runs`), or None when a record of it is not a
-    bare item (a request, a response, a stream event: the whole file is then read as usual).
+def run_lines(runs: JsonlRuns, number: int) -> tuple[int, int]:
+    """The lines of run `number` (its newlines) and the items they hold (those not blank):
+    summed over the runs before a run, where its lines and items are numbered from."""
+    start, stop = runs.runs[number]
+    data = runs.data
+    lines = data.count(b"\n", start, stop)
+    # A run begins at a line start and ends after a newline (or at the end of the file), so
+    # its blank lines are its first if blank and those after its newlines but its last.
+    blank = 1 if _BLANK_FIRST.match(data, start, stop) else 0
+    blank += sum(1 for _ in _BLANK_LINE.finditer(data, start, stop))
+    return lines, lines - blank
+
+
+def load_jsonl_run(runs: JsonlRuns, number: int, before: tuple[int, int]) -> Transcript | None:
+    """Load one run of a JSON Lines file (`jsonl_runs`), given the lines and items `before`
+    it (`run_lines` of each run before), or None when a record of it is not a bare item (a
+    request, a response, a stream event: the whole file is then read as usual).
 
     Its items, group and format are those the whole file's load gives them: every record a
     bare item, the file is one group of them, begun by the first run with an item (a run of
     blank lines has no group).
     """
-    start, stop, lines, items = runs.runs[number]
+    start, stop = runs.runs[number]
+    lines, items = before
     data = runs.data[start:stop]
     risks = _lean.Risks(data)
     # A line that sends the whole file the plain way, or a lone CR (the file is then split
