@@ -621,8 +621,8 @@ class _RunGate:
             makers.add(done.pid)
             told = [shared.setdefault(key, ItemVerdict(*key)) for key in done.table]
             verdicts.extend([told[code] for code in done.codes])
-            for word, count in done.tally.items():
-                tally[word] = tally.get(word, 0) + count
+            for word, times in done.tally.items():
+                tally[word] = tally.get(word, 0) + times
             if found is None and done.group is not None:
                 # The file's group is the one its first item began (in the first run with
                 # items).

@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import pickle
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -979,3 +980,45 @@ def test_telling_a_log_of_bare_items_from_a_session_imports_no_session_format(tm
         [sys.executable, "-c", code, str(log)], capture_output=True, text=True, check=True
     )
     assert told.stdout.split() == ["False", "False"]
+
+
+def test_while_a_worker_is_held_in_a_run_this_process_makes_every_other_run(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # The gate's process keeps taking the next run nobody began for as long as it waits for a
+    # worker's run, whatever it has joined meanwhile: the worker is held in its first run until
+    # this process has made the file's last run (or, in a broken build, for a bound).
+    log = tmp_path / "log.jsonl"
+    synthetic.write_jsonl(log, 400)
+    here = os.getpid()
+    held, release = os.pipe()
+    made_here: list[int] = []
+    original = parallel._gate_run
+
+    def spy(number):
+        if os.getpid() != here:
+            if not made_there:
+                select.select([held], [], [], 60)  # a bound for a broken build, not a measure
+            made_there.append(number)
+            return original(number)
+        made_here.append(number)
+        made = original(number)
+        if number == len(parallel._SHARED["runs"].runs) - 1:
+            os.write(release, b"x")
+        return made
+
+    made_there: list[int] = []  # in the worker: what it made (its own copy after the fork)
+    monkeypatch.setattr(parallel, "_gate_run", spy)
+    try:
+        alone = _gate(str(log), "--tools", str(tools_file), "--jobs", "1")
+        made_here.clear()
+        assert _gate(str(log), "--tools", str(tools_file), "--jobs", "2") == alone
+    finally:
+        os.close(held)
+        os.close(release)
+    (gated,) = by_runs
+    assert gated is not None
+    runs = len(gated.rows.sizes)
+    assert runs >= 8
+    # Every run but the one the worker was held in was made here.
+    assert len(made_here) == runs - 1 and len(set(made_here)) == runs - 1
