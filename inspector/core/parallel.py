@@ -15,7 +15,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
-import itertools
 import os
 import pickle
 import signal
@@ -34,8 +33,6 @@ from inspector.core.gate import (
     RunFindings,
     ToolSet,
     Verdict,
-    facts_findings,
-    facts_of,
     gate_transcript,
     item_facts,
     item_verdicts,
@@ -777,23 +774,6 @@ def _read_at(handle: int, length: int, offset: int) -> bytes:
         length -= len(piece)
         offset += len(piece)
     return b"".join(pieces)
-
-
-def file_gate(
-    head: Transcript,
-    verdicts: list[ItemVerdict],
-    facts: Iterable[bytes],
-    toolset: ToolSet,
-    rows: RowParts,
-    makers: Iterable[int],
-) -> FileGate:
-    """A file gated by runs, from every item's verdict and the runs' facts (pickled, in
-    order): `head` is its one group, without items."""
-    # Sent as plain tuples, made facts again here without a Python call each.
-    every = map(facts_of, itertools.chain.from_iterable(map(pickle.loads, facts)))
-    findings = facts_findings(head, verdicts, toolset, every, range(len(verdicts)))
-    result = GateResult(head, tuple(verdicts), tuple(findings), toolset)
-    return FileGate(result, rows, frozenset(makers))
 
 
 def _claim(number: int) -> bool:
