@@ -18,7 +18,7 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
-from inspector import headroom
+from inspector import headroom, heap
 from inspector.commands import SUBCOMMANDS  # not the CLI: a window's start needs none of it
 
 _EXIT_UNREADABLE = 2
@@ -73,7 +73,9 @@ def _reason(exc: OSError) -> str:
 
 def run_command(args: list[str]) -> None:
     """Run one CLI command and end the process with its exit status."""
-    headroom.guard()
+    # Under an address-space cap the heap's padding would count against it: glibc's defaults.
+    if not headroom.guard():
+        heap.keep_freed_memory()
     try:
         from inspector.cli import run
     except MemoryError:
