@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parents[1]), str(HERE)]
 
 import synthetic  # noqa: E402
-from measure import ROOT, Measured, run_measured  # noqa: E402
+from measure import Measured, run_measured, write_bytecode  # noqa: E402
 
 if TYPE_CHECKING:
     from inspector.gui.qt_main_window import MainWindow
@@ -275,10 +275,7 @@ def cold_runs(runs: int, kinds: tuple[str, ...] = ("app", "bare")) -> dict[str, 
     interpreter's own files), and the kinds are interleaved, their order turned round every
     run, so that a machine speeding up or slowing down weighs on both alike.
     """
-    import compileall  # here: the children, this file too, import nothing they do not time
-
-    for folder in (ROOT / "inspector", HERE):
-        compileall.compile_dir(folder, quiet=1)
+    write_bytecode()
     for kind in kinds:
         run_child("cold", kind)
     times: dict[str, list[float]] = {kind: [] for kind in kinds}

@@ -45,7 +45,7 @@ sys.path[:0] = [str(HERE.parents[1]), str(HERE)]
 import bench_gui  # noqa: E402
 import bench_stream  # noqa: E402
 import synthetic  # noqa: E402
-from measure import Measured, run_measured  # noqa: E402
+from measure import Measured, run_measured, write_bytecode  # noqa: E402
 
 from inspector.core.parallel import POOL_MIN_BYTES  # noqa: E402
 
@@ -396,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     if only - set(GROUPS):
         parser.error(f"groups are: {', '.join(GROUPS)}")
     sizes = QUICK if args.quick else FULL
+    write_bytecode()  # every command runs as an installed package's would
     started = time.perf_counter()
     load_before = os.getloadavg()
     print(

@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parents[1]), str(HERE)]
 
 import synthetic  # noqa: E402
-from measure import Measured, run_measured  # noqa: E402
+from measure import Measured, run_measured, write_bytecode  # noqa: E402
 
 SAMPLES = HERE.parents[1] / "samples" / "sessions"
 SOURCES = {
@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child_window(args.child)))
         return 0
+    write_bytecode()  # every command runs as an installed package's would
     size = int((5.0 if args.quick else args.size) * 1e6)
     runs = 1 if args.quick else args.runs
     print(f"{'figure':58} {'measured':>9}  {'target':>8}  met  detail")
