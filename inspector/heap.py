@@ -37,7 +37,9 @@ def keep_freed_memory() -> bool:
     except (OSError, AttributeError):  # musl and other C libraries have no mallopt
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    return all(
+    # Every parameter is set even when one is refused: a list, not a short-circuiting generator.
+    done = [
         mallopt(param, value) == 1
         for param, value in ((M_MMAP_THRESHOLD, KEEP), (M_TRIM_THRESHOLD, KEEP), (M_TOP_PAD, PAD))
-    )
+    ]
+    return all(done)
