@@ -109,6 +109,7 @@ class TaskRunner(QObject):
         self._pool = QThreadPool.globalInstance()
         self._channels: dict[str, _Running] = {}
         self._alive: set[_Task] = set()
+        self._closed = False
 
     def generation(self, channel: str) -> int:
         """The current generation of a channel."""
@@ -132,8 +133,12 @@ class TaskRunner(QObject):
         """Run `work` for a channel; only the newest generation's outcome reaches the callbacks.
 
         `cancel` (an event the work watches) is set when the work is superseded or cancelled.
+        Once `stop_all` has run (the window is closing) nothing starts: a timer that fires
+        between the close and the window's deletion would otherwise finish into deleted widgets.
         """
         self.cancel(channel, notify=False)
+        if self._closed:
+            return self.generation(channel)
         generation = self.generation(channel) + 1
         if self.synchronous:
             self._channels[channel] = _Running(generation, None, None)
@@ -194,8 +199,9 @@ class TaskRunner(QObject):
         """Cancel every channel's work and wait (bounded) until the workers have let go of it.
 
         Work checks its cancel flag between records, so this is quick; it keeps work from
-        outliving the window at shutdown.
+        outliving the window at shutdown. The runner starts nothing afterwards.
         """
+        self._closed = True
         for channel in list(self._channels):
             self.cancel(channel, notify=False)
         return self.wait(msecs)

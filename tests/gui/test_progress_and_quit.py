@@ -14,6 +14,7 @@ from PySide6.QtCore import QMessageLogContext, QtMsgType
 
 from inspector.core.model import Cancelled
 from inspector.gui import qt_app, qt_session
+from inspector.gui.qt_workers import TaskRunner
 from tests.conftest import REPO
 
 PROFILE_TOOL = {
@@ -169,3 +170,44 @@ def test_the_qt_message_handler_drops_only_the_known_harmless_messages(capfd):
     assert capfd.readouterr().err == ""
     qt_app.qt_message(QtMsgType.QtWarningMsg, context, "QPainter::begin: something real")
     assert "QPainter::begin: something real" in capfd.readouterr().err
+
+
+def test_a_closed_runner_starts_nothing(qtbot):
+    runner = TaskRunner()
+    ran: list[str] = []
+    runner.stop_all()
+    runner.start("filter", lambda _report: ran.append("work"), ran.append, ran.append)
+    runner.wait()
+    qtbot.wait(20)
+    assert ran == [] and not runner.busy("filter")
+
+
+def test_a_filter_typed_just_before_closing_runs_no_work_into_the_closed_window(
+    make_window, qtbot, tmp_path, monkeypatch
+):
+    # The pane's filter timer fires after the close, before the window is deleted: the match
+    # it asks for must not start, or it finishes into the deleted status bar.
+    monkeypatch.setattr(qt_session, "ASYNC_FILTER_ITEMS", 0)
+    path = tmp_path / "calls.jsonl"
+    _big_jsonl(path, lines=50)
+    window = make_window(synchronous=False)
+    window.open_file("left", str(path))
+    qtbot.waitUntil(lambda: not window.runner.busy("left"), timeout=60_000)
+    started: list[str] = []
+    ran: list[str] = []
+    real_start = window.runner.start
+
+    def start(channel, work, *args, **kwargs):
+        started.append(channel)
+        return real_start(
+            channel, lambda report: (ran.append(channel), work(report))[1], *args, **kwargs
+        )
+
+    monkeypatch.setattr(window.runner, "start", start)
+    pane = window.panes["left"]
+    qtbot.keyClicks(pane.filter_edit, "profile")
+    window.close()
+    qtbot.waitUntil(lambda: "filter" in started, timeout=10_000)  # the timer fired after the close…
+    window.runner.wait()
+    qtbot.wait(20)
+    assert ran == [] and not window.runner.busy("filter")  # …and started nothing
