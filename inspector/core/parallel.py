@@ -159,12 +159,14 @@ class Forks:
         from concurrent.futures import ProcessPoolExecutor
 
         self.pool = ProcessPoolExecutor(
-            max(processes, 1), mp_context=multiprocessing.get_context("fork"), initializer=_init
+            max(processes, 1),
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=init_worker,
         )
         # The workers are forked as the first tasks are submitted. Until each has set its own
-        # handlers (`_init`), the signals this process turns into exceptions are held back, so
+        # handlers (`init_worker`), the signals this process turns into exceptions are held back, so
         # a worker never runs them (a traceback, where only this process should answer).
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
         try:
             try:
                 self.futures = [self.pool.submit(task, *call) for call in calls]
@@ -224,15 +226,16 @@ class _Workers(Forks):
 
 
 #: Signals held back while workers are forked.
-_HELD = {signal.SIGINT, signal.SIGTERM}
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
-def _init() -> None:
+def init_worker() -> None:
+    """Set a forked worker's signals: Ctrl-C is the parent's to act on, SIGTERM just ends it."""
     # Ctrl-C reaches the whole process group: the parent stops, the workers only end quietly;
     # terminated by the parent, a worker just ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)
 
 
 #: A verdict as a worker sends it back: ok by its tool name, or any verdict without its
@@ -503,7 +506,7 @@ class _RunGate:
         self.runs, self.toolset = runs, toolset
         count = len(runs.runs)
         # Closed by RowParts once read, or here when the gate fails.
-        self.files = [_rows_file(number) for number in range(count)]
+        self.files = [rows_file(number) for number in range(count)]
         context = multiprocessing.get_context("fork")
         # Which runs a process has begun: each is made once, by whichever claims it first.
         self.claims = context.Array("b", count)
@@ -531,9 +534,9 @@ class _RunGate:
         self.live: list[Any] = []
         self.said, told = os.pipe()
         try:
-            # Until each worker has set its own handlers (`_init`), the signals this process
+            # Until each worker has set its own handlers (`init_worker`), the signals this process
             # turns into exceptions are held back, so a worker never runs them.
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
             try:
                 for _ in range(min(jobs - 1, count - self.mine)):
                     worker = context.Process(target=_worker_runs, args=(told, self.mine, count))
@@ -671,12 +674,12 @@ class _RunGate:
                 if ended.exitcode:  # killed, out of memory: the runs it began are not made
                     return False
                 self.live.remove(ended)
-        while len(self.heard) >= _WORD.size:
-            number, size, length = _WORD.unpack_from(self.heard)
-            del self.heard[: _WORD.size]
+        while len(self.heard) >= RUN_WORD.size:
+            number, size, length = RUN_WORD.unpack_from(self.heard)
+            del self.heard[: RUN_WORD.size]
             if size < 0:
                 return False  # not a run of bare items, or it failed: the usual way decides
-            sent = pickle.loads(_read_at(self.files[number].fileno(), length, size))
+            sent = pickle.loads(read_at(self.files[number].fileno(), length, size))
             if not isinstance(sent, GatedRun):
                 return False
             self.done[number] = sent
@@ -706,7 +709,7 @@ class _RunGate:
 MEMORY_RUNS = 64
 
 
-def _rows_file(number: int) -> Any:
+def rows_file(number: int) -> Any:
     """A temporary file for the rows of run `number`: in memory (`os.memfd_create`) for the
     first MEMORY_RUNS runs, else on disk.
 
@@ -726,7 +729,7 @@ def _rows_file(number: int) -> Any:
 #: A worker's word for a run: its number, the size of its rows (-1: not made) and of what it
 #: sends back of the run, written after them in the run's file. Shorter than PIPE_BUF, so
 #: the words of several workers on one pipe never interleave.
-_WORD = struct.Struct("<iqq")
+RUN_WORD = struct.Struct("<iqq")
 #: Bytes of words read from the pipe at a time.
 _HEARD = 1 << 16
 
@@ -734,7 +737,7 @@ _HEARD = 1 << 16
 def _worker_runs(told: int, first: int, count: int) -> None:
     """A worker's life: the next run no process has begun, from `first` on, until none is left,
     each said on `told` once made. Any error is this process's to give, in the usual way."""
-    _init()
+    init_worker()
     for number in range(first, count):
         if _claim(number):
             os.write(told, _made(number))
@@ -746,14 +749,14 @@ def _made(number: int) -> bytes:
         made = _gate_run(number)
         if made is not None:
             sent = pickle.dumps(made, pickle.HIGHEST_PROTOCOL)
-            _write_at(_SHARED["files"][number], sent, made.size)
-            return _WORD.pack(number, made.size, len(sent))
+            write_at(_SHARED["files"][number], sent, made.size)
+            return RUN_WORD.pack(number, made.size, len(sent))
     except Exception:
         pass
-    return _WORD.pack(number, -1, 0)
+    return RUN_WORD.pack(number, -1, 0)
 
 
-def _write_at(handle: int, data: bytes, offset: int) -> int:
+def write_at(handle: int, data: bytes, offset: int) -> int:
     """Write all of `data` at `offset` of a file; the offset after it."""
     view = memoryview(data)
     while view:
@@ -763,7 +766,7 @@ def _write_at(handle: int, data: bytes, offset: int) -> int:
     return offset
 
 
-def _read_at(handle: int, length: int, offset: int) -> bytes:
+def read_at(handle: int, length: int, offset: int) -> bytes:
     """`length` bytes at `offset` of a file."""
     pieces = []
     while length:
@@ -862,7 +865,7 @@ def gated_run(
         os.ftruncate(handle, 0)
         size = 0
         for piece in shared["encode"](result):
-            size = _write_at(handle, piece, size)
+            size = write_at(handle, piece, size)
         distinct, codes = _tabled(made, _word_and_detail)
         table = [_word_and_detail(verdict) for verdict in distinct]
         found = run_findings(transcript.items, made) if findings else None
