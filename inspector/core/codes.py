@@ -150,7 +150,7 @@ finding   response_status_unknown                 error          a response stat
 finding   non_portable_type                       warning        an unprefixed type outside the Open Responses core: vendor-specific
 finding   tool_override                           info           a tool from --tools replaces the transcript's own definition
 finding   corrupt_line                            warning        a session-file line that is not a JSON record: skipped, the rest loads
-finding   several_conversations                   info           the file holds several conversations, each gated on its own
+finding   several_conversations                   info           the file holds several conversations, each a transcript of its own
 finding   subagent_conversation                   info           a subagent's conversation, and the call that spawned it
 finding   content_not_captured                    warning        the source recorded no content (capture off, or a log without samples)
 finding   compacted_history                       info           Codex compacted the history: its replacement history is not counted again

@@ -268,11 +268,13 @@ def not_captured(
 
 
 def several_note(path: str | None, ids: Sequence[str]) -> Note:
-    """The note that a file holds several conversations, each reported on its own."""
+    """The note that a file holds several conversations, each a transcript of its own."""
     shown = ", ".join(ids[:8]) + (f", … ({len(ids)} in all)" if len(ids) > 8 else "")
+    # Shown by `gate` (which reports every conversation) and by `diff`, `report` and the window
+    # (which take one at a time): the text must be true in each.
     return Note(
         "several_conversations",
         Severity.INFO,
-        f"{path or '<input>'} holds {len(ids)} conversations ({shown}); each is gated on its "
-        "own (pick one with --conversation ID)",
+        f"{path or '<input>'} holds {len(ids)} conversations ({shown}), each a transcript of "
+        "its own: choose one with --conversation ID or the window's conversation picker",
     )
