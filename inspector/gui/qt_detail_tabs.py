@@ -26,7 +26,7 @@ from inspector.gui.status import plural
 if TYPE_CHECKING:
     from inspector.core.diff import DiffResult
     from inspector.core.gate import GateResult
-    from inspector.core.model import Tool
+    from inspector.core.model import Derivation, Item, Tool
     from inspector.gui.alignment import Alignment
     from inspector.gui.qt_changes import ChangesPanel
     from inspector.gui.qt_diff import DiffPanel
@@ -270,8 +270,11 @@ class DetailTabs(QTabWidget):
         verdict = result.verdicts[item]
         self.item_panel.show_item(core_item, verdict, pointer)
         toolset = result.toolset
+        derived = _derived_arguments(core_item)
         self._tell(
-            Tab.ARGUMENTS, "item", lambda panel: panel.set_item(core_item.raw, verdict, toolset)
+            Tab.ARGUMENTS,
+            "item",
+            lambda panel: panel.set_item(core_item.raw, verdict, toolset, derived),
         )
         if side is not None:
             pair = alignment.pair_of(side, item) if alignment is not None else None
@@ -291,8 +294,10 @@ class DetailTabs(QTabWidget):
         """Open a pasted item (Scratch's) in the Arguments tab."""
         result = self.scratch_panel.result
         if result is not None and 0 <= item < len(result.verdicts):
-            raw = result.transcript.items[item].raw
-            self.arguments_panel.set_item(raw, result.verdicts[item], result.toolset)
+            shown = result.transcript.items[item]
+            self.arguments_panel.set_item(
+                shown.raw, result.verdicts[item], result.toolset, _derived_arguments(shown)
+            )
             self.setCurrentIndex(Tab.ARGUMENTS)
 
     def paste(self, text: str | None = None) -> str | None:
@@ -342,3 +347,10 @@ class DetailTabs(QTabWidget):
             return "Pasted arguments belong to no item: copy them as a string instead"
         QGuiApplication.clipboard().setText(text)
         return None
+
+
+def _derived_arguments(item: Item) -> Derivation | None:
+    """How a converted item's arguments were made, when the source held no text of them."""
+    if item.conversion is None:
+        return None
+    return next((d for d in item.conversion.derived if d.field == "arguments"), None)

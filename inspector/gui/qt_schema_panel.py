@@ -37,7 +37,7 @@ from inspector.core.gate import (
     check_arguments,
 )
 from inspector.core.jsonio import load_json, parse_arguments
-from inspector.core.model import ArgumentsError, LoadError, Tool
+from inspector.core.model import ArgumentsError, Derivation, LoadError, Tool
 from inspector.core.schema import DEFAULT_BUDGET, SchemaIssue
 from inspector.gui import qt_palette
 from inspector.gui.json_text import (
@@ -52,7 +52,7 @@ from inspector.gui.json_text import (
 from inspector.gui.qt_banner import VerdictBanner
 from inspector.gui.qt_json_view import JsonView
 from inspector.gui.qt_records import PayloadRole, Record, RecordsModel, fit_columns, records_view
-from inspector.gui.qt_text import dim, monospace_font, plain_label, tooltip
+from inspector.gui.qt_text import PlainLabel, dim, monospace_font, plain_label, tooltip
 from inspector.gui.qt_workers import BUSY_DELAY_MS, TaskRunner, debounce
 
 #: Milliseconds between the last keystroke and the re-check.
@@ -64,6 +64,10 @@ EDIT_LIMIT = 100_000
 RAW_LIMIT = 4000
 #: The runner channel of the checks.
 CHANNEL = "arguments"
+#: The caption over an item's arguments as the file holds them, and over arguments serialised
+#: from a source's object.
+RAW_CAPTION = "Raw arguments (the literal string in the file)"
+DERIVED_CAPTION = "Arguments (serialised here: the file holds an object, not the model's text)"
 
 #: What the panel says about pasted arguments with no tool to check them against.
 NO_TOOLS = (
@@ -105,7 +109,7 @@ def _underline() -> QColor:
     return qt_palette.severity_swatch("error").foreground.color()
 
 
-def _section(text: str, parent: QWidget) -> QWidget:
+def _section(text: str, parent: QWidget) -> PlainLabel:
     label = plain_label(text, parent)
     font = label.font()
     font.setBold(True)
@@ -191,7 +195,9 @@ class ArgumentsPanel(QWidget):
         column = QVBoxLayout(side)
         column.setContentsMargins(0, 0, 4, 0)
         column.setSpacing(3)
-        column.addWidget(_section("Raw arguments (the literal string in the file)", side))
+        self.raw_caption = _section(RAW_CAPTION, side)
+        self.raw_caption.setObjectName("raw-arguments-caption")
+        column.addWidget(self.raw_caption)
         self.raw_view = QLineEdit(side)
         self.raw_view.setReadOnly(True)
         self.raw_view.setFont(monospace_font())
@@ -251,17 +257,25 @@ class ArgumentsPanel(QWidget):
         """Show the panel with nothing to check."""
         self.set_item(None, None, ToolSet())
 
-    def set_item(self, raw: Any, logged: ItemVerdict | None, toolset: ToolSet) -> None:
-        """Check an item's arguments (raw may be any JSON value; None shows an empty editor)."""
+    def set_item(
+        self,
+        raw: Any,
+        logged: ItemVerdict | None,
+        toolset: ToolSet,
+        derived: Derivation | None = None,
+    ) -> None:
+        """Check an item's arguments (raw may be any JSON value; None shows an empty editor);
+        `derived` says how a converted item's arguments were made when the source had no text."""
         if raw is not None and raw is self._raw and toolset is self._toolset:
             return  # the same item shown again (e.g. the diff arrived): keep the user's edits
+        self._show_caption(derived)
         self._raw = raw
         self._logged = logged
         self._toolset = toolset
         self._fixed = None
         arguments = raw.get("arguments") if isinstance(raw, dict) else None
         if isinstance(arguments, str):
-            self.raw_view.setText(preview(arguments, RAW_LIMIT))
+            self._show_raw(preview(arguments, RAW_LIMIT))
             if len(arguments) > EDIT_LIMIT:
                 self._fixed = arguments
                 parsed = logged.parsed if logged is not None else None
@@ -276,7 +290,7 @@ class ArgumentsPanel(QWidget):
                     text = arguments  # shown as written so the fault can be seen and fixed
         elif isinstance(raw, dict) and "arguments" in raw:
             shown = display(arguments)
-            self.raw_view.setText(elide(shown.text.replace("\n", " "), RAW_LIMIT))
+            self._show_raw(elide(shown.text.replace("\n", " "), RAW_LIMIT))
             text = shown.text
             if not shown.complete or len(text) > EDIT_LIMIT:
                 self._fixed = _Value(arguments)
@@ -289,10 +303,25 @@ class ArgumentsPanel(QWidget):
         self._show_note()
         self.recheck()
 
+    def _show_raw(self, text: str) -> None:
+        self.raw_view.setText(text)
+        self.raw_view.setCursorPosition(0)  # a long literal reads from its start, not its end
+
+    def _show_caption(self, derived: Derivation | None) -> None:
+        # A source that stored the arguments as an object (Claude Code, OTel, Inspect, a
+        # converted API) has no literal string: the one shown was serialised here.
+        if derived is None:
+            self.raw_caption.setText(RAW_CAPTION)
+            self.raw_caption.setToolTip("")
+        else:
+            self.raw_caption.setText(DERIVED_CAPTION)
+            self.raw_caption.setToolTip(tooltip(f"Arguments {derived.how}: {derived.detail}"))
+
     def set_bare_arguments(self, text: str, toolset: ToolSet, tool: str | None = None) -> None:
         """Check a pasted arguments object against a tool: `tool`, else the one chosen before,
         else the only one known (with several, the user picks)."""
         current = self._tool_name()
+        self._show_caption(None)
         self._raw = None
         self._logged = None
         self._toolset = toolset

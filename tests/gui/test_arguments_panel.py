@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from inspector.core.gate import Verdict
 from inspector.gui.qt_main_window import Tab
-from inspector.gui.qt_schema_panel import CHECK_DELAY_MS
+from inspector.gui.qt_schema_panel import CHECK_DELAY_MS, DERIVED_CAPTION, RAW_CAPTION
+from tests.conftest import REPO
 from tests.gui.conftest import ARTICLE, REGION_TOOLS, digest
 
 
@@ -117,3 +118,29 @@ def test_edits_survive_the_same_item_being_shown_again(pair_window, qtbot):
     window.select("left", 3)
     window.select("left", 7)  # another item in between: the file's arguments come back
     assert '"global"' in panel.editor.toPlainText()
+
+
+def test_arguments_a_source_stored_as_an_object_are_not_called_the_files_literal(window):
+    # The OTel span holds {"location": "Paris"} as an object: the string shown was serialised.
+    window.open_file("left", str(REPO / "samples/sessions/otel/tool-calls-spans.json"))
+    calls = [
+        i
+        for i, item in enumerate(window.results["left"].transcript.items)
+        if item.raw.get("type") == "function_call"
+    ]
+    window.select("left", calls[0])
+    panel = window.arguments_panel
+    assert panel.raw_caption.text() == DERIVED_CAPTION
+    assert "arguments as an object" in panel.raw_caption.toolTip()
+    window.open_file("left", str(ARTICLE))  # an Open Responses file: the literal string
+    window.select("left", 3)
+    assert panel.raw_caption.text() == RAW_CAPTION and panel.raw_caption.toolTip() == ""
+
+
+def test_long_raw_arguments_are_shown_from_their_start(window):
+    window.open_file("left", str(REPO / "samples/sessions/claude_code/v1.0.98-session.jsonl"))
+    items = window.results["left"].transcript.items
+    call = next(i for i, item in enumerate(items) if item.raw.get("name") == "TodoWrite")
+    window.select("left", call)
+    panel = window.arguments_panel
+    assert len(panel.raw_view.text()) > 200 and panel.raw_view.cursorPosition() == 0
