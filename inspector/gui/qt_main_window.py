@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         pane.files_dropped.connect(lambda paths: self._dropped(side, paths))
         pane.cancel_requested.connect(lambda: self.cancel_load(side))
         pane.conversation_picked.connect(lambda i: self.session.pick_conversation(side, i))
+        pane.conversations_listed.connect(self.link.level_conversation_rows)
         pane.current_changed.connect(lambda item, pointer: self._pane_current(side, item, pointer))
         pane.filter_changed.connect(self.refilter)
         pane.columns_menu_requested.connect(self.link.show_columns_menu)
@@ -450,9 +451,7 @@ class MainWindow(QMainWindow):
 
     def refilter(self) -> None:
         """Apply each pane's filter; in aligned mode a pair shows when either side matches.
-
-        Matching a large transcript runs on a worker (the Session's); a newer filter wins.
-        """
+        Matching a large transcript runs on a worker (the Session's); a newer filter wins."""
         self.link.refilter(self.session.match, self.statusBar().clearMessage)
 
     def focus_filter(self) -> None:

@@ -307,6 +307,8 @@ class TranscriptPane(QFrame):
     columns_fitted = Signal()
     #: The user picked another conversation of the file (its position in the file).
     conversation_picked = Signal(int)
+    #: The file's conversations were listed again (the window levels both panes' rows).
+    conversations_listed = Signal()
 
     def __init__(self, side: str, parent: QWidget | None = None, *, complete: bool = True) -> None:
         super().__init__(parent)
@@ -323,6 +325,7 @@ class TranscriptPane(QFrame):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         layout.addWidget(self._build_header())
+        layout.addWidget(self._build_conversation_row())
         layout.addWidget(self._build_filter_row())
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self._build_empty_page())
@@ -379,19 +382,39 @@ class TranscriptPane(QFrame):
             )
         self.verdict_combo.currentIndexChanged.connect(lambda _i: self.filter_changed.emit())
         self.verdict_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        # A file of several conversations (a trace, an eval log, a capture) picks one here.
-        self.conversation_combo = QComboBox(box)
-        self.conversation_combo.setObjectName("conversation-picker")
-        self.conversation_combo.setToolTip(tooltip("The conversation of the file shown here"))
-        self.conversation_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.conversation_combo.setMaximumWidth(320)
-        self.conversation_combo.activated.connect(self.conversation_picked.emit)
-        self.conversation_combo.hide()
-        row.addWidget(self.conversation_combo)
         row.addWidget(self.filter_edit, 1)
         row.addWidget(self.match_label)
         row.addWidget(self.verdict_combo)
         self.filter_row = box
+        return box
+
+    def _build_conversation_row(self) -> QWidget:
+        # A file of several conversations (a trace, an eval log, a capture) picks one here, on
+        # a row of its own: beside the filter, a trace id left the filter no room at 1100 px.
+        box = QWidget(self)
+        box.setObjectName("conversation-row")
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        caption = plain_label("Conversation", box)
+        dim(caption)
+        row.addWidget(caption)
+        self.conversation_combo = QComboBox(box)
+        self.conversation_combo.setObjectName("conversation-picker")
+        self.conversation_combo.setToolTip(tooltip("The conversation of the file shown here"))
+        self.conversation_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.conversation_combo.activated.connect(self.conversation_picked.emit)
+        row.addWidget(self.conversation_combo)
+        # Shown when only the other pane's file has several: the rows stay level across panes.
+        self.conversation_note = plain_label("", box)
+        self.conversation_note.setObjectName("conversation-note")
+        dim(self.conversation_note)
+        row.addWidget(self.conversation_note)
+        row.addStretch(1)
+        # As tall with the note as with the picker, or the other pane's rows sit lower.
+        box.setMinimumHeight(self.conversation_combo.sizeHint().height())
+        box.hide()
+        self.conversation_row = box
         return box
 
     def _build_empty_page(self) -> QWidget:
@@ -569,6 +592,7 @@ class TranscriptPane(QFrame):
         self._set_header("No file", "", None)
         self.stack.setCurrentIndex(_Page.EMPTY)
         self.filter_row.setEnabled(False)
+        self.set_conversations((), 0)
 
     def show_loading(self, path: str) -> None:
         """Show the busy page for a file being read (its name in the header meanwhile)."""
@@ -600,6 +624,7 @@ class TranscriptPane(QFrame):
         self.error_message.setText(error.message)
         self.stack.setCurrentIndex(_Page.ERROR)
         self.filter_row.setEnabled(False)
+        self.set_conversations((), 0)
 
     def show_result(
         self,
@@ -633,7 +658,20 @@ class TranscriptPane(QFrame):
         combo.addItems(list(labels))
         combo.setCurrentIndex(picked if 0 <= picked < len(labels) else 0)
         combo.blockSignals(False)
-        combo.setVisible(len(labels) > 1)
+        self.show_conversation_row(self.conversation_row.isVisibleTo(self))
+        self.conversations_listed.emit()
+
+    def several_conversations(self) -> bool:
+        """Whether the file shown holds several conversations (the picker lists them)."""
+        return self.conversation_combo.count() > 1
+
+    def show_conversation_row(self, on: bool) -> None:
+        """Show the conversation row (when this pane's file or the other's has several)."""
+        several = self.several_conversations()
+        self.conversation_combo.setVisible(several)
+        one = self.path is not None and self.model.result is not None
+        self.conversation_note.setText("" if several or not one else "one conversation")
+        self.conversation_row.setVisible(on or several)
 
     def _near_last_rows(self, exposed: int) -> bool:
         """Whether the tree shows rows within two pages of the last of `exposed` rows."""

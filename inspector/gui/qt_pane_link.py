@@ -172,6 +172,13 @@ class PaneLink(QObject):
             self.panes[found.side].select_item(found.item)
             self.panes[found.side].tree.setFocus()
 
+    def level_conversation_rows(self) -> None:
+        """Show the conversation row in both panes when either file has several, so the
+        trees' rows stay level side by side."""
+        on = any(pane.several_conversations() for pane in self.panes.values())
+        for pane in self.panes.values():
+            pane.show_conversation_row(on)
+
     # ---- filters ----------------------------------------------------------------------------
 
     def refilter(self, match: Matcher, done: Callable[[], None]) -> None:
