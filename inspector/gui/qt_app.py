@@ -86,7 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="window size for --screenshot (default %(default)s)",
     )
     parser.add_argument(
-        "--select", metavar="ID", help="with --screenshot: the item id to select on the left"
+        "--select",
+        metavar="ID",
+        help="with --screenshot: the item id or call_id to select on the left",
     )
     theme = parser.add_mutually_exclusive_group()
     theme.add_argument("--dark", action="store_true", help="force a dark palette (Fusion style)")
@@ -177,7 +179,9 @@ def _interesting_item(window: MainWindow, select: str | None) -> int | None:
         return None
     items, verdicts = result.transcript.items, result.verdicts
     if select is not None:
-        return next((it.index for it in items if it.id == select), None)
+        return next(
+            (i for i, it in enumerate(items) if select in (it.id, it.raw.get("call_id"))), None
+        )
     for wanted in (Verdict.ARGUMENTS_SCHEMA, Verdict.ARGUMENTS_PARSE):
         found = next((i for i, v in enumerate(verdicts) if v.verdict == wanted), None)
         if found is not None:
@@ -210,6 +214,10 @@ def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str
     window.show()
     window.settle()
     item = _interesting_item(window, select)
+    if select is not None and item is None:
+        window.close()
+        sys.stderr.write(f"replay-inspector: --select {select}: no item on the left has this id\n")
+        return 2
     if item is not None:
         window.select("left", item)
         result = window.results["left"]
