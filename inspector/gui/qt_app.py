@@ -229,6 +229,10 @@ def screenshot(window: MainWindow, path: str, size: tuple[int, int], select: str
             errors.selectRow(0)
         window.left.tree.setFocus()
     window.settle()
+    if item is not None:
+        # The tabs' contents settle the layout last; the tree may have shrunk under its row.
+        window.left.tree.scrollTo(window.left.tree.currentIndex())
+        window.settle()
     ok = save_png(window.grab(), path)
     window.close()
     if not ok:
