@@ -631,9 +631,16 @@ class _Page:
                 for v, n in verdict_counts(side.result)
             )
             blocked = len(side.blocked())
+            # A file of several conversations is reported one at a time: say which.
+            picked = (
+                f'<div class="muted">conversation <code>{self.text(side.conversation)}</code></div>'
+                if side.conversation
+                else ""
+            )
             rows.append(
-                f'<tr><th>{name}</th><td class="path"><code>{self.text(side.path)}</code></td>'
-                f"<td>{self.text(side.format)}</td><td>{count_text(len(side.items), 'item')}, "
+                f'<tr><th>{name}</th><td class="path"><code>{self.text(side.path)}</code>'
+                f"{picked}</td><td>{self.text(side.format)}</td>"
+                f"<td>{count_text(len(side.items), 'item')}, "
                 f'{blocked:,} blocked</td><td class="chips">'
                 f"{chips or '<span class=none>no items</span>'}</td></tr>"
             )

@@ -203,6 +203,8 @@ class _Suites:
         ):
             classname = f"{name}" if len(report.sides) == 2 else "gate"
             properties = {"path": self.clean(side.path), "format": self.clean(side.format)}
+            if side.conversation:
+                properties["conversation"] = self.clean(side.conversation)
             suite = self.suite(f"{name}: {self.clean(side.path)}", properties)
             self.items(side, classname, suite, deciding)
             self.findings(side.result.findings, f"{classname}.findings", suite, deciding)
@@ -262,7 +264,9 @@ class _Suites:
 def decision_text(report: ReportInput, clean: Cleaner) -> str:
     """The decision and its reasons on one line."""
     decision = report.decision
-    lines = [decision.headline, *decision.reason_lines(), *decision.warning_lines()]
+    # The headline already says its first reason: on one line it is not said twice.
+    said = [line for line in decision.reason_lines() if line not in decision.headline]
+    lines = [decision.headline, *said, *decision.warning_lines()]
     return clean("; ".join(lines), MESSAGE * 4)
 
 

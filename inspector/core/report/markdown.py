@@ -138,7 +138,10 @@ class _Summary:
         if decision.note or decision.suggestion:
             lines.append("")
         for name, side in self.names:
-            lines.append(f"- {name}: {self.code(side.path, False)} ({escape(side.format)})")
+            picked = (
+                f", conversation {self.code(side.conversation, False)}" if side.conversation else ""
+            )
+            lines.append(f"- {name}: {self.code(side.path, False)} ({escape(side.format)}{picked})")
         lines.extend(f"- {name}: {self.code(value, False)}" for name, value in report.settings())
         for title, listed in (
             ("Reasons", decision.reason_lines()),

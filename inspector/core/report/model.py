@@ -51,6 +51,11 @@ class ReportSide:
         return self.result.transcript.format
 
     @property
+    def conversation(self) -> str | None:
+        """The conversation of the file this side shows, when its source names one."""
+        return self.result.transcript.conversation
+
+    @property
     def items(self) -> tuple[Item, ...]:
         """The transcript's items."""
         return self.result.transcript.items
