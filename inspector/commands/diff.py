@@ -181,8 +181,9 @@ def render_text(
         ("right:", right_path, diff.right),
     ):
         transcript: Transcript = result.transcript
+        picked = f" [{safe_text(transcript.conversation)}]" if transcript.conversation else ""
         lines.append(
-            f"{side} {style(safe_text(path), '1')}  "
+            f"{side} {style(safe_text(path), '1')}{picked}  "
             f"({transcript.format}, {len(transcript.items)} items)"
         )
     lines.append(f"mode:  {style(str(diff.mode), '1')} ({diff.mode.description})")

@@ -76,7 +76,14 @@ def test_diff_given_twice_picks_left_then_right():
         str(HAR),
     )
     first, second = load_conversations(HAR)
-    assert pair_count(json.loads(out)) == (len(first.items), len(second.items))
+    document = json.loads(out)
+    assert pair_count(document) == (len(first.items), len(second.items))
+    # Each side names the conversation it shows, in the JSON and in the text.
+    assert (document["left_conversation"], document["right_conversation"]) == ("entry 0", "entry 1")
+    _, text, _ = cli(
+        "diff", "--conversation", "entry 0", "--conversation", "entry 1", str(HAR), str(HAR)
+    )
+    assert f"{HAR} [entry 0]" in text.splitlines()[0] and f"{HAR} [entry 1]" in text.splitlines()[1]
 
 
 def test_one_id_applies_only_to_the_file_that_names_its_conversations():

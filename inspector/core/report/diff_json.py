@@ -25,9 +25,16 @@ def diff_document(
     if decision is None:
         decision = decide_pair(result, names=(left_path, right_path))
     pairs = (pair_row(result, pair) for pair in result.pairs)
+    # The conversation each side shows, when its file names one (a file may hold several).
+    picked = {
+        f"{name}_conversation": side.transcript.conversation
+        for name, side in (("left", result.left), ("right", result.right))
+        if side.transcript.conversation is not None
+    }
     return {
         "left": left_path,
         "right": right_path,
+        **picked,
         "pairs": Streamed(pairs) if streamed else list(pairs),
         "replay_safe": decision.replay_safe,
         "reasons": decision.reason_lines(),
