@@ -112,10 +112,15 @@ LEAN_ITEM_LIMIT = 1 << 20
 # Digits → "0" and "E" → "e", so a substring search finds a number's shape (as
 # jsonio.has_long_digits does).
 _SHAPES = bytes.maketrans(b"123456789E", b"000000000e")
+#: Deleted as the shapes are made, so that one search finds both exponent forms. Each match
+#: of the bytes with them left in is still a match, and joining digits a "+" kept apart can
+#: only add matches: a file is then read the plain way, or its records checked, for nothing.
+_PLUS = b"+"
 #: A run of 19 digits: an integer orjson may not keep exact.
 _LONG_DIGITS = b"0" * 19
-#: An exponent of three digits or more after a digit: a number that may be beyond a double.
-_BIG_EXPONENTS = (b"0e000", b"0e+000")
+#: An exponent of three digits or more after a digit (`0e000`, `0e+000` with the plus
+#: deleted): a number that may be beyond a double.
+_BIG_EXPONENT = b"0e000"
 #: The deepest nesting orjson reads.
 _ORJSON_DEPTH = 1024
 
@@ -136,10 +141,10 @@ class Risks:
         self.deep = sys.getrecursionlimit() > _ORJSON_DEPTH
         # In windows overlapping by the longest pattern less one, so none is cut in two.
         for start in range(0, max(len(data), 1), _WINDOW):
-            window = data[max(start - 18, 0) : start + _WINDOW].translate(_SHAPES)
+            window = data[max(start - 18, 0) : start + _WINDOW].translate(_SHAPES, _PLUS)
             self.long_digits = self.long_digits or _LONG_DIGITS in window
             if not self.deep:
-                self.deep = _BIG_EXPONENTS[0] in window or _BIG_EXPONENTS[1] in window
+                self.deep = _BIG_EXPONENT in window
             if self.long_digits:
                 break
 
