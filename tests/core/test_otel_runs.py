@@ -435,3 +435,26 @@ def test_a_runs_documents_are_read_back_in_blocks_of_whole_characters(tmp_path, 
     assert all(len(block) <= 7 for block in blocks)
     for block in blocks:
         block.decode("utf-8")  # each whole UTF-8
+
+
+def test_the_verdicts_kept_hold_one_copy_of_each_tool_definitions(tmp_path):
+    # Each conversation parses its own copy of its tool definitions: kept in the verdicts'
+    # keys, one copy a conversation would stay alive, the heap growing run after run.
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 60_000)
+    grouped = _conversations_of(path)
+    parsed = {
+        id(d) for inferences in grouped.values() if (d := _definitions(inferences)) is not None
+    }
+    shapes = traces._Shapes(str(path), lambda name, transcript: ({}, False), 2, ({}, 1.0))
+    with shapes.judging():
+        for cid, inferences in grouped.items():
+            shapes.document(cid, inferences)
+    kept = [key[0] for key in shapes.verdicts if key[0] is not None]
+    assert len(parsed) > len(set(kept)) > 0  # many copies parsed …
+    assert len({id(d) for d in kept}) == len(set(kept))  # … one of each kept
+
+
+def _definitions(inferences: list[otel.Inference]) -> str | None:
+    direct = otel.direct_conversation(inferences)
+    return None if direct is None else direct.definitions
