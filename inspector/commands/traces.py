@@ -46,10 +46,12 @@ if TYPE_CHECKING:
 
 #: A conversation's report: its JSON document, and whether its decision blocks.
 Report = Callable[[str, Transcript], tuple[dict[str, Any], bool]]
-#: Bytes of the file in the smallest run; a file is cut into about four runs a process, so a
-#: process that ends its runs early takes another.
+#: Bytes of the file in the smallest run; a file is cut into about sixteen runs a process, so
+#: a process that ends its runs early takes another, and a run's conversations, held until the
+#: run is written, are a small heap that the next run reuses (four runs a process: some 6k
+#: more page faults on a 100 MB trace).
 RUN_MIN_BYTES = 1 << 20
-RUNS_PER_JOB = 4
+RUNS_PER_JOB = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,26 +212,43 @@ def _gate(
 
 
 def _joined(first: bytes, files: list[Any], sizes: list[int], level: int) -> Iterator[bytes]:
-    """The first document, then each run's, joined as the writer joins a nested array's (a
-    run's documents read whole: whole UTF-8, as the writer needs)."""
+    """The first document, then each run's, joined as the writer joins a nested array's."""
     separator = b",\n" + b"  " * level
     yield first
     for handle, size in zip(files, sizes, strict=True):
         if size:
             yield separator
-            yield _read_all(handle.fileno(), size)
+            yield from _blocks(handle.fileno(), size)
 
 
-def _read_all(handle: int, size: int) -> bytes:
-    """The first `size` bytes of a file."""
-    pieces, done = [], 0
+#: Bytes of a run's documents read at a time: a run read whole would be a fresh buffer of
+#: another size for each run, its pages faulted in each time; a block's are reused.
+_BLOCK = 1 << 20
+
+
+def _blocks(handle: int, size: int) -> Iterator[bytes]:
+    """The first `size` bytes of a file, in blocks of about `_BLOCK` that end between two
+    characters (whole UTF-8, as the writer needs)."""
+    done = 0
     while done < size:
-        piece = os.pread(handle, size - done, done)
-        if not piece:
+        block = os.pread(handle, min(_BLOCK, size - done), done)
+        if not block:
             raise OSError("a run's documents' file ended early")
-        pieces.append(piece)
-        done += len(piece)
-    return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        cut = len(block) if done + len(block) == size else _whole_utf8(block)
+        yield block if cut == len(block) else block[:cut]
+        done += cut
+
+
+def _whole_utf8(block: bytes) -> int:
+    """Where the block's last character that may be cut off begins (its length when it ends
+    with an ASCII byte): a UTF-8 character is at most four bytes, its later ones 0b10xxxxxx."""
+    at = len(block) - 1
+    if block[at] < 0x80:
+        return len(block)
+    stop = max(at - 3, 0)
+    while at > stop and block[at] & 0xC0 == 0x80:
+        at -= 1
+    return at or len(block)
 
 
 def _worker_run(number: int, run: otel.LineRun) -> _Run | None:
@@ -329,6 +348,8 @@ class _Shapes:
         self.tools, self.budget = gating
         self.templates: dict[Any, _Template | None] = {}
         self.toolsets: dict[str | None, Any] = {}
+        #: Each tool definitions met, by itself (`_one_copy`).
+        self.definitions: dict[str, str] = {}
         self.verdicts: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
         #: By tool definitions and name: the tool set a call is judged with (None: not shared).
         self.judged: dict[tuple[str | None, str], Any] = {}
@@ -405,7 +426,7 @@ class _Shapes:
             groups.append((lines.setdefault(line, len(lines)), status, slot))
         ids: dict[str, int] = {}
         items: list[tuple[Any, ...]] = []
-        definitions = direct.definitions
+        definitions = self._one_copy(direct.definitions)
         for group, raw, pointer, derived in direct.items:
             kind = raw["type"]
             marks = tuple([(d.field, d.how, d.detail) for d in derived]) if derived else ()
@@ -429,6 +450,19 @@ class _Shapes:
         except TypeError:  # a role or name that is not a string
             return None
         return key, [v.encode() for v in values], (list(lines), list(ids), list(responses))
+
+    def _one_copy(self, definitions: str | None) -> str | None:
+        """The first copy met of these tool definitions: each conversation parses its own, and
+        the keys of the verdicts kept would hold one a conversation (a few KB each, the heap
+        growing run after run: 6.5k page faults a worker on a 100 MB trace)."""
+        if definitions is None:
+            return None
+        found = self.definitions.get(definitions)
+        if found is None:
+            if len(self.definitions) >= _MAX_VERDICTS:
+                return definitions
+            found = self.definitions[definitions] = definitions
+        return found
 
     def _verdict(self, definitions: str | None, raw: dict[str, Any]) -> tuple[Any, ...] | None:
         """What a call's report shows of its verdict (None: a verdict no template shares)."""
@@ -568,25 +602,31 @@ class _Out:
         self.size = self.held = 0
 
     def add(self, piece: bytes) -> None:
-        """Append a piece; write what is held once it is a megabyte."""
+        """Append a piece; write what is held once it is a megabyte (or IOV_MAX pieces)."""
         self.pieces.append(piece)
         self.held += len(piece)
-        if self.held >= _FLUSH:
+        if self.held >= _FLUSH or len(self.pieces) >= _IOV_MAX:
             self.flush()
 
     def flush(self) -> None:
-        """Write the pieces held to the file."""
-        view = memoryview(b"".join(self.pieces))
-        self.pieces.clear()
-        self.held = 0
-        while view:
-            written = os.pwrite(self.handle, view, self.size)
+        """Write the pieces held to the file, as they are: joining them would copy a megabyte
+        into a buffer whose size differs each time, so fresh pages faulted in for every
+        flush (some 4k page faults a worker on a 100 MB trace)."""
+        pieces, left = self.pieces, self.held
+        while left:
+            written = os.pwritev(self.handle, pieces, self.size)
             self.size += written
-            view = view[written:]
+            left -= written
+            if left:  # a short write (rare): the rest joined
+                pieces = [b"".join(pieces)[-left:]]
+        self.pieces = []
+        self.held = 0
 
 
 #: Bytes of encoded documents a worker holds before it writes them to its run's file.
 _FLUSH = 1 << 20
+#: Pieces one `pwritev` takes at most (Linux's IOV_MAX).
+_IOV_MAX = 1024
 
 
 __all__ = ["RUN_MIN_BYTES", "TraceGate", "gate_trace_on_cores"]

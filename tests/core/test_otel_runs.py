@@ -343,3 +343,118 @@ def test_real_spans_repeated_in_other_traces_are_filled_into_templates(tmp_path,
     path.write_bytes(b"\n".join(lines) + b"\n")
     _by_runs_and_alone(path, by_runs)
     assert all(made is not None and made.filled >= 3 for made in by_runs)
+
+
+class _Sliced(bytes):
+    """A file's bytes that record the size of every slice taken of them."""
+
+    taken: list[int]
+
+    def __getitem__(self, key):  # type: ignore[override]
+        if isinstance(key, slice):
+            self.taken.append(len(range(*key.indices(len(self)))))
+        return super().__getitem__(key)
+
+
+def test_a_runs_lines_are_read_one_by_one_not_copied_whole(tmp_path):
+    # A run copied out whole before its lines are cut would fault its pages in a second time.
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 80_000)
+    plain = path.read_bytes()
+    cuts = otel.line_runs(plain, 30_000)
+    assert cuts is not None and len(cuts) > 1
+    data = _Sliced(plain)
+    data.taken = []
+    for start, stop, first in otel.numbered(plain, cuts):
+        copied = otel.run_conversations(plain[start:stop], (0, stop - start, first), str(path))
+        assert otel.run_conversations(data, (start, stop, first), str(path)) == copied
+    longest = max(len(line) for line in plain.split(b"\n"))
+    assert data.taken and max(data.taken) <= longest
+
+
+def test_lines_of_a_range_are_its_split_lines():
+    from inspector.core.formats._sessions import lines_of
+
+    data = b"a\nbb\n\nccc\nd"
+    for start in range(len(data) + 1):
+        for stop in range(start, len(data) + 1):
+            assert list(lines_of(data, start, stop)) == data[start:stop].split(b"\n")
+
+
+def test_a_runs_documents_are_written_without_being_joined(tmp_path, monkeypatch):
+    # Joined, a megabyte of pieces would be copied into a fresh buffer at every flush.
+    monkeypatch.setattr(traces, "_FLUSH", 10)
+    joined: list[int] = []
+    monkeypatch.setattr(traces.os, "pwritev", _counting_pwritev(joined))
+    with open(tmp_path / "run", "w+b") as handle:
+        out = traces._Out(handle.fileno())
+        pieces = [b"abc", b"de", b"fghij", b"k" * 12, b"", b"lm"]
+        for piece in pieces:
+            out.add(piece)
+        out.flush()
+        assert out.size == sum(map(len, pieces))
+        assert os.pread(handle.fileno(), 100, 0) == b"".join(pieces)
+    assert joined == [3, 1, 2]  # the pieces held at each flush, given as they are
+
+
+def test_a_short_write_writes_the_rest(tmp_path, monkeypatch):
+    real = os.pwritev
+
+    def short(fd, buffers, offset):
+        return real(fd, [b"".join(buffers)[:2]], offset)
+
+    monkeypatch.setattr(traces.os, "pwritev", short)
+    with open(tmp_path / "run", "w+b") as handle:
+        out = traces._Out(handle.fileno())
+        out.add(b"hello")
+        out.add(b" world")
+        out.flush()
+        assert os.pread(handle.fileno(), 100, 0) == b"hello world"
+        assert out.size == 11
+
+
+def _counting_pwritev(seen: list[int]):
+    real = os.pwritev
+
+    def pwritev(fd, buffers, offset):
+        seen.append(len(buffers))
+        return real(fd, buffers, offset)
+
+    return pwritev
+
+
+def test_a_runs_documents_are_read_back_in_blocks_of_whole_characters(tmp_path, monkeypatch):
+    monkeypatch.setattr(traces, "_BLOCK", 7)
+    text = "é€𝄞 plain ascii, then ü and 漢字 again\n".encode() * 3
+    with open(tmp_path / "run", "w+b") as handle:
+        handle.write(text + b"not this")
+        handle.flush()
+        blocks = list(traces._blocks(handle.fileno(), len(text)))
+    assert b"".join(blocks) == text
+    assert len(blocks) > len(text) // 8
+    assert all(len(block) <= 7 for block in blocks)
+    for block in blocks:
+        block.decode("utf-8")  # each whole UTF-8
+
+
+def test_the_verdicts_kept_hold_one_copy_of_each_tool_definitions(tmp_path):
+    # Each conversation parses its own copy of its tool definitions: kept in the verdicts'
+    # keys, one copy a conversation would stay alive, the heap growing run after run.
+    path = tmp_path / "otlp.jsonl"
+    synthetic.write_otlp(path, 60_000)
+    grouped = _conversations_of(path)
+    parsed = {
+        id(d) for inferences in grouped.values() if (d := _definitions(inferences)) is not None
+    }
+    shapes = traces._Shapes(str(path), lambda name, transcript: ({}, False), 2, ({}, 1.0))
+    with shapes.judging():
+        for cid, inferences in grouped.items():
+            shapes.document(cid, inferences)
+    kept = [key[0] for key in shapes.verdicts if key[0] is not None]
+    assert len(parsed) > len(set(kept)) > 0  # many copies parsed …
+    assert len({id(d) for d in kept}) == len(set(kept))  # … one of each kept
+
+
+def _definitions(inferences: list[otel.Inference]) -> str | None:
+    direct = otel.direct_conversation(inferences)
+    return None if direct is None else direct.definitions

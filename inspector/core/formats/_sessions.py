@@ -42,12 +42,13 @@ class Corrupt(Struct, frozen=True):
     why: str
 
 
-def lines_of(data: bytes) -> Iterator[bytes]:
-    """The data's lines, as `data.split(b"\\n")` gives them, made one at a time: a large
-    file is not held a second time as a list of its lines while its records are parsed."""
-    start, size, find = 0, len(data), data.find
+def lines_of(data: bytes, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+    """The lines of `data[start:stop]`, as its `split(b"\\n")` gives them, made one at a
+    time: a large file is not held a second time as a list of its lines while its records
+    are parsed, nor a run of a mapped file copied whole (its pages faulted in twice)."""
+    size, find = len(data) if stop is None else stop, data.find
     while True:
-        end = find(b"\n", start)
+        end = find(b"\n", start, size)
         if end < 0:
             yield data[start:size]
             return

@@ -1484,12 +1484,12 @@ def _exports(data: bytes, path: str | None) -> Iterator[tuple[int | None, str, d
 
 
 def _lines(
-    data: bytes, path: str | None, first: int = 1
+    data: bytes, path: str | None, first: int = 1, start: int = 0, stop: int | None = None
 ) -> Iterator[tuple[int | None, str, dict[str, Any]]]:
-    """The export request of each line of the file exporter's lines (`first`: the number of
-    the data's first line in its file)."""
+    """The export request of each line of the file exporter's lines in `data[start:stop]`
+    (`first`: the number of its first line in its file)."""
     # One line at a time: the file is not held a second time as a list of its lines.
-    for number, raw in enumerate(lines_of(data), start=first):
+    for number, raw in enumerate(lines_of(data, start, stop), start=first):
         if not raw.strip():
             continue
         try:
@@ -1791,7 +1791,8 @@ def run_conversations(
     the file's conversations are the runs' in order when no conversation id, trace or joined
     span is in two runs (the caller checks)."""
     start, stop, first = run
-    inferences = _gather(_lines(data[start:stop], path, first), None)
+    # The run's lines are read from the mapped file one by one, not copied out as one piece.
+    inferences = _gather(_lines(data, path, first, start, stop), None)
     links = {("trace", i.trace) for i in inferences if i.trace}
     links.update(("span", i.span) for i in inferences if i.span is not None)
     return _conversations(inferences), links
