@@ -447,3 +447,63 @@ def test_permission_denied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(LoadError, match="permission denied") as info:
         read_bytes(path)
     assert info.value.path == str(path)
+
+
+def test_a_regular_file_is_read_into_one_buffer_of_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = b"".join(b'{"n": %d}\n' % i for i in range(500_000))  # about 6 MB
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(data)
+    calls = {"read": 0, "readv": 0}
+    real_read, real_readv = os.read, os.readv
+
+    def read(fd: int, n: int) -> bytes:
+        calls["read"] += 1
+        return real_read(fd, n)
+
+    def readv(fd: int, buffers: Any) -> int:
+        calls["readv"] += 1
+        return real_readv(fd, buffers)
+
+    monkeypatch.setattr(jsonio.os, "read", read)
+    monkeypatch.setattr(jsonio.os, "readv", readv)
+    assert read_bytes(path) == data
+    # The head (to sniff gzip), then the kernel writes the rest into the buffer; one last
+    # read finds the end. Chunks copied into a growing buffer took a read per megabyte.
+    assert calls["read"] == 2 and calls["readv"] >= len(data) // jsonio.CHUNK_BYTES
+
+
+def test_a_file_that_grows_after_it_was_opened_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "growing.jsonl"
+    path.write_bytes(b'{"n": 1}\n' * 200_000)
+    opened = jsonio._open
+
+    def open_then_append(name: str) -> Any:
+        fd, info, owned = opened(name)
+        with open(path, "ab") as out:  # the agent writes on after the file was opened
+            out.write(b'{"n": 2}\n')
+        return fd, info, owned
+
+    monkeypatch.setattr(jsonio, "_open", open_then_append)
+    assert read_bytes(path).endswith(b'{"n": 1}\n{"n": 2}\n')
+
+
+def test_standard_input_redirected_at_an_offset_reads_from_there(tmp_path: Path) -> None:
+    path = tmp_path / "items.jsonl"
+    path.write_bytes(b"skipped\n" + b'{"n": 1}\n' * 300_000)
+    code = (
+        "import os, sys\n"
+        "from inspector.core.jsonio import read_bytes\n"
+        "os.lseek(0, 8, os.SEEK_SET)\n"
+        "data = read_bytes('-')\n"
+        "sys.stdout.write(f'{len(data)} {data[:8]!r}')\n"
+    )
+    with open(path, "rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-c", code], stdin=stdin, capture_output=True, text=True, cwd=REPO
+        )
+    first = b'{"n": 1}'
+    assert done.stdout == f"{len(path.read_bytes()) - 8} {first!r}", done.stderr
