@@ -1022,3 +1022,25 @@ def test_while_a_worker_is_held_in_a_run_this_process_makes_every_other_run(
     assert runs >= 8
     # Every run but the one the worker was held in was made here.
     assert len(made_here) == runs - 1 and len(set(made_here)) == runs - 1
+
+
+def test_the_gate_imports_the_trace_gate_only_for_a_file_that_shows_a_trace(tmp_path):
+    # Every file the gate may take by runs is first offered to the gate of OTLP traces: that
+    # module is imported only when the file's head shows a trace's marks.
+    log, trace = tmp_path / "log.jsonl", tmp_path / "trace.jsonl"
+    synthetic.write_jsonl(log, 50)
+    synthetic.write_otlp(trace, 20_000)
+    code = (
+        "import io, sys\n"
+        "from inspector.cli import run\n"
+        "out = io.StringIO()\n"
+        "run(['gate', '--format', 'json', sys.argv[1], '--jobs', '2'], out, out)\n"
+        "print('inspector.commands.traces' in sys.modules)\n"
+    )
+    told = [
+        subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+        ).stdout.split()
+        for path in (log, trace)
+    ]
+    assert told == [["False"], ["True"]]
