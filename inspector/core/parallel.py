@@ -13,8 +13,8 @@ with one job, a small transcript, or a toolset with a schema only python-jsonsch
 from __future__ import annotations
 
 import bisect
-import contextlib
 import dataclasses
+import mmap
 import os
 import pickle
 import signal
@@ -505,13 +505,20 @@ class _RunGate:
 
         self.runs, self.toolset = runs, toolset
         count = len(runs.runs)
-        # Closed by RowParts once read, or here when the gate fails.
-        self.files = [rows_file(number) for number in range(count)]
-        context = multiprocessing.get_context("fork")
-        # Which runs a process has begun: each is made once, by whichever claims it first.
-        self.claims = context.Array("b", count)
-        # Each run's lines and items, once a process has counted them (`_before`).
-        self.counted = context.Array("q", 2 * count)
+        # This process takes the first run, and then, as the workers do, the next run no
+        # process has begun (`_gate`): every process takes runs from the front, so the last
+        # ones, which are short (`jsonl_runs`), are what they end on together.
+        self.mine = 1
+        self.queue = _run_queue(self.mine, count)
+        try:
+            # Each run's lines and items, once a process has counted them (`_before`): memory
+            # the forks share (no lock: each run's count is one aligned 8-byte word).
+            self.counts = mmap.mmap(-1, 8 * count)
+            # Closed by RowParts once read, or here when the gate fails.
+            self.files = [rows_file(number) for number in range(count)]
+        except BaseException:
+            os.close(self.queue)
+            raise
         _SHARED.update(
             runs=runs,
             toolset=toolset,
@@ -519,13 +526,10 @@ class _RunGate:
             started=FileBudget().started,
             encode=encode,
             files=[handle.fileno() for handle in self.files],
-            claims=self.claims,
-            counted=self.counted,
+            queue=self.queue,
+            counted=memoryview(self.counts).cast("Q"),
         )
-        # This process takes the first run, and then, as the workers do, the next run no
-        # process has begun (`_gate`): every process takes runs from the front, so the last
-        # ones, which are short (`jsonl_runs`), are what they end on together.
-        self.mine = 1
+        context = multiprocessing.get_context("fork")
         self.done: list[GatedRun | None] = [None] * count
         #: The items before each run joined so far.
         self.firsts: list[int] = []
@@ -539,7 +543,7 @@ class _RunGate:
             held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
             try:
                 for _ in range(min(jobs - 1, count - self.mine)):
-                    worker = context.Process(target=_worker_runs, args=(told, self.mine, count))
+                    worker = context.Process(target=_worker_runs, args=(told,))
                     worker.daemon = True
                     worker.start()
                     self.workers.append(worker)
@@ -578,6 +582,13 @@ class _RunGate:
         if self.said >= 0:
             os.close(self.said)
             self.said = -1
+        if self.queue >= 0:
+            os.close(self.queue)
+            self.queue = -1
+        counted = _SHARED.pop("counted", None)
+        if counted is not None:
+            counted.release()  # the map cannot close while a view of it is held
+        self.counts.close()
         _SHARED.clear()
 
     def _close_files(self) -> None:
@@ -594,7 +605,7 @@ class _RunGate:
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
         tally: dict[Verdict, int] = {}
         makers = {os.getpid()}
-        later: int | None = 0
+        queued = True  # runs no process has begun may be left
         for number in range(count):
             # While the next run is still being made, take the next run no process began.
             while self.done[number] is None:
@@ -602,11 +613,9 @@ class _RunGate:
                     return None
                 if self.done[number] is not None:
                     break
-                if later is not None:
-                    later = next(
-                        (n for n in range(later + 1, count) if self.done[n] is None and _claim(n)),
-                        None,
-                    )
+                if queued:
+                    later = _next_run()
+                    queued = later is not None
                     if later is not None:
                         if not self._here(later):
                             return None
@@ -734,13 +743,12 @@ RUN_WORD = struct.Struct("<iqq")
 _HEARD = 1 << 16
 
 
-def _worker_runs(told: int, first: int, count: int) -> None:
-    """A worker's life: the next run no process has begun, from `first` on, until none is left,
-    each said on `told` once made. Any error is this process's to give, in the usual way."""
+def _worker_runs(told: int) -> None:
+    """A worker's life: the next run no process has begun, until none is left, each said on
+    `told` once made. Any error is this process's to give, in the usual way."""
     init_worker()
-    for number in range(first, count):
-        if _claim(number):
-            os.write(told, _made(number))
+    while (number := _next_run()) is not None:
+        os.write(told, _made(number))
 
 
 def _made(number: int) -> bytes:
@@ -779,31 +787,52 @@ def read_at(handle: int, length: int, offset: int) -> bytes:
     return b"".join(pieces)
 
 
-def _claim(number: int) -> bool:
-    """Claim a run for this process; False when another has begun it."""
-    claims = _SHARED["claims"]
-    with _holding(claims) as held:
-        if not held or claims[number]:
-            return False
-        claims[number] = 1
-        return True
+#: A run's number in the queue of runs no process has begun (`_run_queue`).
+_QUEUED = struct.Struct("<I")
 
 
-@contextlib.contextmanager
-def _holding(shared: Any) -> Iterator[bool]:
-    """Hold the lock of a shared array, if it can be had: whether it is held. Bounded: a
-    worker killed while it held the lock must not stop this process."""
-    lock = shared.get_lock()
-    held = lock.acquire(timeout=_CLAIM_WAIT)
+def _run_queue(first: int, count: int) -> int:
+    """A pipe holding the numbers of runs `first` to `count` - 1, in order, its writing end
+    closed: the read end, from which each process takes the next run no process has begun.
+
+    A read of one number takes it whole (the kernel reads a pipe under its lock, and every
+    read asks for one number's bytes): each run is taken once, with no lock that a killed
+    worker could leave held, and no shared-memory module to import.
+    """
+    taken, queue = os.pipe()
     try:
-        yield held
+        numbers = b"".join(_QUEUED.pack(number) for number in range(first, count))
+        if len(numbers) > _PIPE_BYTES:
+            import fcntl
+
+            # A pipe holds 64 KiB unless made larger: room for every number, or an OSError.
+            fcntl.fcntl(queue, getattr(fcntl, "F_SETPIPE_SZ", 1031), len(numbers))
+        _write_all(queue, numbers)
+    except BaseException:
+        os.close(taken)
+        raise
     finally:
-        if held:
-            lock.release()
+        os.close(queue)
+    return taken
 
 
-#: Seconds a claim waits for the lock (held for a moment, or by a worker that was killed).
-_CLAIM_WAIT = 5.0
+#: Bytes a pipe holds unless made larger (Linux).
+_PIPE_BYTES = 1 << 16
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    """Write all of `data` to a pipe (or any descriptor without positions)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view) :]
+
+
+def _next_run() -> int | None:
+    """Take the next run no process has begun (None: none is left)."""
+    number = os.read(_SHARED["queue"], _QUEUED.size)
+    if len(number) < _QUEUED.size:
+        return None  # the queue is empty, and its writing end closed: no more come
+    return int(_QUEUED.unpack(number)[0])
 
 
 def _gate_run(number: int) -> GatedRun | None:
@@ -825,21 +854,24 @@ def _before(number: int) -> tuple[int, int]:
     """
     runs: JsonlRuns = _SHARED["runs"]
     counted = _SHARED["counted"]
-    # Each run's lines plus one (0: not counted yet), then its items.
-    with _holding(counted) as held:
-        known = counted[: 2 * number] if held else [0] * (2 * number)
     lines = items = 0
     for run in range(number):
-        if known[2 * run]:
-            run_count = known[2 * run] - 1, known[2 * run + 1]
+        # Each run's lines plus one (0: not counted yet) above its items, in one word, so a
+        # process reads a run's count whole or not at all.
+        known = counted[run]
+        if known:
+            run_count = (known >> 32) - 1, known & _LOW
         else:
             run_count = run_lines(runs, run)
-            with _holding(counted) as held:
-                if held:
-                    counted[2 * run], counted[2 * run + 1] = run_count[0] + 1, run_count[1]
+            if run_count[0] < _LOW:  # else not kept: each process counts it
+                counted[run] = (run_count[0] + 1) << 32 | run_count[1]
         lines += run_count[0]
         items += run_count[1]
     return lines, items
+
+
+#: The low 32 bits of a run's count: its items (`_before`).
+_LOW = (1 << 32) - 1
 
 
 def gated_run(

@@ -1044,3 +1044,62 @@ def test_the_gate_imports_the_trace_gate_only_for_a_file_that_shows_a_trace(tmp_
         for path in (log, trace)
     ]
     assert told == [["False"], ["True"]]
+
+
+def test_the_queue_of_runs_gives_each_run_once_in_order_to_every_process(monkeypatch):
+    # More runs than a pipe holds by default (64 KiB of numbers) are queued too; forked
+    # readers taking runs meanwhile take each run once, the numbers never torn.
+    count = 20_000
+    monkeypatch.setitem(parallel._SHARED, "queue", parallel._run_queue(1, count))
+    try:
+        assert parallel._next_run() == 1
+        taken, told = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a reader of its own, as a worker is
+            numbers = []
+            while (number := parallel._next_run()) is not None:
+                numbers.append(number)
+            os.write(told, pickle.dumps(numbers))
+            os._exit(0)
+        os.close(told)
+        here = []
+        while (number := parallel._next_run()) is not None:
+            here.append(number)
+        with os.fdopen(taken, "rb") as answer:
+            there = pickle.loads(answer.read())
+        os.waitpid(pid, 0)
+    finally:
+        os.close(parallel._SHARED["queue"])
+    assert here == sorted(here) and there == sorted(there)
+    assert sorted(here + there) == list(range(2, count))
+
+
+def test_a_gate_by_runs_imports_no_shared_memory_module(tmp_path, tools_file):
+    # The runs are taken from a pipe and their counts kept in an anonymous shared map: no
+    # `multiprocessing.sharedctypes` (nor its heap and locks) to import or set up.
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=23, long_numbers=False)
+    code = (
+        "import io, os, sys\n"
+        "from inspector.core import parallel\n"
+        "from inspector.commands import gate\n"
+        "parallel.POOL_MIN_BYTES, parallel.RUN_BYTES = 1, 1500\n"
+        "made = []\n"
+        "def spy(*args, **kwargs):\n"
+        "    made.append(parallel.gate_jsonl_on_cores(*args, **kwargs))\n"
+        "    return made[-1]\n"
+        "gate.gate_jsonl_on_cores = spy\n"
+        "from inspector.cli import run\n"
+        "out = io.StringIO()\n"
+        "run(['gate', '--format', 'json', sys.argv[1], '--tools', sys.argv[2], '--jobs', '2'],"
+        " out, out)\n"
+        "workers = made[0].makers - {os.getpid()}\n"
+        "print(len(workers), 'multiprocessing.sharedctypes' in sys.modules)\n"
+    )
+    told = subprocess.run(
+        [sys.executable, "-c", code, str(log), str(tools_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert told.stdout.split() == ["1", "False"]
