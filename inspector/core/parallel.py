@@ -13,10 +13,12 @@ with one job, a small transcript, or a toolset with a schema only python-jsonsch
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import mmap
 import os
 import pickle
+import select
 import signal
 import stat
 import struct
@@ -133,10 +135,9 @@ def _can_fork() -> bool:
 
     Forking a process with other threads can copy a lock one of them holds.
     """
-    import multiprocessing
     import threading
 
-    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    return threading.active_count() == 1 and hasattr(os, "fork")
 
 
 def _runs(count: int, jobs: int) -> list[tuple[int, int]]:
@@ -501,8 +502,6 @@ class _RunGate:
     def __init__(
         self, runs: JsonlRuns, toolset: ToolSet, budget: float, jobs: int, encode: RowEncoder
     ) -> None:
-        import multiprocessing
-
         self.runs, self.toolset = runs, toolset
         count = len(runs.runs)
         # This process takes the first run, and then, as the workers do, the next run no
@@ -529,13 +528,12 @@ class _RunGate:
             queue=self.queue,
             counted=memoryview(self.counts).cast("Q"),
         )
-        context = multiprocessing.get_context("fork")
         self.done: list[GatedRun | None] = [None] * count
         #: The items before each run joined so far.
         self.firsts: list[int] = []
         self.heard = bytearray()
-        self.workers: list[Any] = []
-        self.live: list[Any] = []
+        self.workers: list[Worker] = []
+        self.live: list[Worker] = []
         self.said, told = os.pipe()
         try:
             # Until each worker has set its own handlers (`init_worker`), the signals this process
@@ -543,9 +541,7 @@ class _RunGate:
             held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
             try:
                 for _ in range(min(jobs - 1, count - self.mine)):
-                    worker = context.Process(target=_worker_runs, args=(told,))
-                    worker.daemon = True
-                    worker.start()
+                    worker = Worker(_worker_runs, told)
                     self.workers.append(worker)
                     self.live.append(worker)
             finally:
@@ -664,13 +660,11 @@ class _RunGate:
         """Take in the runs the workers have made (`wait`: until one more word comes); False
         when a worker could not make a run, or ended before it said it had made every run
         it began (killed, out of memory)."""
-        from multiprocessing.connection import wait as ready
-
         ends = {worker.sentinel: worker for worker in self.live}
         waited = [*([self.said] if self.said >= 0 else []), *ends]
         if not waited:
             return not wait  # nothing more can come
-        for handle in ready(waited, timeout=None if wait else 0):
+        for handle in _ready(waited, wait=wait):
             if handle == self.said:
                 words = os.read(self.said, _HEARD)
                 if not words:  # every worker has ended: all they said is here
@@ -710,6 +704,64 @@ class _RunGate:
         except Exception:
             return False
         return self.done[number] is not None
+
+
+class Worker:
+    """A forked process running `task(*args)`, then ending at once (no exit handlers, no
+    buffers flushed: what it inherited is this process's to write): `os.fork` itself, without
+    the `multiprocessing` modules a `Process` imports and sets up (some 4 ms before the first
+    run could begin). Its status is 0 when `task` returned, 1 when it raised."""
+
+    def __init__(self, task: Callable[..., Any], *args: Any) -> None:
+        #: Readable (at its end) once the process has ended: the process holds its other end.
+        self.sentinel, holds = os.pipe()
+        try:
+            self.pid = os.fork()
+        except BaseException:
+            os.close(self.sentinel)
+            os.close(holds)
+            raise
+        if self.pid == 0:  # the worker
+            status = 1
+            try:
+                os.close(self.sentinel)
+                task(*args)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(holds)
+        #: How it ended (None: not joined yet): its exit status, or minus the signal that ended it.
+        self.exitcode: int | None = None
+
+    def terminate(self) -> None:
+        """End the process with SIGTERM (nothing if it has been joined)."""
+        if self.exitcode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait until the process has ended (for at most `timeout` seconds) and reap it."""
+        if self.exitcode is not None:
+            return
+        if timeout is not None and not _ready([self.sentinel], wait=True, timeout=timeout):
+            return
+        _, status = os.waitpid(self.pid, 0)
+        self.exitcode = os.waitstatus_to_exitcode(status)
+        os.close(self.sentinel)
+
+    def is_alive(self) -> bool:
+        """Whether the process has not been joined yet."""
+        return self.exitcode is None
+
+
+def _ready(handles: Sequence[int], *, wait: bool, timeout: float | None = None) -> list[int]:
+    """The descriptors among `handles` that can be read (or are at their end) now, or, with
+    `wait`, once one is (within `timeout` seconds; None: however long it takes)."""
+    poller = select.poll()
+    for handle in handles:
+        poller.register(handle, select.POLLIN)
+    limit = (-1 if timeout is None else int(timeout * 1000)) if wait else 0
+    return [handle for handle, _ in poller.poll(limit)]
 
 
 #: Runs whose rows are held in memory (the rest in files on disk): their rows are about 3.5
