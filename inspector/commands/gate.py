@@ -25,7 +25,7 @@ from inspector.core.decision import Decision, decide_file
 from inspector.core.display import show_number
 from inspector.core.formats import SESSION_MARKERS, load_conversations, load_tools
 from inspector.core.gate import GateResult, Verdict
-from inspector.core.jsonio import STDIN, display_name
+from inspector.core.jsonio import GZIP_MAGIC, STDIN, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.parallel import (
     POOL_MIN_BYTES,
@@ -98,14 +98,15 @@ def _size(arg: str) -> int | None:
 
 
 def _shows_trace(arg: str) -> bool:
-    """Whether a file's first 4 KiB show the marks of an OTLP trace: only then is the gate by
-    runs of traces (`commands.traces`) imported, which gives None for any other file."""
+    """Whether a file's first 4 KiB show the marks of an OTLP trace, or are compressed (the
+    trace gate tells those): only then is the gate by runs of traces (`commands.traces`)
+    imported, which gives None for any file without the marks."""
     try:
         with open(arg, "rb") as handle:
             head = handle.read(4096)
     except OSError:
         return False
-    return any(mark in head for mark in SESSION_MARKERS["otel"])
+    return head[:2] == GZIP_MAGIC or any(mark in head for mark in SESSION_MARKERS["otel"])
 
 
 def _seconds(text: str) -> float:
