@@ -23,9 +23,9 @@ from inspector.commands.common import (
 )
 from inspector.core.decision import Decision, decide_file
 from inspector.core.display import show_number
-from inspector.core.formats import load_conversations, load_tools
+from inspector.core.formats import SESSION_MARKERS, load_conversations, load_tools
 from inspector.core.gate import GateResult, Verdict
-from inspector.core.jsonio import STDIN, display_name
+from inspector.core.jsonio import GZIP_MAGIC, STDIN, display_name
 from inspector.core.model import LoadError, Severity, Tool, Transcript
 from inspector.core.parallel import (
     POOL_MIN_BYTES,
@@ -95,6 +95,18 @@ def _size(arg: str) -> int | None:
     except OSError:
         return None
     return found.st_size if stat.S_ISREG(found.st_mode) else None
+
+
+def _shows_trace(arg: str) -> bool:
+    """Whether a file's first 4 KiB show the marks of an OTLP trace, or are compressed (the
+    trace gate tells those): only then is the gate by runs of traces (`commands.traces`)
+    imported, which gives None for any file without the marks."""
+    try:
+        with open(arg, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return head[:2] == GZIP_MAGIC or any(mark in head for mark in SESSION_MARKERS["otel"])
 
 
 def _seconds(text: str) -> float:
@@ -335,17 +347,19 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if by_runs and arg != STDIN and jobs != 1:
                 # A large OTLP trace of the file exporter's lines: by runs of its traces (told
                 # from its head, before the file is read).
-                from inspector.commands.traces import gate_trace_on_cores
+                traced = None
+                if _shows_trace(arg):
+                    from inspector.commands.traces import gate_trace_on_cores
 
-                traced = gate_trace_on_cores(
-                    arg,
-                    path,
-                    reported,
-                    jobs=jobs,
-                    level=FILES_LEVEL,
-                    tools=tools,
-                    budget=args.item_budget,
-                )
+                    traced = gate_trace_on_cores(
+                        arg,
+                        path,
+                        reported,
+                        jobs=jobs,
+                        level=FILES_LEVEL,
+                        tools=tools,
+                        budget=args.item_budget,
+                    )
                 if traced is not None:
                     state["blocking"] = state["blocking"] or traced.blocks
                     try:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
+import mmap
 import os
 import pickle
+import select
 import signal
 import stat
 import struct
@@ -133,10 +135,9 @@ def _can_fork() -> bool:
 
     Forking a process with other threads can copy a lock one of them holds.
     """
-    import multiprocessing
     import threading
 
-    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    return threading.active_count() == 1 and hasattr(os, "fork")
 
 
 def _runs(count: int, jobs: int) -> list[tuple[int, int]]:
@@ -501,17 +502,22 @@ class _RunGate:
     def __init__(
         self, runs: JsonlRuns, toolset: ToolSet, budget: float, jobs: int, encode: RowEncoder
     ) -> None:
-        import multiprocessing
-
         self.runs, self.toolset = runs, toolset
         count = len(runs.runs)
-        # Closed by RowParts once read, or here when the gate fails.
-        self.files = [rows_file(number) for number in range(count)]
-        context = multiprocessing.get_context("fork")
-        # Which runs a process has begun: each is made once, by whichever claims it first.
-        self.claims = context.Array("b", count)
-        # Each run's lines and items, once a process has counted them (`_before`).
-        self.counted = context.Array("q", 2 * count)
+        # This process takes the first run, and then, as the workers do, the next run no
+        # process has begun (`_gate`): every process takes runs from the front, so the last
+        # ones, which are short (`jsonl_runs`), are what they end on together.
+        self.mine = 1
+        self.queue = _run_queue(self.mine, count)
+        try:
+            # Each run's lines and items, once a process has counted them (`_before`): memory
+            # the forks share (no lock: each run's count is one aligned 8-byte word).
+            self.counts = mmap.mmap(-1, 8 * count)
+            # Closed by RowParts once read, or here when the gate fails.
+            self.files = [rows_file(number) for number in range(count)]
+        except BaseException:
+            os.close(self.queue)
+            raise
         _SHARED.update(
             runs=runs,
             toolset=toolset,
@@ -519,19 +525,15 @@ class _RunGate:
             started=FileBudget().started,
             encode=encode,
             files=[handle.fileno() for handle in self.files],
-            claims=self.claims,
-            counted=self.counted,
+            queue=self.queue,
+            counted=memoryview(self.counts).cast("Q"),
         )
-        # This process takes the first run, and then, as the workers do, the next run no
-        # process has begun (`_gate`): every process takes runs from the front, so the last
-        # ones, which are short (`jsonl_runs`), are what they end on together.
-        self.mine = 1
         self.done: list[GatedRun | None] = [None] * count
         #: The items before each run joined so far.
         self.firsts: list[int] = []
         self.heard = bytearray()
-        self.workers: list[Any] = []
-        self.live: list[Any] = []
+        self.workers: list[Worker] = []
+        self.live: list[Worker] = []
         self.said, told = os.pipe()
         try:
             # Until each worker has set its own handlers (`init_worker`), the signals this process
@@ -539,9 +541,7 @@ class _RunGate:
             held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
             try:
                 for _ in range(min(jobs - 1, count - self.mine)):
-                    worker = context.Process(target=_worker_runs, args=(told, self.mine, count))
-                    worker.daemon = True
-                    worker.start()
+                    worker = Worker(_worker_runs, told)
                     self.workers.append(worker)
                     self.live.append(worker)
             finally:
@@ -578,6 +578,13 @@ class _RunGate:
         if self.said >= 0:
             os.close(self.said)
             self.said = -1
+        if self.queue >= 0:
+            os.close(self.queue)
+            self.queue = -1
+        counted = _SHARED.pop("counted", None)
+        if counted is not None:
+            counted.release()  # the map cannot close while a view of it is held
+        self.counts.close()
         _SHARED.clear()
 
     def _close_files(self) -> None:
@@ -594,7 +601,7 @@ class _RunGate:
         shared: dict[tuple[Verdict, str], ItemVerdict] = {}
         tally: dict[Verdict, int] = {}
         makers = {os.getpid()}
-        later: int | None = 0
+        queued = True  # runs no process has begun may be left
         for number in range(count):
             # While the next run is still being made, take the next run no process began.
             while self.done[number] is None:
@@ -602,11 +609,9 @@ class _RunGate:
                     return None
                 if self.done[number] is not None:
                     break
-                if later is not None:
-                    later = next(
-                        (n for n in range(later + 1, count) if self.done[n] is None and _claim(n)),
-                        None,
-                    )
+                if queued:
+                    later = _next_run()
+                    queued = later is not None
                     if later is not None:
                         if not self._here(later):
                             return None
@@ -655,13 +660,11 @@ class _RunGate:
         """Take in the runs the workers have made (`wait`: until one more word comes); False
         when a worker could not make a run, or ended before it said it had made every run
         it began (killed, out of memory)."""
-        from multiprocessing.connection import wait as ready
-
         ends = {worker.sentinel: worker for worker in self.live}
         waited = [*([self.said] if self.said >= 0 else []), *ends]
         if not waited:
             return not wait  # nothing more can come
-        for handle in ready(waited, timeout=None if wait else 0):
+        for handle in _ready(waited, wait=wait):
             if handle == self.said:
                 words = os.read(self.said, _HEARD)
                 if not words:  # every worker has ended: all they said is here
@@ -703,6 +706,64 @@ class _RunGate:
         return self.done[number] is not None
 
 
+class Worker:
+    """A forked process running `task(*args)`, then ending at once (no exit handlers, no
+    buffers flushed: what it inherited is this process's to write): `os.fork` itself, without
+    the `multiprocessing` modules a `Process` imports and sets up (some 4 ms before the first
+    run could begin). Its status is 0 when `task` returned, 1 when it raised."""
+
+    def __init__(self, task: Callable[..., Any], *args: Any) -> None:
+        #: Readable (at its end) once the process has ended: the process holds its other end.
+        self.sentinel, holds = os.pipe()
+        try:
+            self.pid = os.fork()
+        except BaseException:
+            os.close(self.sentinel)
+            os.close(holds)
+            raise
+        if self.pid == 0:  # the worker
+            status = 1
+            try:
+                os.close(self.sentinel)
+                task(*args)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(holds)
+        #: How it ended (None: not joined yet): its exit status, or minus the signal that ended it.
+        self.exitcode: int | None = None
+
+    def terminate(self) -> None:
+        """End the process with SIGTERM (nothing if it has been joined)."""
+        if self.exitcode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait until the process has ended (for at most `timeout` seconds) and reap it."""
+        if self.exitcode is not None:
+            return
+        if timeout is not None and not _ready([self.sentinel], wait=True, timeout=timeout):
+            return
+        _, status = os.waitpid(self.pid, 0)
+        self.exitcode = os.waitstatus_to_exitcode(status)
+        os.close(self.sentinel)
+
+    def is_alive(self) -> bool:
+        """Whether the process has not been joined yet."""
+        return self.exitcode is None
+
+
+def _ready(handles: Sequence[int], *, wait: bool, timeout: float | None = None) -> list[int]:
+    """The descriptors among `handles` that can be read (or are at their end) now, or, with
+    `wait`, once one is (within `timeout` seconds; None: however long it takes)."""
+    poller = select.poll()
+    for handle in handles:
+        poller.register(handle, select.POLLIN)
+    limit = (-1 if timeout is None else int(timeout * 1000)) if wait else 0
+    return [handle for handle, _ in poller.poll(limit)]
+
+
 #: Runs whose rows are held in memory (the rest in files on disk): their rows are about 3.5
 #: times their bytes, so about 220 MB at most, which a file on disk would hold in the page
 #: cache as long anyway.
@@ -734,13 +795,12 @@ RUN_WORD = struct.Struct("<iqq")
 _HEARD = 1 << 16
 
 
-def _worker_runs(told: int, first: int, count: int) -> None:
-    """A worker's life: the next run no process has begun, from `first` on, until none is left,
-    each said on `told` once made. Any error is this process's to give, in the usual way."""
+def _worker_runs(told: int) -> None:
+    """A worker's life: the next run no process has begun, until none is left, each said on
+    `told` once made. Any error is this process's to give, in the usual way."""
     init_worker()
-    for number in range(first, count):
-        if _claim(number):
-            os.write(told, _made(number))
+    while (number := _next_run()) is not None:
+        os.write(told, _made(number))
 
 
 def _made(number: int) -> bytes:
@@ -779,31 +839,52 @@ def read_at(handle: int, length: int, offset: int) -> bytes:
     return b"".join(pieces)
 
 
-def _claim(number: int) -> bool:
-    """Claim a run for this process; False when another has begun it."""
-    claims = _SHARED["claims"]
-    with _holding(claims) as held:
-        if not held or claims[number]:
-            return False
-        claims[number] = 1
-        return True
+#: A run's number in the queue of runs no process has begun (`_run_queue`).
+_QUEUED = struct.Struct("<I")
 
 
-@contextlib.contextmanager
-def _holding(shared: Any) -> Iterator[bool]:
-    """Hold the lock of a shared array, if it can be had: whether it is held. Bounded: a
-    worker killed while it held the lock must not stop this process."""
-    lock = shared.get_lock()
-    held = lock.acquire(timeout=_CLAIM_WAIT)
+def _run_queue(first: int, count: int) -> int:
+    """A pipe holding the numbers of runs `first` to `count` - 1, in order, its writing end
+    closed: the read end, from which each process takes the next run no process has begun.
+
+    A read of one number takes it whole (the kernel reads a pipe under its lock, and every
+    read asks for one number's bytes): each run is taken once, with no lock that a killed
+    worker could leave held, and no shared-memory module to import.
+    """
+    taken, queue = os.pipe()
     try:
-        yield held
+        numbers = b"".join(_QUEUED.pack(number) for number in range(first, count))
+        if len(numbers) > _PIPE_BYTES:
+            import fcntl
+
+            # A pipe holds 64 KiB unless made larger: room for every number, or an OSError.
+            fcntl.fcntl(queue, getattr(fcntl, "F_SETPIPE_SZ", 1031), len(numbers))
+        _write_all(queue, numbers)
+    except BaseException:
+        os.close(taken)
+        raise
     finally:
-        if held:
-            lock.release()
+        os.close(queue)
+    return taken
 
 
-#: Seconds a claim waits for the lock (held for a moment, or by a worker that was killed).
-_CLAIM_WAIT = 5.0
+#: Bytes a pipe holds unless made larger (Linux).
+_PIPE_BYTES = 1 << 16
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    """Write all of `data` to a pipe (or any descriptor without positions)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view) :]
+
+
+def _next_run() -> int | None:
+    """Take the next run no process has begun (None: none is left)."""
+    number = os.read(_SHARED["queue"], _QUEUED.size)
+    if len(number) < _QUEUED.size:
+        return None  # the queue is empty, and its writing end closed: no more come
+    return int(_QUEUED.unpack(number)[0])
 
 
 def _gate_run(number: int) -> GatedRun | None:
@@ -825,21 +906,24 @@ def _before(number: int) -> tuple[int, int]:
     """
     runs: JsonlRuns = _SHARED["runs"]
     counted = _SHARED["counted"]
-    # Each run's lines plus one (0: not counted yet), then its items.
-    with _holding(counted) as held:
-        known = counted[: 2 * number] if held else [0] * (2 * number)
     lines = items = 0
     for run in range(number):
-        if known[2 * run]:
-            run_count = known[2 * run] - 1, known[2 * run + 1]
+        # Each run's lines plus one (0: not counted yet) above its items, in one word, so a
+        # process reads a run's count whole or not at all.
+        known = counted[run]
+        if known:
+            run_count = (known >> 32) - 1, known & _LOW
         else:
             run_count = run_lines(runs, run)
-            with _holding(counted) as held:
-                if held:
-                    counted[2 * run], counted[2 * run + 1] = run_count[0] + 1, run_count[1]
+            if run_count[0] < _LOW:  # else not kept: each process counts it
+                counted[run] = (run_count[0] + 1) << 32 | run_count[1]
         lines += run_count[0]
         items += run_count[1]
     return lines, items
+
+
+#: The low 32 bits of a run's count: its items (`_before`).
+_LOW = (1 << 32) - 1
 
 
 def gated_run(

@@ -710,14 +710,21 @@ def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
     log = tmp_path / "log.jsonl"
     _write(log, 300, seed=17, long_numbers=False)
     here = os.getpid()
-    seen: list[list[multiprocessing.Process]] = []
+    seen: list[list[parallel.Worker]] = []
+    started: list[parallel.Worker] = []
+    original = parallel.Worker
+
+    def spy(*args):
+        started.append(original(*args))
+        return started[-1]
 
     def asleep_or_interrupted(number):
         if os.getpid() != here:
             time.sleep(600)  # a worker in its run
-        seen.append(multiprocessing.active_children())
+        seen.append([worker for worker in started if worker.is_alive()])
         raise KeyboardInterrupt  # Ctrl-C while the workers make their runs
 
+    monkeypatch.setattr(parallel, "Worker", spy)
     monkeypatch.setattr(parallel, "_gate_run", asleep_or_interrupted)
 
     interrupted_gate_ends_its_workers(
@@ -726,7 +733,8 @@ def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
 
 
 def interrupted_gate_ends_its_workers(
-    gate: Callable[[], object], seen: list[list[multiprocessing.Process]]
+    gate: Callable[[], object],
+    seen: list[list[multiprocessing.Process]] | list[list[parallel.Worker]],
 ) -> None:
     """Run `gate`, which a Ctrl-C ends while its workers are busy (`seen` gets the workers
     alive then), as the CLI runs it, and check that every worker was ended by SIGTERM."""
@@ -1022,3 +1030,84 @@ def test_while_a_worker_is_held_in_a_run_this_process_makes_every_other_run(
     assert runs >= 8
     # Every run but the one the worker was held in was made here.
     assert len(made_here) == runs - 1 and len(set(made_here)) == runs - 1
+
+
+def test_the_gate_imports_the_trace_gate_only_for_a_file_that_shows_a_trace(tmp_path):
+    # Every file the gate may take by runs is first offered to the gate of OTLP traces: that
+    # module is imported only when the file's head shows a trace's marks.
+    log, trace = tmp_path / "log.jsonl", tmp_path / "trace.jsonl"
+    synthetic.write_jsonl(log, 50)
+    synthetic.write_otlp(trace, 20_000)
+    code = (
+        "import io, sys\n"
+        "from inspector.cli import run\n"
+        "out = io.StringIO()\n"
+        "run(['gate', '--format', 'json', sys.argv[1], '--jobs', '2'], out, out)\n"
+        "print('inspector.commands.traces' in sys.modules)\n"
+    )
+    told = [
+        subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+        ).stdout.split()
+        for path in (log, trace)
+    ]
+    assert told == [["False"], ["True"]]
+
+
+def test_the_queue_of_runs_gives_each_run_once_in_order_to_every_process(monkeypatch):
+    # More runs than a pipe holds by default (64 KiB of numbers) are queued too; forked
+    # readers taking runs meanwhile take each run once, the numbers never torn.
+    count = 20_000
+    monkeypatch.setitem(parallel._SHARED, "queue", parallel._run_queue(1, count))
+    try:
+        assert parallel._next_run() == 1
+        taken, told = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a reader of its own, as a worker is
+            numbers = []
+            while (number := parallel._next_run()) is not None:
+                numbers.append(number)
+            os.write(told, pickle.dumps(numbers))
+            os._exit(0)
+        os.close(told)
+        here = []
+        while (number := parallel._next_run()) is not None:
+            here.append(number)
+        with os.fdopen(taken, "rb") as answer:
+            there = pickle.loads(answer.read())
+        os.waitpid(pid, 0)
+    finally:
+        os.close(parallel._SHARED["queue"])
+    assert here == sorted(here) and there == sorted(there)
+    assert sorted(here + there) == list(range(2, count))
+
+
+def test_a_gate_by_runs_imports_no_shared_memory_module(tmp_path, tools_file):
+    # The runs are taken from a pipe and their counts kept in an anonymous shared map: no
+    # `multiprocessing.sharedctypes` (nor its heap and locks) to import or set up.
+    log = tmp_path / "log.jsonl"
+    _write(log, 300, seed=23, long_numbers=False)
+    code = (
+        "import io, os, sys\n"
+        "from inspector.core import parallel\n"
+        "from inspector.commands import gate\n"
+        "parallel.POOL_MIN_BYTES, parallel.RUN_BYTES = 1, 1500\n"
+        "made = []\n"
+        "def spy(*args, **kwargs):\n"
+        "    made.append(parallel.gate_jsonl_on_cores(*args, **kwargs))\n"
+        "    return made[-1]\n"
+        "gate.gate_jsonl_on_cores = spy\n"
+        "from inspector.cli import run\n"
+        "out = io.StringIO()\n"
+        "run(['gate', '--format', 'json', sys.argv[1], '--tools', sys.argv[2], '--jobs', '2'],"
+        " out, out)\n"
+        "workers = made[0].makers - {os.getpid()}\n"
+        "print(len(workers), 'multiprocessing.sharedctypes' in sys.modules)\n"
+    )
+    told = subprocess.run(
+        [sys.executable, "-c", code, str(log), str(tools_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert told.stdout.split() == ["1", "False"]
