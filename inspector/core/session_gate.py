@@ -16,6 +16,13 @@ own (a sidechain, an id to synthesise or pair, a note on the conversation), find
 cannot make alone (a call id or item id in two shares, an incomplete item at a share's end, a
 finding over the whole file), or any error, and the whole file is gated the usual way, in one
 process.
+
+The workers are plain forked processes, one a share (no pool, no threads): each tells the
+shares after it its count on a pipe of its own and reads the earlier shares' counts from
+theirs (a read the kernel wakes, not a poll), writes its rows to a file in memory
+(`parallel.rows_file`) and what it sends back after them, and says so with a word on a pipe
+they share (`parallel.RUN_WORD`). This process writes the rows from those files to the
+report.
 """
 
 from __future__ import annotations
@@ -211,7 +218,7 @@ _OWN_WEIGHT, _WORKER_WEIGHT = 96, 100
 
 
 def _cuts(data: bytes, shares: int) -> list[int]:
-    """Line starts that cut the data into `shares` parts (the first a little larger than the
+    """Line starts that cut the data into `shares` parts (the first a little smaller than the
     others, `_OWN_WEIGHT`; fewer parts when lines are long), from 0 to its end."""
     cuts = [0]
     whole = _OWN_WEIGHT + _WORKER_WEIGHT * (shares - 1)
@@ -265,8 +272,9 @@ class _Counts:
         # A few bytes: written whole. Refused when every later share ended: none waits.
         with contextlib.suppress(OSError):
             os.write(self.pipes[number][1], word)
-        os.close(self.pipes[number][1])
-        self.pipes[number] = (-1, -1)
+        read, write = self.pipes[number]
+        os.close(write)
+        self.pipes[number] = (read, -1)
 
     def before(self, number: int) -> int | None:
         """The items of the shares before `number`, once each has said (None: one could not
@@ -389,17 +397,17 @@ def _worker_share(number: int, told: int, counts: _Counts) -> None:
     word = parallel.RUN_WORD.pack(number, -1, 0)
     try:
         done = _share(number, counts)
-        if done is not None and done.run is not None:
+        if done is not None:
+            # After the share's rows (none for a share of no turns).
+            size = 0 if done.run is None else done.run.size
             sent = pickle.dumps(done, pickle.HIGHEST_PROTOCOL)
-            parallel.write_at(_SHARED["files"][number], sent, done.run.size)
-            word = parallel.RUN_WORD.pack(number, done.run.size, len(sent))
-        elif done is not None:  # a share of no items: no rows, what it sends from the start
-            sent = pickle.dumps(done, pickle.HIGHEST_PROTOCOL)
-            parallel.write_at(_SHARED["files"][number], sent, 0)
-            word = parallel.RUN_WORD.pack(number, 0, len(sent))
-    except Exception:
+            parallel.write_at(_SHARED["files"][number], sent, size)
+            word = parallel.RUN_WORD.pack(number, size, len(sent))
+    except Exception:  # the share is not made: this process's word says so
         pass
-    os.write(told, word)
+    # A few bytes, written whole; refused only when this process was ended (nothing waits).
+    with contextlib.suppress(OSError):
+        os.write(told, word)
 
 
 def _share(number: int, counts: _Counts) -> _Done | None:
