@@ -3,7 +3,6 @@ earlier shares' counts on pipes and leave their rows in memory files (`core.sess
 
 from __future__ import annotations
 
-import io
 import os
 import threading
 from pathlib import Path
@@ -11,34 +10,13 @@ from typing import Any
 
 import pytest
 
-from inspector.cli import run
-from inspector.commands import gate as gate_command
 from inspector.core import parallel, session_gate
 from tests.benchmarks import synthetic
+from tests.core import test_session_gate
 
-
-@pytest.fixture
-def by_shares(monkeypatch: pytest.MonkeyPatch) -> list[parallel.FileGate | None]:
-    """Every file `gate` tried by shares, even a small one, and what it gave (None: the file
-    went the usual way)."""
-    made: list[parallel.FileGate | None] = []
-    original = session_gate.gate_session_on_cores
-
-    def spy(*args: Any, **kwargs: Any) -> parallel.FileGate | None:
-        made.append(original(*args, **kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 1)
-    monkeypatch.setattr(gate_command, "gate_session_on_cores", spy)
-    # As in test_session_gate: a thread another test left idle would keep every gate here.
-    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
-    return made
-
-
-def _gate(*args: str) -> tuple[int, bytes]:
-    out, err = io.StringIO(), io.StringIO()
-    status = run(["gate", "--format", "json", *args], out, err)
-    return status, out.getvalue().encode("utf-8")
+#: Every file `gate` tried by shares, and what it gave (test_session_gate's).
+by_shares = test_session_gate.by_shares
+_gate = test_session_gate._gate
 
 
 @pytest.fixture
