@@ -66,10 +66,7 @@ from inspector.core.schema import DEFAULT_BUDGET, FileBudget
 
 #: What a forked process reads: the file, its shares and how to judge them (set before the fork).
 _SHARED: dict[str, Any] = {}
-#: The items of the shares converted here: a worker's never freed (it ends once it sent
-#: them), this process's freed when its next gate by shares begins. Freed one by one as the
-#: gate ends they held the report back (70-80 ms of a 100 MB generated session), and a
-#: command ends without freeing them (`os._exit`).
+#: A worker's converted shares, never freed: the process ends once it sent them.
 _KEPT: list[Transcript] = []
 
 if TYPE_CHECKING:
@@ -125,7 +122,6 @@ def gate_session_on_cores(
     the usual way, which also gives any error exactly).
     """
     jobs = default_jobs() if jobs is None else jobs
-    _KEPT.clear()  # the last gate's items
     if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES) or not _claude_code(path):
         return None
     ready = judged_bytes(path, extra_tools)
@@ -215,14 +211,14 @@ def _claude_code(path: str) -> bool:
 
 
 #: The weight of this process's share, and of each worker's: a worker pays for the pages it
-#: copies on write and pickles what it sends back, so this process takes a little more. So
-#: weighted, each spent 923 M instructions on its share of a 10 MB generated session
-#: (callgrind, between dumps as a share began and ended).
-_OWN_WEIGHT, _WORKER_WEIGHT = 103, 100
+#: copies on write and pickles what it sends back, this process frees its share's items once
+#: they are judged (70-80 ms of a 100 MB generated session's 1.1 s a share); so weighted, both
+#: spent 1.05-1.08 s of CPU on their shares (process_time, 3 runs).
+_OWN_WEIGHT, _WORKER_WEIGHT = 96, 100
 
 
 def _cuts(data: bytes, shares: int) -> list[int]:
-    """Line starts that cut the data into `shares` parts (the first a little larger than the
+    """Line starts that cut the data into `shares` parts (the first a little smaller than the
     others, `_OWN_WEIGHT`; fewer parts when lines are long), from 0 to its end."""
     cuts = [0]
     whole = _OWN_WEIGHT + _WORKER_WEIGHT * (shares - 1)
@@ -455,7 +451,10 @@ def _converted(number: int, counts: Any) -> _Done | None:
         verdicts = [told[code] for code in run.codes]
         local = _local(transcript, offset, verdicts, shared["toolset"], sent=worker)
     # The items stay here: merging the findings needs only what `_local` keeps of them.
-    _KEPT.append(transcript)
+    if worker:
+        # A worker's items are freed with it: it ends once its share is sent, and freeing
+        # them one by one first would only hold the gate back.
+        _KEPT.append(transcript)
     return _Done(structs.replace(share, transcript=None), run, local)
 
 

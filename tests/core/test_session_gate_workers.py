@@ -120,21 +120,3 @@ def test_a_share_says_its_count_once() -> None:
         assert counts.before(1) == 5
     finally:
         counts.close()
-
-
-def test_this_process_keeps_its_shares_items_until_its_next_gate_by_shares(
-    session: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from inspector.commands.gate import _encode_rows
-
-    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 1)
-    monkeypatch.setattr(parallel, "_can_fork", lambda: True)
-    for _ in range(2):
-        made = session_gate.gate_session_on_cores(str(session), "s", None, _encode_rows, jobs=2)
-        assert made is not None
-        made.rows.close()
-        # Its own share's items, the first of the file, not freed as the gate ended; one
-        # share's only: the second gate let the first one's go.
-        (transcript,) = session_gate._KEPT
-        assert transcript.items[0].index == 0
-    session_gate._KEPT.clear()
