@@ -16,14 +16,24 @@ own (a sidechain, an id to synthesise or pair, a note on the conversation), find
 cannot make alone (a call id or item id in two shares, an incomplete item at a share's end, a
 finding over the whole file), or any error, and the whole file is gated the usual way, in one
 process.
+
+The workers are plain forked processes, one a share (no pool, no threads): each tells the
+shares after it its count on a pipe of its own and reads the earlier shares' counts from
+theirs (a read the kernel wakes, not a poll), writes its rows to a file in memory
+(`parallel.rows_file`) and what it sends back after them, and says so with a word on a pipe
+they share (`parallel.RUN_WORD`). This process writes the rows from those files to the
+report.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
-import time
+import pickle
+import signal
+import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -44,7 +54,6 @@ from inspector.core.gate import (
 from inspector.core.model import Item, Severity, Tool, Transcript, paused_gc
 from inspector.core.parallel import (
     FileGate,
-    Forks,
     GatedRun,
     RowEncoder,
     RowParts,
@@ -62,10 +71,8 @@ _KEPT: list[Transcript] = []
 
 if TYPE_CHECKING:
     from inspector.core.formats.claude_code import Share
-#: A share's count of items while it is being converted, and once it could not be.
-_PENDING, _FAILED = -1, -2
-#: Seconds between two looks at the counts of the shares before one's own.
-_POLL = 0.002
+#: A share's count of items once it could not be converted.
+_FAILED = -2
 
 
 #: A finding as a worker sends it: code, severity, items, message.
@@ -121,8 +128,6 @@ def gate_session_on_cores(
     if ready is None:
         return None
     toolset, data = ready
-    import tempfile
-
     from inspector.core.formats import claude_code
 
     if not claude_code.can_share(data, Path(path)):
@@ -133,14 +138,13 @@ def gate_session_on_cores(
         return None
     try:
         # Closed by RowParts once read, or here when the gate fails.
-        files = [tempfile.TemporaryFile() for _ in range(count)]  # noqa: SIM115
+        files = [parallel.rows_file(number) for number in range(count)]
     except OSError:
         return None
     _SHARED.update(
         data=data,
         name=name,
         cuts=cuts,
-        counts=multiprocessing.get_context("fork").Array("q", [_PENDING] * count),
         toolset=toolset,
         budget=budget,
         encode=encode,
@@ -149,7 +153,11 @@ def gate_session_on_cores(
     )
     del data  # held until every share is converted
     try:
-        made = _gathered(count)
+        try:
+            gate: _ShareGate | None = _ShareGate(count)
+        except OSError:  # no pipes or no processes to be had: the usual way
+            gate = None
+        made = None if gate is None else gate.made()
     except BaseException:  # Ctrl-C, an error: the workers' shares are not wanted
         _SHARED.clear()
         for handle in files:
@@ -202,15 +210,15 @@ def _claude_code(path: str) -> bool:
     return found is claude_code
 
 
-#: The weight of this process's share, and of each worker's: a worker begins once the file
-#: is cut and forked, pays for the pages it copies on write, numbers its items again and
-#: pickles what it sends (70 M instructions over its share's 1,040 M on a 10 MB generated
-#: session), so the shares end together when this process takes a little more.
-_OWN_WEIGHT, _WORKER_WEIGHT = 108, 100
+#: The weight of this process's share, and of each worker's: a worker pays for the pages it
+#: copies on write and pickles what it sends back, this process frees its share's items once
+#: they are judged (70-80 ms of a 100 MB generated session's 1.1 s a share); so weighted, both
+#: spent 1.05-1.08 s of CPU on their shares (process_time, 3 runs).
+_OWN_WEIGHT, _WORKER_WEIGHT = 96, 100
 
 
 def _cuts(data: bytes, shares: int) -> list[int]:
-    """Line starts that cut the data into `shares` parts (the first a little larger than the
+    """Line starts that cut the data into `shares` parts (the first a little smaller than the
     others, `_OWN_WEIGHT`; fewer parts when lines are long), from 0 to its end."""
     cuts = [0]
     whole = _OWN_WEIGHT + _WORKER_WEIGHT * (shares - 1)
@@ -224,47 +232,187 @@ def _cuts(data: bytes, shares: int) -> list[int]:
     return cuts
 
 
-def _gathered(count: int) -> list[_Done] | None:
-    """Every share, this process's first, the workers' as they send them; None when one could
-    not be converted on its own."""
-    try:
-        forks = Forks(count - 1, _share, [(k,) for k in range(1, count)])
-    except Exception:  # no process to be had, or one died as the shares were handed out
-        return None
-    try:
-        made = _collected(forks.futures)
-    except BaseException:
-        forks.close(stop=True)
-        raise
-    forks.close(stop=made is None)
-    return made
+class _Counts:
+    """How each share tells the shares after it how many items it made: a pipe per share but
+    the last, which it writes its count to once for each later share, and which those read.
+
+    A read waits in the kernel until the count is written (no polling); a share that could
+    not be converted writes `_FAILED`, and one that ended without a word (killed) leaves its
+    pipe with no writer, which its readers take as failed too.
+    """
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.pipes: list[tuple[int, int]] = []
+        try:
+            for _ in range(count - 1):
+                self.pipes.append(os.pipe())
+        except OSError:
+            self.close()
+            raise
+
+    def keep(self, number: int) -> None:
+        """In the process of share `number`: close the ends it never uses, so that a pipe
+        whose writer ended reads as ended."""
+        for share, (read, write) in enumerate(self.pipes):
+            if share != number:
+                os.close(write)
+            if share >= number:
+                os.close(read)
+        self.pipes = [
+            (read if share < number else -1, write if share == number else -1)
+            for share, (read, write) in enumerate(self.pipes)
+        ]
+
+    def __setitem__(self, number: int, items: int) -> None:
+        """Share `number` made `items` items (`_FAILED`: it could not be converted)."""
+        if number >= len(self.pipes) or self.pipes[number][1] < 0:
+            return  # the last share (none after it waits), or one that said already
+        word = _COUNT.pack(items) * (self.count - 1 - number)
+        # A few bytes: written whole. Refused when every later share ended: none waits.
+        with contextlib.suppress(OSError):
+            os.write(self.pipes[number][1], word)
+        read, write = self.pipes[number]
+        os.close(write)
+        self.pipes[number] = (read, -1)
+
+    def before(self, number: int) -> int | None:
+        """The items of the shares before `number`, once each has said (None: one could not
+        be converted)."""
+        total = 0
+        for share in range(number):
+            word = os.read(self.pipes[share][0], _COUNT.size)
+            if len(word) < _COUNT.size:
+                return None  # its process ended before it said
+            (items,) = _COUNT.unpack(word)
+            if items < 0:
+                return None
+            total += items
+        return total
+
+    def close(self) -> None:
+        """Close every end still open here."""
+        for read, write in self.pipes:
+            for end in (read, write):
+                if end >= 0:
+                    os.close(end)
+        self.pipes = []
 
 
-def _collected(futures: Sequence[Any]) -> list[_Done] | None:
-    mine = _share(0)
-    if mine is None:
-        return None
-    made = [mine]
-    for future in futures:
-        done = _result(future)
-        if done is None:
+#: A share's count of items on its pipe.
+_COUNT = struct.Struct("<q")
+
+
+class _ShareGate:
+    """A session's shares made by plain forked workers, one share each, this process the first.
+
+    No pool and no threads: each worker converts its share, tells the later shares its count
+    (`_Counts`), waits for the earlier shares' counts, judges its items and writes their rows
+    to its share's file (in memory, `parallel.rows_file`), then what it sends back after them,
+    and says so on a pipe all of them share (a `parallel.RUN_WORD`).
+    """
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.counts = _Counts(count)
+        self.workers: list[Any] = []
+        self.said = -1
+        context = multiprocessing.get_context("fork")
+        try:
+            self.said, told = os.pipe()
+            try:
+                # Until each worker has set its own handlers (`init_worker`), the signals this
+                # process turns into exceptions are held back, so a worker never runs them.
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, parallel.HELD_SIGNALS)
+                try:
+                    for number in range(1, count):
+                        worker = context.Process(
+                            target=_worker_share, args=(number, told, self.counts)
+                        )
+                        worker.start()
+                        self.workers.append(worker)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
+            finally:
+                os.close(told)  # the workers hold it: the pipe ends when the last one does
+            self.counts.keep(0)
+        except BaseException:
+            self.end(stop=True)
+            raise
+
+    def made(self) -> list[_Done] | None:
+        """Every share, this process's first; None when one could not be converted or gated
+        on its own (a worker that failed or died included)."""
+        try:
+            made = self._made()
+        except BaseException:
+            self.end(stop=True)
+            raise
+        self.end(stop=made is None)
+        return made
+
+    def _made(self) -> list[_Done] | None:
+        mine = _share(0, self.counts)
+        if mine is None:
             return None
-        made.append(done)
-    return made
+        done: list[_Done | None] = [mine, *([None] * (self.count - 1))]
+        heard = b""
+        for _ in range(self.count - 1):
+            while len(heard) < parallel.RUN_WORD.size:
+                words = os.read(self.said, 1 << 12)
+                if not words:
+                    return None  # every worker ended, one before it said
+                heard += words
+            number, size, length = parallel.RUN_WORD.unpack_from(heard)
+            heard = heard[parallel.RUN_WORD.size :]
+            if size < 0 or not 0 < number < self.count:
+                return None
+            sent = pickle.loads(parallel.read_at(_SHARED["files"][number], length, size))
+            if not isinstance(sent, _Done):
+                return None
+            done[number] = sent
+        if any(share is None for share in done):
+            return None
+        return [share for share in done if share is not None]
+
+    def end(self, *, stop: bool) -> None:
+        """End the workers (`stop`: at once, whatever they are doing)."""
+        if stop:
+            for worker in self.workers:
+                worker.terminate()
+        for worker in self.workers:
+            worker.join()
+        self.workers = []
+        if self.said >= 0:
+            os.close(self.said)
+            self.said = -1
+        self.counts.close()
 
 
-def _result(future: Any) -> _Done | None:
+def _worker_share(number: int, told: int, counts: _Counts) -> None:
+    """A worker's life: share `number` made, and said on `told`. Any error is this process's
+    to give, in the usual way."""
+    parallel.init_worker()
+    counts.keep(number)
+    word = parallel.RUN_WORD.pack(number, -1, 0)
     try:
-        done: _Done | None = future.result()
-    except Exception:  # a worker that failed or died: the usual way decides
-        return None
-    return done
+        done = _share(number, counts)
+        if done is not None:
+            # After the share's rows (none for a share of no turns).
+            size = 0 if done.run is None else done.run.size
+            sent = pickle.dumps(done, pickle.HIGHEST_PROTOCOL)
+            parallel.write_at(_SHARED["files"][number], sent, size)
+            word = parallel.RUN_WORD.pack(number, size, len(sent))
+    except Exception:  # the share is not made: this process's word says so
+        pass
+    # A few bytes, written whole; refused only when this process was ended (nothing waits).
+    with contextlib.suppress(OSError):
+        os.write(told, word)
 
 
-def _share(number: int) -> _Done | None:
+def _share(number: int, counts: _Counts) -> _Done | None:
     """Convert, judge and encode one share (None: it cannot be converted on its own, or a
     share before it could not). Any error is the usual way's to give."""
-    counts = _SHARED["counts"]
     try:
         return _converted(number, counts)
     except Exception:
@@ -473,16 +621,10 @@ def _merged(
     return out
 
 
-def _offset(counts: Any, number: int) -> int | None:
+def _offset(counts: _Counts, number: int) -> int | None:
     """The items of the shares before this one, once each has said (None: one could not be
     converted). Each share says its count before it waits, so none waits for ever."""
-    while True:
-        before: Sequence[int] = counts[:number]
-        if _FAILED in before:
-            return None
-        if _PENDING not in before:
-            return sum(before)
-        time.sleep(_POLL)
+    return counts.before(number)
 
 
 __all__ = ["gate_session_on_cores"]
