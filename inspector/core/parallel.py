@@ -536,16 +536,8 @@ class _RunGate:
         self.live: list[Worker] = []
         self.said, told = os.pipe()
         try:
-            # Until each worker has set its own handlers (`init_worker`), the signals this process
-            # turns into exceptions are held back, so a worker never runs them.
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
-            try:
-                for _ in range(min(jobs - 1, count - self.mine)):
-                    worker = Worker(_worker_runs, told)
-                    self.workers.append(worker)
-                    self.live.append(worker)
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
+            self.workers = fork_workers(_worker_runs, [(told,)] * min(jobs - 1, count - self.mine))
+            self.live = list(self.workers)
         except BaseException:
             self._end(stop=True)
             self._close_files()
@@ -569,11 +561,7 @@ class _RunGate:
 
     def _end(self, *, stop: bool) -> None:
         """End the workers (`stop`: at once, whatever they are doing) and forget what they read."""
-        if stop:
-            for worker in self.workers:
-                worker.terminate()
-        for worker in self.workers:
-            worker.join()
+        end_workers(self.workers, stop=stop)
         self.workers = []
         if self.said >= 0:
             os.close(self.said)
@@ -704,6 +692,33 @@ class _RunGate:
         except Exception:
             return False
         return self.done[number] is not None
+
+
+def fork_workers(task: Callable[..., Any], calls: Sequence[tuple[Any, ...]]) -> list[Worker]:
+    """A `Worker` running `task(*args)` for each of `calls`; if one cannot be forked, those
+    forked are ended and the error raised."""
+    workers: list[Worker] = []
+    # Until each worker has set its own handlers (`init_worker`), the signals this process
+    # turns into exceptions are held back, so a worker never runs them.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        for args in calls:
+            workers.append(Worker(task, *args))
+    except BaseException:
+        end_workers(workers, stop=True)
+        raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
+    return workers
+
+
+def end_workers(workers: Sequence[Worker], *, stop: bool) -> None:
+    """Reap the workers once they have ended (`stop`: end them at once, whatever they do)."""
+    if stop:
+        for worker in workers:
+            worker.terminate()
+    for worker in workers:
+        worker.join()
 
 
 class Worker:

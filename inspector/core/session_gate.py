@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
 import os
 import pickle
-import signal
 import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -315,24 +313,14 @@ class _ShareGate:
     def __init__(self, count: int) -> None:
         self.count = count
         self.counts = _Counts(count)
-        self.workers: list[Any] = []
+        self.workers: list[parallel.Worker] = []
         self.said = -1
-        context = multiprocessing.get_context("fork")
         try:
             self.said, told = os.pipe()
             try:
-                # Until each worker has set its own handlers (`init_worker`), the signals this
-                # process turns into exceptions are held back, so a worker never runs them.
-                held = signal.pthread_sigmask(signal.SIG_BLOCK, parallel.HELD_SIGNALS)
-                try:
-                    for number in range(1, count):
-                        worker = context.Process(
-                            target=_worker_share, args=(number, told, self.counts)
-                        )
-                        worker.start()
-                        self.workers.append(worker)
-                finally:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a held Ctrl-C comes here
+                self.workers = parallel.fork_workers(
+                    _worker_share, [(number, told, self.counts) for number in range(1, count)]
+                )
             finally:
                 os.close(told)  # the workers hold it: the pipe ends when the last one does
             self.counts.keep(0)
@@ -377,11 +365,7 @@ class _ShareGate:
 
     def end(self, *, stop: bool) -> None:
         """End the workers (`stop`: at once, whatever they are doing)."""
-        if stop:
-            for worker in self.workers:
-                worker.terminate()
-        for worker in self.workers:
-            worker.join()
+        parallel.end_workers(self.workers, stop=stop)
         self.workers = []
         if self.said >= 0:
             os.close(self.said)

@@ -711,12 +711,7 @@ def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
     _write(log, 300, seed=17, long_numbers=False)
     here = os.getpid()
     seen: list[list[parallel.Worker]] = []
-    started: list[parallel.Worker] = []
-    original = parallel.Worker
-
-    def spy(*args):
-        started.append(original(*args))
-        return started[-1]
+    started = spy_workers(monkeypatch)
 
     def asleep_or_interrupted(number):
         if os.getpid() != here:
@@ -724,7 +719,6 @@ def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
         seen.append([worker for worker in started if worker.is_alive()])
         raise KeyboardInterrupt  # Ctrl-C while the workers make their runs
 
-    monkeypatch.setattr(parallel, "Worker", spy)
     monkeypatch.setattr(parallel, "_gate_run", asleep_or_interrupted)
 
     interrupted_gate_ends_its_workers(
@@ -732,9 +726,21 @@ def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
     )
 
 
+def spy_workers(monkeypatch: pytest.MonkeyPatch) -> list[parallel.Worker]:
+    """Every `parallel.Worker` forked from now on, in order."""
+    started: list[parallel.Worker] = []
+    original = parallel.Worker
+
+    def spy(*args: object) -> parallel.Worker:
+        started.append(original(*args))
+        return started[-1]
+
+    monkeypatch.setattr(parallel, "Worker", spy)
+    return started
+
+
 def interrupted_gate_ends_its_workers(
-    gate: Callable[[], object],
-    seen: list[list[multiprocessing.Process]] | list[list[parallel.Worker]],
+    gate: Callable[[], object], seen: list[list[parallel.Worker]]
 ) -> None:
     """Run `gate`, which a Ctrl-C ends while its workers are busy (`seen` gets the workers
     alive then), as the CLI runs it, and check that every worker was ended by SIGTERM."""

@@ -10,7 +10,6 @@ import dataclasses
 import io
 import itertools
 import json
-import multiprocessing
 import os
 import shutil
 import time
@@ -29,7 +28,7 @@ from inspector.core.model import Item, Transcript
 from tests.benchmarks import synthetic
 from tests.benchmarks.bench_sources import repeated
 from tests.conftest import SAMPLES
-from tests.core.test_parallel import interrupted_gate_ends_its_workers
+from tests.core.test_parallel import interrupted_gate_ends_its_workers, spy_workers
 from tests.core.test_session_lean import _facts
 
 CLAUDE = SAMPLES / "sessions" / "claude_code"
@@ -327,12 +326,13 @@ def test_a_gate_by_shares_that_ends_early_ends_its_workers_at_once(
     path = tmp_path / "session.jsonl"
     synthetic.write_claude_code(path, 100_000)
     here = os.getpid()
-    seen: list[list[multiprocessing.Process]] = []
+    seen: list[list[parallel.Worker]] = []
+    started = spy_workers(monkeypatch)
 
     def asleep_or_interrupted(number: int, counts: Any) -> Any:
         if os.getpid() != here:
             time.sleep(600)  # a worker in its share
-        seen.append(multiprocessing.active_children())
+        seen.append([worker for worker in started if worker.is_alive()])
         raise KeyboardInterrupt  # Ctrl-C while the workers convert their shares
 
     monkeypatch.setattr(session_gate, "_converted", asleep_or_interrupted)
