@@ -223,11 +223,17 @@ class ColumnFitter(QObject):
     def _wanted_widths(self) -> dict[int, int]:
         header = self.tree.header()
         hidden = tuple(header.isSectionHidden(c) for c in Column)
-        key = (self.model.result, self.model.alignment, hidden)
+        key = (self.model.result, self.model.alignment, hidden, self.model.rows)
         old = self._measured
-        # Measuring reads a thousand items: only when the transcript, its diff (the objects
-        # themselves, not their equality) or the shown columns change.
-        if old is None or old[0] is not key[0] or old[1] is not key[1] or old[2] != hidden:
+        # Measuring reads a thousand items: only when the transcript, its diff, its aligned
+        # rows (the objects themselves, not their equality) or the shown columns change.
+        if (
+            old is None
+            or old[0] is not key[0]
+            or old[1] is not key[1]
+            or old[2] != hidden
+            or old[3] is not key[3]
+        ):
             (self._wanted, self._least), self._measured = self._measure(), key
         return self._wanted
 

@@ -45,6 +45,8 @@ ChangesRole = ItemDataRole.UserRole + 6  # the diff changes of the item's pair
 CompactRole = ItemDataRole.UserRole + 7  # the cell's short text for a narrow column
 TargetRole = ItemDataRole.UserRole + 8  # the target findings that name the item
 
+#: What a gap row says in the name column (aligned mode: the other file has an item here).
+GAP_TEXT = "no item here"
 #: A field the item does not have (its counterpart does: aligned mode shows a gap row).
 _MISSING: Any = object()
 
@@ -433,6 +435,8 @@ class TranscriptModel(QAbstractItemModel):
             if text is None:
                 text = self._item_text(items[i], verdict, i, column)
             texts[text or "", self._bold(i, column)] = None
+        if column == Column.NAME and self._rows is not None and None in self._rows[:limit]:
+            texts[GAP_TEXT, False] = None  # a gap row's phrase, whole like the names
         return set(texts)
 
     def _bold(self, i: int, column: int) -> bool:
@@ -655,7 +659,7 @@ class TranscriptModel(QAbstractItemModel):
         swatch = qt_palette.gap_swatch()
         # In the name column: the type column is sized for type words and cut the phrase.
         if role == ItemDataRole.DisplayRole and column == Column.NAME:
-            return "no item here"
+            return GAP_TEXT
         if role == ItemDataRole.ToolTipRole:
             return tooltip("Aligned mode: the other file has an item here; this one has none.")
         if role == ItemDataRole.ForegroundRole:

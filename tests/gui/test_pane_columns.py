@@ -16,7 +16,7 @@ from inspector.core.targets import TargetFinding
 from inspector.gui import qt_palette
 from inspector.gui.alignment import padded_keys
 from inspector.gui.qt_pane import CountsMode
-from inspector.gui.qt_transcript_model import Column, CompactRole, TargetRole
+from inspector.gui.qt_transcript_model import GAP_TEXT, Column, CompactRole, TargetRole
 from tests.conftest import SAMPLES
 
 GEMINI = SAMPLES / "native" / "gemini-request.json"
@@ -237,3 +237,24 @@ def test_a_cut_id_keeps_its_distinguishing_end(make_window):
     option.rect = tree.visualRect(name)
     delegate.initStyleOption(option, name)
     assert option.textElideMode == Qt.TextElideMode.ElideMiddle
+
+
+def test_a_gap_rows_phrase_reads_whole_beside_short_names(make_window):
+    # The capture's one call is `ls`: the name column sized for names alone cut the gap
+    # rows' "no item here" that the longer trace beside it makes.
+    window = make_window()
+    for size in (NARROW, (1400, 900)):
+        window.resize(*size)
+        window.show()
+        window.set_aligned(True)
+        window.open_pair(
+            str(SAMPLES / "sessions" / "har" / "openai-polly-tool-roundtrip.har"),
+            str(SAMPLES / "sessions" / "otel" / "tool-calls-spans.json"),
+        )
+        window.settle()
+        tree, model = window.left.tree, window.left.model
+        gaps = [
+            r for r in range(model.rowCount()) if model.index(r, Column.NAME).data() == GAP_TEXT
+        ]
+        assert gaps
+        assert all(_reads_whole(tree, model.index(r, Column.NAME)) for r in gaps), size
