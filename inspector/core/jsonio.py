@@ -180,13 +180,7 @@ def _read_fd(
             raise LoadError(f"{what} is larger than the limit of {_size(limit)}", path=name)
         buffer.write(chunk)
     if stat.S_ISREG(info.st_mode) and not gzipped and total < info.st_size:
-        # Cut short while it was read (a log being rotated, a copy being rewritten): the
-        # parser would only say "Unterminated string".
-        raise LoadError(
-            f"the file changed while it was read: {info.st_size:,} bytes when opened, "
-            f"{total:,} read",
-            path=name,
-        )
+        raise _cut_short(info, total, name)
     return buffer.getvalue()
 
 
@@ -218,13 +212,7 @@ def _read_regular(
                 break
             filled += read
     if filled < size:
-        # Cut short while it was read (a log being rotated, a copy being rewritten): the
-        # parser would only say "Unterminated string".
-        raise LoadError(
-            f"the file changed while it was read: {info.st_size:,} bytes when opened, "
-            f"{filled:,} read",
-            path=name,
-        )
+        raise _cut_short(info, filled, name)
     buffer.seek(filled)
     for chunk in _chunks(fd, info, name, cancel):  # what was written after it was opened
         filled += len(chunk)
@@ -232,6 +220,16 @@ def _read_regular(
             raise LoadError(f"file is larger than the limit of {_size(limit)}", path=name)
         buffer.write(chunk)
     return buffer.getvalue()
+
+
+def _cut_short(info: os.stat_result, read: int, name: str) -> LoadError:
+    """The error of a regular file that ended before its size when opened."""
+    # A log being rotated, a copy being rewritten: the parser would only say "Unterminated
+    # string".
+    return LoadError(
+        f"the file changed while it was read: {info.st_size:,} bytes when opened, {read:,} read",
+        path=name,
+    )
 
 
 def _chunks(
