@@ -52,8 +52,9 @@ BY_RUNS = {"OTLP trace"}
 #: Peak RSS of the gate ÷ the file.
 RSS_LIMIT = 5.0
 PARSE_JSON = "import json,sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
-#: Ids made unique per repeat: Anthropic tool and message ids, OpenAI call ids, record uuids.
-_IDS = re.compile(rb'"(toolu_|msg_|call_|req_)|"([0-9a-f]{8})-([0-9a-f]{4}-)')
+#: Ids made unique per repeat: Anthropic tool and message ids, OpenAI call ids, record uuids
+#: (not the `call_id` key itself, which a Codex rollout's calls and outputs are paired by).
+_IDS = re.compile(rb'"(toolu_|msg_|call_(?!id")|req_)|"([0-9a-f]{8})-([0-9a-f]{4}-)')
 LIMIT = 2.0
 #: Seconds from opening a 100 MB session in the window to the first paint of its rows.
 FIRST_PAINT_S = 1.0
