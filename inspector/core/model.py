@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import threading
@@ -370,16 +371,43 @@ class Item(_ItemFields, frozen=True, gc=False):
         raw = _STORED_RAW.__get__(self)
         if not isinstance(raw, dict):
             return
-        get = raw.get
-        t = get("type", _MISSING)
-        mask = hot_mask(raw, t)
+        # Each member read once, its presence told from the marker (as `hot_mask` tells it):
+        # every item not read lean is made here.
+        get, missing = raw.get, _MISSING
+        t = get("type", missing)
+        mask = 0 if t is missing else (HAS_TYPE | TYPE_NULL if t is None else HAS_TYPE)
+        value = get("id", missing)
+        if value is not missing:
+            mask |= HAS_ID
+            _set(self, "id", value)
+        value = get("call_id", missing)
+        if value is not missing:
+            mask |= HAS_CALL_ID
+            _set(self, "call_id", value)
+        value = get("name", missing)
+        if value is not missing:
+            mask |= HAS_NAME
+            _set(self, "name", value)
+        value = get("role", missing)
+        if value is not missing:
+            mask |= HAS_ROLE
+            _set(self, "role", value)
+        value = get("status", missing)
+        if value is not missing:
+            mask |= HAS_STATUS
+            _set(self, "status", value)
         _set(self, "type", shorthand_type(t, mask & HAS_ROLE, mask & HAS_ID))
-        _set(self, "id", get("id"))
-        _set(self, "call_id", get("call_id"))
-        _set(self, "name", get("name"))
-        _set(self, "role", get("role"))
-        _set(self, "status", get("status"))
         _set(self, "_mask", mask)
+
+    def with_status(self, raw: dict[str, Any], conversion: Conversion | None) -> Item:
+        """This item as `raw`, its value with a `status` member added (made as `conversion`
+        says): its other members are the same, so they are not read from the value again."""
+        made = copy.copy(self)  # a copy is not initialised again
+        _STORED_RAW.__set__(made, raw)
+        _set(made, "conversion", conversion)
+        _set(made, "status", raw["status"])
+        _set(made, "_mask", self._mask | HAS_STATUS)
+        return made
 
     def has_fields(self) -> bool:
         """Whether the item's JSON value is a non-empty object or array (a lean item with a
