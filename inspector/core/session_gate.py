@@ -1,18 +1,20 @@
-"""The gate of a large Claude Code session on every core: its lines converted, judged and
-written share by share in forked processes.
+"""The gate of a large session file (Claude Code, Codex) on every core: its lines converted,
+judged and written share by share in forked processes.
 
 A turn, its calls' pairing and a sidechain's parent depend on the records before them, so a
 session is read in file order. Yet a session's main thread is nearly always made of turns that
 need nothing of the records before them but whether the first goes on with the turn before
-(one response is written as several records). So each process converts a share of the file's
-lines on its own (`claude_code.convert_share`), says how many items they made, and once every
+(one Claude Code response is written as several records; a Codex call's status is told by its
+output). So each process converts a share of the file's lines on its own (the format's
+`convert_share`, see `ShareFormat`), says how many items they made, and once every
 share before its own has said so, numbers its items from there, judges them and writes their
 rows (`parallel.gated_run`), as a run of a JSON Lines file of bare items is gated
 (`parallel.gate_jsonl_on_cores`), and makes its findings as if it were the whole file. This
 process merges them in order (`_merged`): what crosses a cut (a call answered in a later share,
 an output whose call is in another) is judged again from the few items each share left open.
 The report is byte for byte what one process writes. A share that cannot be converted on its
-own (a sidechain, an id to synthesise or pair, a note on the conversation), findings a share
+own (a sidechain, an id to synthesise or pair, a note on the conversation, tools defined in the
+file), what the format cannot join (a Codex call answered in another share), findings a share
 cannot make alone (a call id or item id in two shares, an incomplete item at a share's end, a
 finding over the whole file), or any error, and the whole file is gated the usual way, in one
 process.
@@ -34,7 +36,8 @@ import pickle
 import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from types import ModuleType
+from typing import Any, NamedTuple, Protocol, cast
 
 from msgspec import structs
 
@@ -67,8 +70,28 @@ _SHARED: dict[str, Any] = {}
 #: A worker's converted shares, never freed: the process ends once it sent them.
 _KEPT: list[Transcript] = []
 
-if TYPE_CHECKING:
-    from inspector.core.formats.claude_code import Share
+
+class Share(Protocol):
+    """A run of a session's lines converted on its own (each format's own `Share`)."""
+
+    #: Its items, numbered from 0 (None: no item, or they were left where they were made).
+    @property
+    def transcript(self) -> Transcript | None: ...
+
+
+class ShareFormat(Protocol):
+    """What a session format's module gives to be gated in shares (`claude_code`, `codex`)."""
+
+    def can_share(self, data: bytes, source: Path | None, /) -> bool:
+        """Whether the file may be converted in shares at all."""
+
+    def convert_share(self, data: bytes, start: int, stop: int, path: str | None, /) -> Any:
+        """The share of the lines from `start` to `stop`, or None: not on its own."""
+
+    def joined(self, path: str | None, shares: Sequence[Any], /) -> Transcript | None:
+        """The conversation of the file's shares without its items, or None."""
+
+
 #: A share's count of items once it could not be converted.
 _FAILED = -2
 
@@ -114,23 +137,24 @@ def gate_session_on_cores(
     jobs: int | None = None,
     budget: float = DEFAULT_BUDGET,
 ) -> FileGate | None:
-    """Gate a Claude Code session file on `jobs` processes (None: every core), each converting,
-    judging and encoding a share of its lines; None when the file is no such session, is
+    """Gate a session file (`ShareFormat`) on `jobs` processes (None: every core), each
+    converting, judging and encoding a share of its lines; None when the file is no such session, is
     smaller than `parallel.POOL_MIN_BYTES`, or cannot be gated so (the caller then gates it
     the usual way, which also gives any error exactly).
     """
     jobs = default_jobs() if jobs is None else jobs
-    if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES) or not _claude_code(path):
+    if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES):
+        return None
+    fmt = _share_format(path)
+    if fmt is None:
         return None
     ready = judged_bytes(path, extra_tools)
     if ready is None:
         return None
     toolset, data = ready
-    from inspector.core.formats import claude_code
-
-    if not claude_code.can_share(data, Path(path)):
+    if not fmt.can_share(data, Path(path)):
         return None
-    cuts = _cuts(data, jobs)
+    cuts = _cuts(data, jobs, getattr(fmt, "cut_at", None))
     count = len(cuts) - 1
     if count < 2:
         return None
@@ -141,6 +165,7 @@ def gate_session_on_cores(
         return None
     _SHARED.update(
         data=data,
+        format=fmt,
         name=name,
         cuts=cuts,
         toolset=toolset,
@@ -162,7 +187,7 @@ def gate_session_on_cores(
             handle.close()
         raise
     _SHARED.clear()
-    head = None if made is None else claude_code.joined(name, [done.share for done in made])
+    head = None if made is None else fmt.joined(name, [done.share for done in made])
     if made is None or head is None:
         for handle in files:
             handle.close()
@@ -185,27 +210,25 @@ def gate_session_on_cores(
     return FileGate(result, RowParts(files, sizes), makers)
 
 
-#: Bytes read of a file to tell whether it is a Claude Code session before it is read whole.
+#: Bytes read of a file to tell its session format before it is read whole.
 _HEAD = 1 << 16
 
 
-def _claude_code(path: str) -> bool:
-    """Whether the file is a Claude Code session, told from its first bytes as the loader
-    tells it from the whole (its first line and first KiB), when they hold its first line."""
+def _share_format(path: str) -> ShareFormat | None:
+    """The file's session format when it can be gated in shares, told from its first bytes as
+    the loader tells it from the whole (its first line and first KiB), when they hold its
+    first line; a format module is imported only for a file that shows its marks."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(_HEAD)
     except OSError:
-        return False
+        return None
     if head.find(b"\n", len(head) - len(head.lstrip())) < 0:
-        return False
-    found = session_format(head)
-    if found is None:
-        return False
-    # Imported only for a file that shows a session's marks: a gate imports no other format.
-    from inspector.core.formats import claude_code
-
-    return found is claude_code
+        return None
+    found: ModuleType | None = session_format(head)
+    if found is None or not hasattr(found, "convert_share"):
+        return None
+    return cast(ShareFormat, found)
 
 
 #: The weight of this process's share, and of each worker's: a worker pays for the pages it
@@ -215,9 +238,10 @@ def _claude_code(path: str) -> bool:
 _OWN_WEIGHT, _WORKER_WEIGHT = 96, 100
 
 
-def _cuts(data: bytes, shares: int) -> list[int]:
+def _cuts(data: bytes, shares: int, cut_at: Any = None) -> list[int]:
     """Line starts that cut the data into `shares` parts (the first a little smaller than the
-    others, `_OWN_WEIGHT`; fewer parts when lines are long), from 0 to its end."""
+    others, `_OWN_WEIGHT`; fewer parts when lines are long), from 0 to its end; `cut_at`, the
+    format's, moves a cut on to a line a share had better end before (`codex.cut_at`)."""
     cuts = [0]
     whole = _OWN_WEIGHT + _WORKER_WEIGHT * (shares - 1)
     for k in range(1, shares):
@@ -225,7 +249,10 @@ def _cuts(data: bytes, shares: int) -> list[int]:
         end = data.find(b"\n", max(at, cuts[-1] + 1) - 1)
         if end < 0 or end + 1 >= len(data):
             break
-        cuts.append(end + 1)
+        cut = end + 1 if cut_at is None else cut_at(data, end + 1)
+        if cut >= len(data):
+            break
+        cuts.append(cut)
     cuts.append(len(data))
     return cuts
 
@@ -405,13 +432,12 @@ def _share(number: int, counts: _Counts) -> _Done | None:
 
 
 def _converted(number: int, counts: Any) -> _Done | None:
-    from inspector.core.formats import claude_code
     from inspector.core.formats._convert import renumber
 
     shared = _SHARED
     cuts = shared["cuts"]
     with paused_gc():
-        share = claude_code.convert_share(
+        share = shared["format"].convert_share(
             shared["data"], cuts[number], cuts[number + 1], shared["name"]
         )
     if share is None:

@@ -980,20 +980,21 @@ def test_the_findings_of_a_log_take_steps_in_proportion_to_its_items(tmp_path, t
 
 
 def test_telling_a_log_of_bare_items_from_a_session_imports_no_session_format(tmp_path):
-    # Before a large log is gated by runs, the gate asks whether it is a Claude Code session:
-    # for a log that shows no session's marks, that format's modules are not imported.
+    # Before a large log is gated by runs, the gate asks whether it is a session it can gate
+    # in shares: for a log that shows no session's marks, no session format is imported.
     log = tmp_path / "log.jsonl"
     synthetic.write_jsonl(log, 50)
     code = (
         "import sys\n"
         "from inspector.core import session_gate\n"
-        "print(session_gate._claude_code(sys.argv[1]),"
-        " 'inspector.core.formats.claude_code' in sys.modules)\n"
+        "print(session_gate._share_format(sys.argv[1]),"
+        " 'inspector.core.formats.claude_code' in sys.modules,"
+        " 'inspector.core.formats.codex' in sys.modules)\n"
     )
     told = subprocess.run(
         [sys.executable, "-c", code, str(log)], capture_output=True, text=True, check=True
     )
-    assert told.stdout.split() == ["False", "False"]
+    assert told.stdout.split() == ["None", "False", "False"]
 
 
 def test_while_a_worker_is_held_in_a_run_this_process_makes_every_other_run(

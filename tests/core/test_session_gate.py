@@ -402,7 +402,9 @@ def test_findings_across_a_cut_are_merged_as_one_process_makes_them(
     tool = {"type": "function", "name": "t", "parameters": {"type": "object"}}
     tools.write_text(json.dumps({"tools": [tool]}), encoding="utf-8")
     starts = _line_starts(data)
-    monkeypatch.setattr(session_gate, "_cuts", lambda data, shares: [0, starts[cut], len(data)])
+    monkeypatch.setattr(
+        session_gate, "_cuts", lambda data, shares, cut_at=None: [0, starts[cut], len(data)]
+    )
     alone = _gate(str(path), "--tools", str(tools), "--jobs", "1")
     assert _gate(str(path), "--tools", str(tools), "--jobs", "2") == alone
     assert len(by_shares) == 1 and (by_shares[0] is not None) == merged

@@ -236,13 +236,19 @@ def renumber(items: Sequence[Item], offset: int) -> None:
     number = force_setattr
     for item in items:
         number(item, "index", item.index + offset)
-    # A run of held items is consecutive: one look at its first item finds it.
+    # A run of held items, or of items read lean, is consecutive: one look at its first item
+    # finds it.
+    from inspector.core.formats._lean import JsonRun
+
     k = 0
     while k < len(items):
         source = items[k].lean_source
         if type(source) is Held:
             source.first += offset
             k += len(source.values)
+        elif type(source) is JsonRun:
+            source.first += offset
+            k += len(source.starts)
         else:
             k += 1
 

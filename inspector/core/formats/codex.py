@@ -15,6 +15,7 @@ are; the gate calls them vendor items.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -40,6 +41,7 @@ from inspector.core.model import (
     Conversion,
     Derivation,
     Envelope,
+    Group,
     Item,
     Note,
     Origin,
@@ -116,6 +118,15 @@ def _item(payload: dict[str, Any], ran: bool) -> tuple[Any, Conversion | None]:
         if redacted(payload.get("arguments")):
             marks.append(_ARGUMENTS_REDACTED)
     return raw, Conversion("codex", payload, tuple(marks), LABEL) if marks else None
+
+
+def answered(call: Item) -> Item:
+    """A call that waited for its output (no status, none answered it), now answered: what
+    `_item` makes of its payload once it ran, its other members as they were."""
+    payload = call.raw
+    derived = () if call.conversion is None else call.conversion.derived
+    conversion = Conversion("codex", payload, (_STATUS_RAN, *derived), LABEL)
+    return call.with_status({**payload, "status": "completed"}, conversion)
 
 
 def _call_id(payload: dict[str, Any]) -> str | None:
@@ -324,18 +335,29 @@ class Reader:
             _add_line(b, line, self._group, answered)
         self._corrupt += corrupt  # after the lines: they may be read as they are parsed
 
-    def read_file(self, data: bytes, check: Callable[[int], None] | None = None) -> None:
-        """Take every line of a whole rollout file, the items of most lines read lean."""
-        risks = _lean.Risks(data)
+    def read_file(
+        self,
+        data: bytes,
+        check: Callable[[int], None] | None = None,
+        *,
+        begin: int = 0,
+        stop: int | None = None,
+        number: int = 1,
+    ) -> None:
+        """Take every line of a whole rollout file, the items of most lines read lean (`begin`,
+        `stop`, `number`: only the lines of `data[begin:stop]`, the first numbered so)."""
+        # A share's own bytes are scanned: what its lines hold decides how they are read.
+        risks = _lean.Risks(data if begin == 0 and stop is None else data[begin:stop])
         self._lean = _LeanLines(data, self.path, risks) if risks.lean else None
         corrupt: list[Corrupt] = []
-        self.add(iter_lines(data, self.path, corrupt, 1, check, repeats, self._lean), corrupt)
+        lines = iter_lines(
+            data, self.path, corrupt, number, check, repeats, self._lean, begin=begin, stop=stop
+        )
+        self.add(lines, corrupt)
 
     def _answer(self, index: int) -> None:
         """Make again the item of a call an output now answers (its status is now known)."""
-        old = self._b.items[index]
-        raw, conversion = _item(old.raw, True)
-        self._b.items[index] = Item(index, raw, old.origin, old.group, old.envelope, conversion)
+        self._b.items[index] = answered(self._b.items[index])
 
     def transcripts(self, *, final: bool = False) -> list[Transcript]:
         """The rollout as one transcript, as it stands (a rollout is one conversation)."""
@@ -366,6 +388,92 @@ def load_file(
     reader = Reader(path)
     reader.read_file(data, check)
     return reader.transcripts(final=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Shares: a large rollout's lines converted by several processes (`core.session_gate`)
+
+
+class Share(Struct, frozen=True):
+    """A run of a rollout's lines converted on its own (`convert_share`)."""
+
+    #: Its items, as the conversation's, numbered from 0 (None: its items were left where they
+    #: were converted).
+    transcript: Transcript | None
+    #: The conversation's group, as the share's first line opened it (None: no line).
+    group: Group | None
+    corrupt: tuple[Corrupt, ...]
+    #: The first session id its lines name, and its notes (compacted histories), in order.
+    session: str | None
+    notes: tuple[Note, ...]
+    #: The call ids of its calls no output of its own answers (their status is derived from
+    #: an output elsewhere), and of its outputs.
+    waiting: frozenset[str]
+    answered: frozenset[str]
+
+
+#: How far past a share's even cut its end is looked for at a turn's start.
+_TURN_REACH = 1 << 22
+#: A turn's first line (its context is written before the model is asked), by its bytes.
+_TURN_START = b'"type":"turn_context"'
+
+
+def cut_at(data: bytes, at: int) -> int:
+    """Where a share that would end at `at` (a line start) ends: the start of the next turn's
+    context line, whose calls before it have all been answered, when one is near."""
+    found = data.find(_TURN_START, at, at + _TURN_REACH)
+    if found < 0:
+        return at
+    return max(data.rfind(b"\n", at, found) + 1, at)
+
+
+def can_share(data: bytes, source: Path | None) -> bool:
+    """Whether a rollout may be converted in shares (a rollout is one conversation)."""
+    return True
+
+
+def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share | None:
+    """Convert the lines of a rollout from `start` to `stop` (line starts) as the whole file's
+    load converts them, or None when they cannot be converted on their own: they define tools
+    (`dynamic_tools`, which every share's calls are judged by)."""
+    reader = Reader(path)
+    reader.read_file(data, begin=start, stop=stop, number=data.count(b"\n", 0, start) + 1)
+    b = reader._b
+    if b.tools:
+        return None
+    corrupt = tuple(reader._corrupt)
+    if reader._group is None:
+        return Share(None, None, corrupt, None, (), frozenset(), frozenset())
+    items = tuple(b.items)
+    transcript = Transcript(path, "codex", items, tuple(b.groups))
+    return Share(
+        transcript,
+        b.groups[0],
+        corrupt,
+        reader._session,
+        tuple(reader._notes),
+        frozenset(reader._waiting),
+        frozenset(reader._answered),
+    )
+
+
+def joined(path: str | None, shares: Sequence[Share]) -> Transcript | None:
+    """The rollout's conversation from its shares, without its items (the shares hold them);
+    None when no share holds a line, or a call's status depends on an output in another share
+    (loading the whole file then says what it is)."""
+    group = next((s.group for s in shares if s.group is not None), None)
+    if group is None:
+        return None
+    answered = [s.answered for s in shares]
+    for number, share in enumerate(shares):
+        if any(share.waiting & other for k, other in enumerate(answered) if k != number):
+            return None
+    notes = [note for s in shares for note in s.notes]
+    notes += corrupt_notes(path, [c for s in shares for c in s.corrupt])
+    if notes:
+        group = dataclasses.replace(group, notes=(*group.notes, *notes))
+    session = next((s.session for s in shares if s.session is not None), None)
+    return Transcript(path, "codex", (), (group,), conversation=session)
 
 
 FORMAT = FormatSpec(
