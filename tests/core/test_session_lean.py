@@ -122,6 +122,13 @@ _OUTPUT = {"type": "function_call_output", "call_id": "c1", "output": "done"}
         [_line([1, 2]), _line("text")],  # type: ignore[arg-type]
         [_line({**_MESSAGE, "content": "\\ud800"}).replace(b"\\\\ud800", b"\\ud800")],
         [_line(_OUTPUT), _line(_CALL), _line(_CALL), _line(_OUTPUT)],
+        # Codex's layout, but a member after the payload, spaces, a payload that does not
+        # parse, an escape in the timestamp, a passed-over type cut short.
+        [_line(_MESSAGE)[:-1] + b',"z":1}', _line(_MESSAGE)[:-1] + b',"payload":{"type":"x"}}'],
+        [_line(_MESSAGE).replace(b'"payload":', b'"payload": '), _line(_MESSAGE)[:-1] + b" }"],
+        [_line(_MESSAGE)[:-2] + b",}}", _line(_MESSAGE)[:-2] + b"}}}"],
+        [_line(_MESSAGE).replace(b'00.000Z"', b'00.000\\u005a"')],
+        [_line({"type": "token_count"}, type="event_msg")[:-3], _line({}, type="turn_context")],
     ],
     ids=[
         "payload-first",
@@ -137,12 +144,44 @@ _OUTPUT = {"type": "function_call_output", "call_id": "c1", "output": "done"}
         "not-objects",
         "lone-surrogate",
         "output-first",
+        "member-after-payload",
+        "spaces",
+        "payload-broken",
+        "escaped-timestamp",
+        "passed-over-cut",
     ],
 )
 def test_odd_lines_read_lean_or_plain_give_the_same(tmp_path: Path, lines: list[bytes]) -> None:
     body = [_META, _line(_MESSAGE), *lines, _line(_CALL), _line(_OUTPUT)]
     data = b"\n".join(body) + b"\n"
     _assert_same(data, str(tmp_path / "rollout.jsonl"))
+
+
+class _CountingDecoder:
+    """A decoder that counts what it decodes."""
+
+    def __init__(self, decoder: Any) -> None:
+        self.decoder, self.calls = decoder, 0
+
+    def decode(self, data: Any) -> Any:
+        self.calls += 1
+        return self.decoder.decode(data)
+
+
+def test_lines_as_codex_writes_them_are_read_lean_without_decoding_their_envelope(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A payload is the last member of a line as Codex writes it: its bytes are taken at once.
+    envelope = _CountingDecoder(codex._ENVELOPE)
+    monkeypatch.setattr(codex, "_ENVELOPE", envelope)
+    data = b"\n".join([_META, _line(_MESSAGE), _line(_OUTPUT), _line({"type": "reasoning"})])
+    (loaded,) = _assert_same(data + b"\n", str(tmp_path / "rollout.jsonl"))
+    assert sum(1 for i in loaded.items if i._mask & LEAN) == 3
+    assert envelope.calls == 0
+    # Another layout is read as before: its envelope decoded.
+    odd = b'{"payload":' + json.dumps(_MESSAGE).encode() + b',"type":"response_item"}'
+    _assert_same(data + b"\n" + odd + b"\n", str(tmp_path / "rollout.jsonl"))
+    assert envelope.calls == 1
 
 
 def test_a_file_the_lean_reader_must_not_take_is_read_line_by_line(tmp_path: Path) -> None:

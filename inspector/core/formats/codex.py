@@ -178,10 +178,20 @@ def _session_id(obj: dict[str, Any]) -> str | None:
 _UNREAD = (b'"type":"event_msg"', b'"type":"turn_context"')
 
 
+#: How Codex writes a line's start: its timestamp and type, its payload next. Told in one
+#: match: about half a rollout's lines are passed over by their type alone.
+_LINE_START = re.compile(rb'\{"timestamp":"[0-9A-Za-z:.+-]{1,40}","type":"([a-z_]{1,40})",')
+_UNREAD_TYPES = frozenset({b"event_msg", b"turn_context"})
+_PAYLOAD_KEY = b'"payload":'
+
+
 def repeats(raw: bytes) -> bool:
     """Whether a line is an `event_msg` or `turn_context` one, by its bytes: its top-level type
     comes before its payload, and the line ends whole (a line cut short is still parsed, so
     it is reported as corrupt)."""
+    start = _LINE_START.match(raw)
+    if start is not None and raw.startswith(_PAYLOAD_KEY, start.end()):
+        return start[1] in _UNREAD_TYPES and raw.rstrip().endswith(b"}")
     head = raw[:160]
     payload = head.find(b'"payload"')
     for marker in _UNREAD:
@@ -234,21 +244,37 @@ class _LeanLines:
 
     def __call__(self, raw: bytes, start: int, number: int) -> Line | None:
         """The line as a Line holding a `_LeanItem`, or None to parse it."""
-        if b'"response_item"' not in raw[:200]:
-            return None
-        try:
-            line = _ENVELOPE.decode(raw)
-        except _REFUSED:
-            return None
-        payload = memoryview(line.payload)
+        head = _LINE_START.match(raw)
+        if (
+            head is not None
+            and raw.startswith(_PAYLOAD_KEY, at := head.end())
+            and raw.endswith(b"}}")
+        ):
+            # As Codex writes a line: its payload, the last member, is all that can be wrong.
+            if head[1] != b"response_item":
+                return None
+            at += len(_PAYLOAD_KEY)
+            payload = memoryview(raw)[at:-1]
+        else:
+            if b'"response_item"' not in raw[:200]:
+                return None
+            try:
+                line = _ENVELOPE.decode(raw)
+            except _REFUSED:
+                return None
+            if line.type != "response_item":
+                return None
+            payload = memoryview(line.payload)
+            at = -1
         size = payload.nbytes
-        if line.type != "response_item" or size > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
+        if size > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
             return None
         if payload[: len(_CALL_START)] == _CALL_START:
             return None  # a function_call, as rollouts write one: parsed, told before reading
         if self.deep and not _lean.depth_safe(raw):
             return None
-        at = raw.find(payload)
+        if at < 0:
+            at = raw.find(payload)
         try:
             hot = _PAYLOAD.decode(payload)
         except _REFUSED:
