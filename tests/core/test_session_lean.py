@@ -226,19 +226,31 @@ def test_a_session_file_is_converted_as_it_is_parsed(monkeypatch, source: Path) 
     """Its records are never all held at once: each is taken as soon as it is parsed."""
     spy = CountingJson()
     monkeypatch.setattr(_sessions, "orjson", spy)
-    module = claude_code if source.parent.name == "claude_code" else codex
     taken: list[int] = []
-    original = module.Reader.add
+    if source.parent.name == "claude_code":
+        module: Any = claude_code
+        original = module.Reader.add
 
-    def add(self: Any, lines: Any, corrupt: Any = ()) -> None:
-        def watched() -> Any:
-            for line in lines:
-                taken.append(sum(spy.parsed.values()))
-                yield line
+        def add(self: Any, lines: Any, corrupt: Any = ()) -> None:
+            def watched() -> Any:
+                for line in lines:
+                    taken.append(sum(spy.parsed.values()))
+                    yield line
 
-        original(self, watched(), corrupt)
+            original(self, watched(), corrupt)
 
-    monkeypatch.setattr(module.Reader, "add", add)
+        monkeypatch.setattr(module.Reader, "add", add)
+    else:
+        # A rollout's reader parses its calls' lines itself, and takes each line at once.
+        module = codex
+        monkeypatch.setattr(codex, "orjson", spy)
+        one = codex.Reader._take
+
+        def take(self: Any, line: Any) -> None:
+            taken.append(sum(spy.parsed.values()))
+            one(self, line)
+
+        monkeypatch.setattr(codex.Reader, "_take", take)
     data = source.read_bytes()
     module.load_file(data, str(source))
     parsed = sum(spy.parsed.values())

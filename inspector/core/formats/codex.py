@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import orjson
 from msgspec import Struct
 
 from inspector.core.formats import _lean
@@ -243,38 +244,23 @@ class _LeanLines:
         self.run: _lean.JsonRun | None = None
 
     def __call__(self, raw: bytes, start: int, number: int) -> Line | None:
-        """The line as a Line holding a `_LeanItem`, or None to parse it."""
-        head = _LINE_START.match(raw)
-        if (
-            head is not None
-            and raw.startswith(_PAYLOAD_KEY, at := head.end())
-            and raw.endswith(b"}}")
-        ):
-            # As Codex writes a line: its payload, the last member, is all that can be wrong.
-            if head[1] != b"response_item":
-                return None
-            at += len(_PAYLOAD_KEY)
-            payload = memoryview(raw)[at:-1]
-        else:
-            if b'"response_item"' not in raw[:200]:
-                return None
-            try:
-                line = _ENVELOPE.decode(raw)
-            except _REFUSED:
-                return None
-            if line.type != "response_item":
-                return None
-            payload = memoryview(line.payload)
-            at = -1
+        """The line as a Line holding a `_LeanItem`, or None to parse it (a line `take` left:
+        as Codex writes them, lines are read there)."""
+        if b'"response_item"' not in raw[:200]:
+            return None
+        try:
+            line = _ENVELOPE.decode(raw)
+        except _REFUSED:
+            return None
+        payload = memoryview(line.payload)
         size = payload.nbytes
-        if size > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
+        if line.type != "response_item" or size > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
             return None
         if payload[: len(_CALL_START)] == _CALL_START:
             return None  # a function_call, as rollouts write one: parsed, told before reading
         if self.deep and not _lean.depth_safe(raw):
             return None
-        if at < 0:
-            at = raw.find(payload)
+        at = raw.find(payload)
         try:
             hot = _PAYLOAD.decode(payload)
         except _REFUSED:
@@ -285,14 +271,86 @@ class _LeanLines:
 
     def add(self, b: Builder, number: int | None, lean: _LeanItem, group: int) -> None:
         """Append the line's lean item."""
+        self._append(b, number or 0, lean.hot, lean.start, lean.end, group)
+
+    def take(
+        self, reader: Reader, position: int, size: int, number: int, check: Any
+    ) -> tuple[int, int]:
+        """Take the lines from `position` (line `number`) on as `Reader.add` takes them from
+        `iter_lines`, while they are lines as Codex writes them that are passed over
+        (`repeats`) or read lean: the bulk of a rollout, in one loop. Stops at the first
+        other line (a call, metadata, anything odd: read the usual way), and returns where it
+        starts and its number; `check` as `iter_lines` calls it."""
+        data, b = self.data, reader._b
+        group = reader._group
+        if group is None:
+            return position, number  # the conversation's group comes with its first line
+        find, match, view = data.find, _LINE_START.match, memoryview(data)
+        loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+        decode, deep, limit, unread = (
+            _PAYLOAD.decode,
+            self.deep,
+            _lean.LEAN_ITEM_LIMIT,
+            _UNREAD_TYPES,
+        )
+        answered, waiting, outputs = reader._answered, reader._waiting, _OUTPUTS
+        key, call = _PAYLOAD_KEY + b"{", _CALL_START[1:]
+        while position < size:
+            end = find(b"\n", position, size)
+            if end < 0:
+                end = size
+            if check is not None and not number & 4095:
+                check(min(end + 1, size))  # as `iter_lines` does, before the line is read
+            head = match(data, position, end)
+            if head is None or not data.startswith(key, at := head.end(), end):
+                break
+            if head[1] in unread:
+                if not data.endswith(b"}", position, end):
+                    break
+            elif head[1] != b"response_item" or not data.endswith(b"}}", position, end):
+                break
+            else:
+                at += len(key)
+                if data.startswith(call, at, end):
+                    # A call, parsed whole (see the class): as `iter_lines` parses it.
+                    try:
+                        obj = loads(view[position:end])
+                    except JSONDecodeError:
+                        break
+                    reader._take(new_line(Line, (number, "", obj)))
+                    number, position = number + 1, end + 1
+                    continue
+                if end - at > limit:
+                    break
+                if deep and not _lean.depth_safe(data[position:end]):
+                    break
+                try:
+                    hot = decode(view[at - 1 : end - 1])
+                except _REFUSED:
+                    break
+                kind = hot.type
+                if type(kind) is not str or kind == "function_call":
+                    break
+                if kind in outputs and type(hot.call_id) is str:
+                    answered.add(hot.call_id)
+                    for index in waiting.pop(hot.call_id, ()):
+                        reader._answer(index)
+                self._append(b, number, hot, at - 1, end - 1, group)
+            number, position = number + 1, end + 1
+        return position, number
+
+    def _append(
+        self, b: Builder, number: int, hot: _lean._Hot, start: int, end: int, group: int
+    ) -> None:
+        """Append a lean item whose JSON is `data[start:end]`, on line `number`."""
         items = b.items
         run = self.run
         if run is None or run.first + len(run.starts) != len(items):
             run = self.run = _lean.JsonRun(self.data, b.path, len(items), "/payload", None)
-        run.starts.append(lean.start)
-        run.ends.append(lean.end)
-        run.lines.append(number or 0)
-        self.reader.item(items, lean.hot, run, group, Envelope.OPEN_RESPONSES, b"")
+        run.starts.append(start)
+        run.ends.append(end)
+        run.lines.append(number)
+        self.reader.item(items, hot, run, group, Envelope.OPEN_RESPONSES, b"")
 
 
 class Reader:
@@ -323,43 +381,48 @@ class Reader:
     def add(self, lines: Iterable[Line], corrupt: Sequence[Corrupt] = ()) -> None:
         """Take the next lines of the rollout (and the broken lines among them, read once the
         lines were)."""
-        b, answered, waiting = self._b, self._answered, self._waiting
+        take = self._take
         for line in lines:
-            if self._group is None:
-                self._group = conversation_group(b, "codex_session", line)
-            obj = line.obj
-            if type(obj) is _LeanItem:
-                hot = obj.hot
-                if type(hot.call_id) is str and hot.type in _OUTPUTS:
-                    answered.add(hot.call_id)
-                    for index in waiting.pop(hot.call_id, ()):
-                        self._answer(index)
-                assert self._lean is not None
-                self._lean.add(b, line.number, obj, self._group)
-                continue
-            if self._session is None:
-                self._session = _session_id(obj)
-            payload = obj.get("payload")
-            if obj.get("type") != "response_item" or not isinstance(payload, dict):
-                said = _add_line(b, line, self._group, answered)
-                if said is not None:
-                    self._notes.append(Note("compacted_history", Severity.INFO, said))
-                continue
-            call_id = _call_id(payload)
-            kind = payload.get("type")
-            if call_id is not None and kind in _OUTPUTS:
-                answered.add(call_id)
-                for index in waiting.pop(call_id, ()):
-                    self._answer(index)
-            elif (
-                call_id is not None
-                and kind == "function_call"
-                and call_id not in answered
-                and "status" not in payload
-            ):
-                waiting.setdefault(call_id, []).append(len(b.items))
-            _add_line(b, line, self._group, answered)
+            take(line)
         self._corrupt += corrupt  # after the lines: they may be read as they are parsed
+
+    def _take(self, line: Line) -> None:
+        """Take one line of the rollout."""
+        b, answered, waiting = self._b, self._answered, self._waiting
+        if self._group is None:
+            self._group = conversation_group(b, "codex_session", line)
+        obj = line.obj
+        if type(obj) is _LeanItem:
+            hot = obj.hot
+            if type(hot.call_id) is str and hot.type in _OUTPUTS:
+                answered.add(hot.call_id)
+                for index in waiting.pop(hot.call_id, ()):
+                    self._answer(index)
+            assert self._lean is not None
+            self._lean.add(b, line.number, obj, self._group)
+            return
+        if self._session is None:
+            self._session = _session_id(obj)
+        payload = obj.get("payload")
+        if obj.get("type") != "response_item" or not isinstance(payload, dict):
+            said = _add_line(b, line, self._group, answered)
+            if said is not None:
+                self._notes.append(Note("compacted_history", Severity.INFO, said))
+            return
+        call_id = _call_id(payload)
+        kind = payload.get("type")
+        if call_id is not None and kind in _OUTPUTS:
+            answered.add(call_id)
+            for index in waiting.pop(call_id, ()):
+                self._answer(index)
+        elif (
+            call_id is not None
+            and kind == "function_call"
+            and call_id not in answered
+            and "status" not in payload
+        ):
+            waiting.setdefault(call_id, []).append(len(b.items))
+        _add_line(b, line, self._group, answered)
 
     def read_file(
         self,
@@ -376,10 +439,29 @@ class Reader:
         risks = _lean.Risks(data if begin == 0 and stop is None else data[begin:stop])
         self._lean = _LeanLines(data, self.path, risks) if risks.lean else None
         corrupt: list[Corrupt] = []
-        lines = iter_lines(
-            data, self.path, corrupt, number, check, repeats, self._lean, begin=begin, stop=stop
-        )
-        self.add(lines, corrupt)
+        lean = self._lean
+        if lean is None:
+            lines = iter_lines(
+                data, self.path, corrupt, number, check, repeats, begin=begin, stop=stop
+            )
+            self.add(lines, corrupt)
+            return
+        size = len(data) if stop is None else stop
+        position = begin
+        while position <= size:
+            position, number = lean.take(self, position, size, number, check)
+            if position > size or (position == size and position > begin):
+                break
+            # The line the loop left, the usual way.
+            end = data.find(b"\n", position, size)
+            end = size if end < 0 else end
+            self.add(
+                iter_lines(
+                    data, self.path, corrupt, number, check, repeats, lean, begin=position, stop=end
+                )
+            )
+            position, number = end + 1, number + 1
+        self._corrupt += corrupt
 
     def _answer(self, index: int) -> None:
         """Make again the item of a call an output now answers (its status is now known)."""
