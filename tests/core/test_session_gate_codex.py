@@ -174,6 +174,14 @@ def test_a_large_rollout_by_shares_writes_what_one_process_writes(
         if b'"type":"response_item"' in line and line.endswith(b"}")
     )
     assert len(document["items"]) == items
+    # Each repeat's calls keep their ids (the benchmark's renaming keeps the `call_id` key):
+    # every output answers its call, whose redacted arguments block it.
+    outputs = sum(
+        1
+        for line in path.read_bytes().splitlines()
+        if b'"type":"function_call_output","call_id":"call_r' in line
+    )
+    assert outputs > 100 and codes.count("output_for_blocked_call") == outputs
     assert status == 1
 
 
