@@ -116,6 +116,11 @@ def test_a_rollout_that_defines_tools_is_not_converted_in_shares() -> None:
     first = data.index(b"\n") + 1
     assert codex.convert_share(data, 0, first, str(path)) is None
     assert codex.convert_share(data, first, len(data), str(path)) is not None
+    # Told from its first line before any share is converted.
+    assert not codex.can_share(data, path)
+    assert codex.can_share(
+        (SAMPLES / "sessions" / "codex" / "rollout-0.58.jsonl").read_bytes(), None
+    )
 
 
 def test_a_waiting_call_answered_later_is_the_item_made_from_its_answered_payload() -> None:

@@ -33,6 +33,7 @@ from inspector.core.formats._sessions import (
     builder,
     conversation_group,
     corrupt_notes,
+    first_record,
     iter_lines,
     new_line,
     snapshot,
@@ -536,8 +537,14 @@ def cut_at(data: bytes, at: int) -> int:
 
 
 def can_share(data: bytes, source: Path | None) -> bool:
-    """Whether a rollout may be converted in shares (a rollout is one conversation)."""
-    return True
+    """Whether a rollout may be converted in shares (a rollout is one conversation): not when
+    its first line, its session's metadata, defines tools (Codex Desktop's `dynamic_tools`),
+    which every share's calls are judged by (`source`, the file's path, is not needed)."""
+    first = first_record(data)
+    if not isinstance(first, dict) or first.get("type") != "session_meta":
+        return True
+    payload = first.get("payload")
+    return not (isinstance(payload, dict) and payload.get("dynamic_tools"))
 
 
 def convert_share(data: bytes, start: int, stop: int, path: str | None) -> Share | None:
