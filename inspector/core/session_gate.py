@@ -140,9 +140,9 @@ def gate_session_on_cores(
     budget: float = DEFAULT_BUDGET,
 ) -> FileGate | None:
     """Gate a session file (`ShareFormat`) on `jobs` processes (None: every core), each
-    converting, judging and encoding a share of its lines; None when the file is no such session, is
-    smaller than `parallel.POOL_MIN_BYTES`, or cannot be gated so (the caller then gates it
-    the usual way, which also gives any error exactly).
+    converting, judging and encoding a share of its lines; None when the file is no such
+    session, is smaller than `parallel.POOL_MIN_BYTES`, or cannot be gated so (the caller then
+    gates it the usual way, which also gives any error exactly).
     """
     jobs = default_jobs() if jobs is None else jobs
     if not forkable_file(path, jobs, parallel.POOL_MIN_BYTES):
