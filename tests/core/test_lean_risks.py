@@ -60,3 +60,41 @@ def test_agrees_with_the_shapes_across_windows(parts: list[bytes], window: int) 
     # Never a miss of either form the plain loader reads differently.
     assert risks.long_digits or not _LONG.search(data)
     assert risks.long_digits or risks.deep or not re.search(rb"[0-9][eE]\+?[0-9]{3}", data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([*_ALPHABET.elements, "é".encode(), b"\xff"]), max_size=60),
+    st.integers(min_value=1, max_value=9),
+    st.integers(min_value=0, max_value=60),
+    st.integers(min_value=0, max_value=60),
+)
+def test_the_risks_of_a_share_are_those_of_its_bytes_alone(
+    parts: list[bytes], window: int, begin: int, length: int
+) -> None:
+    """A share's risks, read in place, are those of a copy of its bytes (a shape across its
+    edges is not in it), however the windows cut it."""
+    data = b"".join(parts)
+    begin = min(begin, len(data))
+    stop = min(begin + length, len(data))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_lean, "_WINDOW", window)
+        alone, share = _lean.Risks(data[begin:stop]), _lean.Risks(data, begin, stop)
+    assert (share.length, share.long_digits, share.deep) == (
+        alone.length,
+        alone.long_digits,
+        alone.deep,
+    )
+
+
+@pytest.mark.parametrize("window", [1, 2, 5, 18, 19, 1 << 20])
+def test_a_shape_across_a_shares_edge_is_not_the_shares(window: int) -> None:
+    # 20 digits, then an exponent, then a character of two bytes: cut everywhere.
+    data = b"x12345678901234567890y1e300z\xc3\xa9!"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_lean, "_WINDOW", window)
+        for begin in range(len(data) + 1):
+            for stop in range(begin, len(data) + 1):
+                alone, share = _lean.Risks(data[begin:stop]), _lean.Risks(data, begin, stop)
+                found = (share.length, share.long_digits, share.deep)
+                assert found == (alone.length, alone.long_digits, alone.deep), (begin, stop)

@@ -130,9 +130,12 @@ class Risks:
 
     __slots__ = ("deep", "length", "long_digits")
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, begin: int = 0, stop: int | None = None) -> None:
+        # `begin`, `stop`: the risks of `data[begin:stop]` alone (a share of a file's lines),
+        # read window by window like the whole data, never copied out whole.
+        stop = len(data) if stop is None else stop
         #: Characters the bytes decode to as UTF-8 (None: they are not UTF-8).
-        self.length = _utf8_length(data)
+        self.length = _utf8_length(data, begin, stop)
         #: A run of 19 digits (see `jsonio.has_long_digits`): the file is read the plain way.
         self.long_digits = False
         #: Whether a record with many brackets must be checked (see `depth_safe`): the file may
@@ -140,8 +143,9 @@ class Risks:
         #: (it stops at the interpreter's recursion limit, 1000 unless raised).
         self.deep = sys.getrecursionlimit() > _ORJSON_DEPTH
         # In windows overlapping by the longest pattern less one, so none is cut in two.
-        for start in range(0, max(len(data), 1), _WINDOW):
-            window = data[max(start - 18, 0) : start + _WINDOW].translate(_SHAPES, _PLUS)
+        for start in range(begin, max(stop, begin + 1), _WINDOW):
+            end = min(start + _WINDOW, stop)
+            window = data[max(start - 18, begin) : end].translate(_SHAPES, _PLUS)
             self.long_digits = self.long_digits or _LONG_DIGITS in window
             if not self.deep:
                 self.deep = _BIG_EXPONENT in window
@@ -154,15 +158,22 @@ class Risks:
         return self.length is not None and not self.long_digits
 
 
-def _utf8_length(data: bytes) -> int | None:
-    """The number of characters the bytes decode to as UTF-8, or None when they are not UTF-8."""
-    if data.isascii():
-        return len(data)
+def _utf8_length(data: bytes, begin: int = 0, stop: int | None = None) -> int | None:
+    """The number of characters `data[begin:stop]` decodes to as UTF-8, or None when it is
+    not UTF-8."""
+    stop = len(data) if stop is None else stop
+    if begin == 0 and stop == len(data):
+        if data.isascii():
+            return len(data)
+    elif all(
+        data[start : min(start + _WINDOW, stop)].isascii() for start in range(begin, stop, _WINDOW)
+    ):
+        return stop - begin
     decoder = codecs.getincrementaldecoder("utf-8")()
     length = 0
     try:
-        for start in range(0, len(data), _WINDOW):
-            length += len(decoder.decode(data[start : start + _WINDOW]))
+        for start in range(begin, stop, _WINDOW):
+            length += len(decoder.decode(data[start : min(start + _WINDOW, stop)]))
         length += len(decoder.decode(b"", final=True))
     except UnicodeDecodeError:
         return None

@@ -437,7 +437,7 @@ class Reader:
         """Take every line of a whole rollout file, the items of most lines read lean (`begin`,
         `stop`, `number`: only the lines of `data[begin:stop]`, the first numbered so)."""
         # A share's own bytes are scanned: what its lines hold decides how they are read.
-        risks = _lean.Risks(data if begin == 0 and stop is None else data[begin:stop])
+        risks = _lean.Risks(data, begin, stop)
         self._lean = _LeanLines(data, self.path, risks) if risks.lean else None
         corrupt: list[Corrupt] = []
         lean = self._lean
