@@ -168,7 +168,8 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
     tail: bytes | None = None
     pieces: list[bytes] = []
     slow: list[dict[str, Any]] = []
-    separator = b""
+    #: The pieces of a whole block: _BATCH rows (and the empty piece before a later one's).
+    full = _BATCH
     source: Any = None
     first, lines, pointer, pointers = 0, None, "", None
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
@@ -248,13 +249,15 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
             pieces.append(_encode_batch(slow, level))
             slow = []
         pieces.append(row)
-        if len(pieces) >= _BATCH:
-            yield separator + b",".join(pieces)
-            pieces, separator = [], b","
+        if len(pieces) >= full:
+            yield b",".join(pieces)
+            # An empty first piece: the join writes the separator before the next block's
+            # first row (`separator + block` copied each block of rows a second time).
+            pieces, full = [b""], _BATCH + 1
     if slow:
         pieces.append(_encode_batch(slow, level))
-    if pieces:
-        yield separator + b",".join(pieces)
+    if len(pieces) > 1 or (pieces and pieces[0]):
+        yield b",".join(pieces)
 
 
 #: What `encoded_item_rows` holds for a verdict it has not written yet.

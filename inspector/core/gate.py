@@ -635,7 +635,8 @@ def _ready_verdict(
         except Exception:  # `validate` says what jsonschema-rs cannot take
             valid = False
         if valid:
-            return ItemVerdict(_OK, _matches(name), tool=name, source=source)
+            # Positional: msgspec matches keyword arguments to fields one by one.
+            return ItemVerdict(_OK, _matches(name), (), name, None, None, source)
     return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 
