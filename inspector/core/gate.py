@@ -541,16 +541,41 @@ def item_verdicts(
     #: Each tool name's jsonschema-rs check, when its calls go straight to it (`_ready_check`).
     checks: dict[str, Callable[[Any], bool] | None] = {}
     spending = current_file_budget()
-    shared = _TYPE_VERDICTS
     verdicts: list[ItemVerdict] = []
     append = verdicts.append
     total = len(items)
-    for done, item in enumerate(items):
-        if not done % _CHECK_EVERY:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("gating was cancelled")
-            if progress is not None:
-                progress(done, total)
+    # In slices of _CHECK_EVERY items, so that no count is kept and tested for every item.
+    for done in range(0, total, _CHECK_EVERY):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("gating was cancelled")
+        if progress is not None:
+            progress(done, total)
+        _judge_slice(
+            items[done : done + _CHECK_EVERY],
+            toolset,
+            budget,
+            cancel,
+            memo,
+            checks,
+            spending,
+            append,
+        )
+    return verdicts
+
+
+def _judge_slice(
+    items: Sequence[Item],
+    toolset: ToolSet,
+    budget: float,
+    cancel: threading.Event | None,
+    memo: dict[tuple[str, str], ItemVerdict],
+    checks: dict[str, Callable[[Any], bool] | None],
+    spending: FileBudget | None,
+    append: Callable[[ItemVerdict], None],
+) -> None:
+    """`item_verdicts` for a slice of the items: each verdict appended, in order."""
+    shared = _TYPE_VERDICTS
+    for item in items:
         kind = item.type
         if kind != "function_call":
             # Most items of a log: a message, an output, a reasoning item, whose one verdict
@@ -590,7 +615,6 @@ def item_verdicts(
             append(found)
         else:
             append(_call_verdict(status, arguments, name, toolset, budget, cancel, item))
-    return verdicts
 
 
 def _ready_check(name: str, tools: ToolSet) -> Callable[[Any], bool] | None:
