@@ -579,9 +579,12 @@ def _judge_slice(
         kind = item.type
         if kind != "function_call":
             # Most items of a log: a message, an output, a reasoning item, whose one verdict
-            # per type is shared (see `_type_verdict`).
-            found = shared.get(kind) if type(kind) is str else None
-            append(_type_verdict(kind) if found is None else found)
+            # per type is shared (see `_type_verdict`). A type met first, or not a string
+            # (one that cannot be a key among them), goes the whole way.
+            try:
+                append(shared[kind])
+            except (KeyError, TypeError):
+                append(_type_verdict(kind))
             continue
         status = item.status  # as `get` has it, unless None (null, or absent: `get` tells)
         if status is None:

@@ -371,3 +371,24 @@ def test_the_ready_check_keeps_the_file_budget_and_cancel(tmp_path, monkeypatch)
     )
     assert _compared(spent) == _compared(first)
     assert first.errors[0].message == "validation was cancelled"
+
+
+def test_items_of_any_type_get_the_verdict_gate_item_gives(tmp_path):
+    # A type met before shares its verdict (one object for every message); a new one, or a
+    # type that is no string (a number, null, an array, an object: no key of the shared
+    # verdicts), goes the whole way.
+    from inspector.core.gate import item_verdicts, make_toolset
+
+    kinds = ["message", "reasoning", "message", "acme:thing", 5, None, [1], {"a": 1}, "odd"]
+    lines = [{"type": kind, "role": "user", "content": []} for kind in kinds * 2]
+    log = tmp_path / "kinds.jsonl"
+    log.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    transcript = load_path(log)
+    toolset, _ = make_toolset(transcript)
+    verdicts = item_verdicts(transcript.items, toolset)
+    for item, verdict in zip(transcript.items, verdicts, strict=True):
+        assert verdict == gate_item(item.raw, toolset), item.raw
+    assert verdicts[0] is verdicts[2] is verdicts[9]  # each message's verdict is one object
+    # A null type with a role is a message (the shorthand); the others are no portable type.
+    namespaced, message = Verdict.NAMESPACED, Verdict.NOT_FUNCTION_CALL
+    assert [v.verdict for v in verdicts[4:8]] == [namespaced, message, namespaced, namespaced]
