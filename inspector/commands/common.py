@@ -168,9 +168,10 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
     tail: bytes | None = None
     pieces: list[bytes] = []
     slow: list[dict[str, Any]] = []
-    separator = b""
+    #: The pieces of a whole block: _BATCH rows (and the empty piece before a later one's).
+    full = _BATCH
     source: Any = None
-    first, lines, pointer, pointers = 0, None, "", None
+    first, lines, pointer, pointers, held = 0, None, "", None, False
     for item, verdict in zip(result.transcript.items, result.verdicts, strict=True):
         raw = stored_raw(item)
         if raw is not source:
@@ -181,13 +182,15 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
                 first, lines, pointer = found
             elif type(raw) is Held:
                 first, lines, pointers = raw.first, raw.lines, raw.pointers
+            #: Whether the source's items are converted ones (each with its conversion).
+            held = pointers is not None
         row = None
         # One pass, left by `break` for the slow way at the first member it cannot write.
         while lines is not None:
             conversion = item.conversion
             index, item_id, call_id = item.index, item.id, item.call_id
             line = lines[index - first]
-            if not line or (conversion is None) != (pointers is None):
+            if not line or (conversion is not None) is not held:
                 break
             # ASCII ids (nearly all) need no look for characters the output escapes.
             if not (
@@ -208,7 +211,7 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
             said = told.get(id(verdict), _UNTOLD)
             if said is _UNTOLD:
                 said = told[id(verdict)] = _verdict_piece(verdict, told, level)
-            if pointers is None:
+            if not held:
                 if item.envelope is not envelope:
                     # The run's pointer and the item's envelope: the same for a run's items,
                     # nearly always, so looked up only when either changes.
@@ -219,8 +222,8 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
                     except KeyError:
                         tail = tails[placed] = _tail_piece(pointer, envelope.name, level, None)
             else:
+                assert pointers is not None and conversion is not None
                 pointer = pointers[index - first]
-                assert conversion is not None
                 derived = conversion.derived
                 kept = marks.get(id(derived))
                 if kept is None and len(marks) < _BATCH:
@@ -248,13 +251,15 @@ def encoded_item_rows(result: GateResult, level: int) -> Iterator[bytes]:
             pieces.append(_encode_batch(slow, level))
             slow = []
         pieces.append(row)
-        if len(pieces) >= _BATCH:
-            yield separator + b",".join(pieces)
-            pieces, separator = [], b","
+        if len(pieces) >= full:
+            yield b",".join(pieces)
+            # An empty first piece: the join writes the separator before the next block's
+            # first row (`separator + block` copied each block of rows a second time).
+            pieces, full = [b""], _BATCH + 1
     if slow:
         pieces.append(_encode_batch(slow, level))
-    if pieces:
-        yield separator + b",".join(pieces)
+    if len(pieces) > 1 or (pieces and pieces[0]):
+        yield b",".join(pieces)
 
 
 #: What `encoded_item_rows` holds for a verdict it has not written yet.

@@ -541,22 +541,50 @@ def item_verdicts(
     #: Each tool name's jsonschema-rs check, when its calls go straight to it (`_ready_check`).
     checks: dict[str, Callable[[Any], bool] | None] = {}
     spending = current_file_budget()
-    shared = _TYPE_VERDICTS
     verdicts: list[ItemVerdict] = []
     append = verdicts.append
     total = len(items)
-    for done, item in enumerate(items):
-        if not done % _CHECK_EVERY:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("gating was cancelled")
-            if progress is not None:
-                progress(done, total)
+    # In slices of _CHECK_EVERY items, so that no count is kept and tested for every item.
+    for done in range(0, total, _CHECK_EVERY):
+        if cancel is not None and cancel.is_set():
+            raise Cancelled("gating was cancelled")
+        if progress is not None:
+            progress(done, total)
+        _judge_slice(
+            items[done : done + _CHECK_EVERY],
+            toolset,
+            budget,
+            cancel,
+            memo,
+            checks,
+            spending,
+            append,
+        )
+    return verdicts
+
+
+def _judge_slice(
+    items: Sequence[Item],
+    toolset: ToolSet,
+    budget: float,
+    cancel: threading.Event | None,
+    memo: dict[tuple[str, str], ItemVerdict],
+    checks: dict[str, Callable[[Any], bool] | None],
+    spending: FileBudget | None,
+    append: Callable[[ItemVerdict], None],
+) -> None:
+    """`item_verdicts` for a slice of the items: each verdict appended, in order."""
+    shared = _TYPE_VERDICTS
+    for item in items:
         kind = item.type
         if kind != "function_call":
             # Most items of a log: a message, an output, a reasoning item, whose one verdict
-            # per type is shared (see `_type_verdict`).
-            found = shared.get(kind) if type(kind) is str else None
-            append(_type_verdict(kind) if found is None else found)
+            # per type is shared (see `_type_verdict`). A type met first, or not a string
+            # (one that cannot be a key among them), goes the whole way.
+            try:
+                append(shared[kind])
+            except (KeyError, TypeError):
+                append(_type_verdict(kind))
             continue
         status = item.status  # as `get` has it, unless None (null, or absent: `get` tells)
         if status is None:
@@ -590,7 +618,6 @@ def item_verdicts(
             append(found)
         else:
             append(_call_verdict(status, arguments, name, toolset, budget, cancel, item))
-    return verdicts
 
 
 def _ready_check(name: str, tools: ToolSet) -> Callable[[Any], bool] | None:
@@ -635,7 +662,8 @@ def _ready_verdict(
         except Exception:  # `validate` says what jsonschema-rs cannot take
             valid = False
         if valid:
-            return ItemVerdict(_OK, _matches(name), tool=name, source=source)
+            # Positional: msgspec matches keyword arguments to fields one by one.
+            return ItemVerdict(_OK, _matches(name), (), name, None, None, source)
     return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 

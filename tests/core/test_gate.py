@@ -327,9 +327,10 @@ def test_calls_the_ready_check_judges_get_the_whole_way_s_verdicts(tmp_path, mon
     assert sum(v.verdict == Verdict.OK for v in ok) == 2 * 4
     # Of the distinct calls to `t` (the memo judges each once), only those the ready check
     # cannot settle took the whole way: the two invalid ones, the array, and the long integer
-    # and the escape (the strict parser read them: not known to be written back by orjson);
-    # every call to the other tools did.
-    assert taken.count("t") == 5 and {"slow", "outside", "bare", "unknown"} <= set(taken)
+    # (the strict parser read it: not known to be written back by orjson); every call to the
+    # other tools did. The escape is in an object holding no other: its members are counted
+    # by `len`, so orjson alone reads it.
+    assert taken.count("t") == 4 and {"slow", "outside", "bare", "unknown"} <= set(taken)
 
 
 def test_the_ready_check_keeps_the_file_budget_and_cancel(tmp_path, monkeypatch):
@@ -370,3 +371,24 @@ def test_the_ready_check_keeps_the_file_budget_and_cancel(tmp_path, monkeypatch)
     )
     assert _compared(spent) == _compared(first)
     assert first.errors[0].message == "validation was cancelled"
+
+
+def test_items_of_any_type_get_the_verdict_gate_item_gives(tmp_path):
+    # A type met before shares its verdict (one object for every message); a new one, or a
+    # type that is no string (a number, null, an array, an object: no key of the shared
+    # verdicts), goes the whole way.
+    from inspector.core.gate import item_verdicts, make_toolset
+
+    kinds = ["message", "reasoning", "message", "acme:thing", 5, None, [1], {"a": 1}, "odd"]
+    lines = [{"type": kind, "role": "user", "content": []} for kind in kinds * 2]
+    log = tmp_path / "kinds.jsonl"
+    log.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    transcript = load_path(log)
+    toolset, _ = make_toolset(transcript)
+    verdicts = item_verdicts(transcript.items, toolset)
+    for item, verdict in zip(transcript.items, verdicts, strict=True):
+        assert verdict == gate_item(item.raw, toolset), item.raw
+    assert verdicts[0] is verdicts[2] is verdicts[9]  # each message's verdict is one object
+    # A null type with a role is a message (the shorthand); the others are no portable type.
+    namespaced, message = Verdict.NAMESPACED, Verdict.NOT_FUNCTION_CALL
+    assert [v.verdict for v in verdicts[4:8]] == [namespaced, message, namespaced, namespaced]

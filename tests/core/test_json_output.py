@@ -6,6 +6,7 @@ import io
 import json
 
 import orjson
+import pytest
 
 from inspector.commands import common
 from inspector.commands.common import write_json
@@ -183,3 +184,25 @@ def test_item_rows_from_templates_are_the_rows_encoded(tmp_path, monkeypatch):
         # Only the odd rows were made as dicts: the others were filled in from templates.
         assert 0 < len(made) < 20
         assert templated == b"".join(common.encoded_elements(report.item_rows(result), level))
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 512])
+def test_item_rows_in_blocks_join_to_the_rows_encoded(tmp_path, extra):
+    # Each block after the first begins with its separator (an empty first piece joined):
+    # at a block's end, one past it and a whole block more, the blocks join to the rows.
+    from inspector.core import report
+    from inspector.core.formats import load_conversations
+    from inspector.core.gate import gate_transcript
+
+    log = tmp_path / "log.jsonl"
+    count = 2 * common._BATCH + extra
+    lines = [
+        {"type": "message", "id": f"m_{i}", "role": "user", "content": []} for i in range(count)
+    ]
+    log.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    (transcript,) = load_conversations(log)
+    result = gate_transcript(transcript)
+    blocks = list(common.encoded_item_rows(result, 2))
+    assert len(blocks) == -(-count // common._BATCH)
+    assert all(block.startswith(b",") for block in blocks[1:]) and blocks[0].startswith(b"\n")
+    assert b"".join(blocks) == b"".join(common.encoded_elements(report.item_rows(result), 2))

@@ -304,6 +304,11 @@ _EDGES: dict[str, bytes] = {
     "trailing content": b'{"input":[' + _ITEM + b"]} x",
     "unicode": '[{"type":"message","role":"user","content":"héllo ✓ 𝄞","id":"é"}]'.encode(),
     "an escaped item in an array": b'[{"type":"mes\\u0073age","role":"user"}]',
+    "no newline at the end": _ITEM + b"\n" + _ITEM,
+    "CRLF lines, no newline at the end": _ITEM + b"\r\n" + _ITEM + b"\r",
+    "a blank last line without a newline": _ITEM + b"\n" + _ITEM + b"\n  ",
+    "a stream event last, without a newline": _ITEM
+    + b'\n{"type":"response.created","sequence_number":0,"response":{}}',
 }
 
 
@@ -314,6 +319,26 @@ def test_edge_cases_load_the_same(name: str) -> None:
     if isinstance(plain, Transcript):
         assert isinstance(lean, Transcript)
         assert_same_gate(gate_transcript(lean), gate_transcript(plain))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _ITEM + b"\n" + _ITEM,
+        _ITEM + b"\r\n\n" + _ITEM + b"\r\n",
+        b"\n\n" + _ITEM + b"\n  \n" + _ITEM + b"\n\n",
+        _ITEM + b'\n{"model":"m","input":[' + _ITEM + b"]}\n" + _ITEM + b"\n" + _ITEM,
+    ],
+)
+def test_lean_lines_are_the_files_lines(data: bytes) -> None:
+    """Each lean JSON Lines item's text is its line without the newline (a CR kept), however
+    the lines are read (a BytesIO's `readline`) and wherever a run of them stops."""
+    transcript = load_bytes(data, "log.jsonl")
+    lines = data.split(b"\n")
+    lean = [i for i in transcript.items if i.lean_source is not None and i.origin.pointer == ""]
+    assert len(lean) >= 2
+    for item in lean:
+        assert item.lean_source.text(item.index) == lines[item.origin.line - 1]
 
 
 def test_nesting_past_orjson_under_a_raised_recursion_limit_loads_the_same() -> None:
