@@ -7,7 +7,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress
-from operator import lt
+from operator import lt, ne, sub
 
 from inspector.core.diff.keys import (
     _Alike,
@@ -340,29 +340,94 @@ def _in_order(
     That is the display order of all the pairs: a right-only item of a segment follows a pair of
     that segment or the anchor before it, so its place is in the segment or at its end, just
     before the next anchor (see `_display_order`).
+
+    Where consecutive anchors keep one offset (right index − left index), the segments between
+    them are as long on both sides: such a block, anchors and all, is tested in one call
+    (`_Alike.same_bytes`), and laid out as two ranges when its items are alike item for item.
+    Its stretches that pass that test are `Found.proved`: their pairs need no other look.
     """
     shown = Found()
-    lefts, rights = shown.lefts, shown.rights
-    test = alike.test
     n_left, n_right = len(left.items), len(right.items)
-    last_left = last_right = 0
-    # The anchors, then the end of both sides.
+    # The anchors, then the end of both sides; segment k ends at end k.
     ends_left, ends_right = call_lefts + array("i", [n_left]), call_rights + array("i", [n_right])
-    for stop_left, stop_right in zip(ends_left, ends_right, strict=True):
-        if stop_left > last_left or stop_right > last_right:
-            a, b = range(last_left, stop_left), range(last_right, stop_right)
-            if len(a) == len(b) and all(map(test, a, b)):
-                lefts.extend(a)  # alike item for item: what _patience finds
-                rights.extend(b)
-            else:
-                found = Found()
-                _patience(list(a), list(b), left.keys, right.keys, leaf, found, alike)
-                _extend_shown(shown, found, last_left, last_right, len(a), len(b))
-        if stop_left < n_left:
-            lefts.append(stop_left)
-            rights.append(stop_right)
-        last_left, last_right = stop_left + 1, stop_right + 1
+    offsets = array("i", map(sub, ends_right, ends_left))
+    # Segment k is as long on both sides when end k keeps the offset of the end before it (of
+    # the start, 0, for the first): the others start the blocks.
+    unequal = [k for k in compress(range(1, len(offsets)), map(ne, offsets[1:], offsets))]
+    if offsets[0] != 0:
+        unequal.insert(0, 0)
+    cursor = offset = 0  # where the next block starts on the left, and its offset
+    for k in [*unequal, len(offsets)]:
+        # The block: left items cursor.. up to segment k's start (right: each + offset).
+        block_end = ends_left[k - 1] + 1 if 0 < k < len(offsets) else (0 if k == 0 else n_left)
+        _block(left, right, shown, ends_left, cursor, block_end, offset, leaf, alike)
+        if k == len(offsets):
+            break
+        # Segment k, longer on one side: aligned on its own, then its anchor starts the next block.
+        last_left = ends_left[k - 1] + 1 if k else 0
+        last_right = ends_right[k - 1] + 1 if k else 0
+        found = Found()
+        a, b = list(range(last_left, ends_left[k])), list(range(last_right, ends_right[k]))
+        _patience(a, b, left.keys, right.keys, leaf, found, alike)
+        _extend_shown(shown, found, last_left, last_right, len(a), len(b))
+        cursor, offset = ends_left[k], offsets[k]
     return shown
+
+
+def _block(
+    left: _Side,
+    right: _Side,
+    shown: Found,
+    ends_left: array[int],
+    lo: int,
+    hi: int,
+    offset: int,
+    leaf: Leaf,
+    alike: _Alike,
+) -> None:
+    """Add the pairs of left items lo..hi-1 (anchors and the segments between them, each as
+    long on both sides: right item i + offset is left item i's counterpart) to `shown`.
+
+    A segment whose items are not alike item for item is aligned on its own, as `_patience`
+    aligns any segment; the rest pair item for item.
+    """
+    if lo >= hi:
+        return
+    failed = alike.same_bytes(lo, hi, offset)
+    test = alike.test
+    # The segments (by the index of the anchor that ends them) with an item that is not alike.
+    unlike: dict[int, None] = {}
+    for i in failed:
+        k = bisect_left(ends_left, i)
+        if ends_left[k] != i and not test(i, i + offset):
+            unlike[k] = None
+    cursor = lo
+    for k in unlike:
+        start = ends_left[k - 1] + 1 if k else 0
+        _plain(shown, cursor, start, offset, failed)
+        found = Found()
+        a, b = list(range(start, ends_left[k])), list(range(start + offset, ends_left[k] + offset))
+        _patience(a, b, left.keys, right.keys, leaf, found, alike)
+        _extend_shown(shown, found, start, start + offset, len(a), len(b))
+        cursor = ends_left[k]
+    _plain(shown, cursor, hi, offset, failed)
+
+
+def _plain(shown: Found, lo: int, hi: int, offset: int, failed: list[int]) -> None:
+    """Pair left items lo..hi-1 with right items lo + offset..: their stretches with no item of
+    `failed` are proved (see `Found.proved`)."""
+    if lo >= hi:
+        return
+    at = len(shown.lefts)
+    shown.lefts.extend(range(lo, hi))
+    shown.rights.extend(range(lo + offset, hi + offset))
+    for i in failed[bisect_left(failed, lo) : bisect_left(failed, hi)]:
+        if i > lo:
+            shown.proved.append((at, at + i - lo))
+        at += i + 1 - lo
+        lo = i + 1
+    if hi > lo:
+        shown.proved.append((at, at + hi - lo))
 
 
 def _extend_shown(

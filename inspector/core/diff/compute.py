@@ -141,6 +141,9 @@ def _diff_results(
     if compare:
         aligned = _split_unlike(aligned, litems, ritems)
     lefts, rights = aligned.lefts, aligned.rights
+    # Stretches whose pairs differ in nothing but the id and the verdict (replay mode: compare
+    # mode checks each pair's call_ids below).
+    proved = [] if compare else aligned.proved
     del aligned
     call_ids = _CallIds(lefts, rights, lside, rside, litems, ritems) if compare else None
     count = len(lefts)
@@ -148,9 +151,26 @@ def _diff_results(
     notes: dict[int, str] = {}
     test, known = alike.test, alike.known
     step = max(count // _PAIR_REPORTS, 1)
-    for first in range(0, count, step):
-        progress("Comparing the pairs", _ALIGNED + (1 - _ALIGNED) * first / count)
-        for number in range(first, min(first + step, count)):
+    # The positions compared pair by pair: all but the proved stretches whose verdicts are
+    # the same, told for a whole stretch by its bytes of verdict numbers (its pairs then have
+    # no change).
+    todo: list[tuple[int, int]] = []
+    position = 0
+    for start, stop in [*proved, (count, count)]:
+        if position < start:
+            todo.append((position, start))
+        if start < stop and (
+            lcodes[(i := lefts[start]) : i + stop - start]
+            != rcodes[(j := rights[start]) : j + stop - start]
+        ):
+            todo.append((start, stop))
+        position = stop
+    reported = 0  # the position the next report is due at
+    for first, last in todo:
+        for number in range(first, last):
+            if number >= reported:
+                progress("Comparing the pairs", _ALIGNED + (1 - _ALIGNED) * number / count)
+                reported = number - number % step + step
             i, j = lefts[number], rights[number]
             if j < 0:
                 made[number] = Pair(i, None, (one_side_change(litems[i], "left", mode),))

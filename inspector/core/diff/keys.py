@@ -289,7 +289,7 @@ class _Alike:
     proves the same content (see `_same_text`); anything else is decided by the keys.
     """
 
-    __slots__ = ("known", "left", "right", "test")
+    __slots__ = ("known", "left", "right", "same_bytes", "test")
 
     def __init__(self, left: _Side, right: _Side) -> None:
         self.left, self.right = left, right
@@ -298,6 +298,9 @@ class _Alike:
         #: test(i, j): whether left item i and right item j are alike (a closure over locals:
         #: it is called once an item).
         self.test = _alike(left, right, self.known)
+        #: same_bytes(lo, hi, offset): the left items of lo..hi-1 whose text is not the text of
+        #: right item i + offset but for the `id` (see `_same_bytes`).
+        self.same_bytes = _same_bytes(left, right, self.known)
 
     def prepare(self, a: Iterable[int], b: Iterable[int]) -> None:
         """Make the keys of these left and right items at once (they are about to be counted)."""
@@ -338,6 +341,62 @@ def _alike(left: _Side, right: _Side, known: array[int]) -> Callable[[int, int],
         return False
 
     return alike
+
+
+def _same_bytes(
+    left: _Side, right: _Side, known: array[int]
+) -> Callable[[int, int, int], list[int]]:
+    """`_Alike.same_bytes`: a stretch of items tested at once, the stronger test of the two.
+
+    Left item i and right item i + offset pass when both are lean and their texts are equal
+    once the left's `id` is given the right's value, as `_same_text` replaces it, while their
+    call_ids are the same value of the same kind (`known` is then set). So they are alike, and
+    they differ in nothing but the `id` (which no change compares): the call_id, each other
+    member and so the verdict's inputs are the same bytes. The items that do not pass are
+    returned; they may still be alike (another call_id, another spacing, equal keys): `test`
+    decides those. One call a stretch, not one an item: the loop runs here, inlined.
+    """
+    litems, ritems = left.items, right.items
+    ldata, lstarts, lends = left.texts.data, left.texts.starts, left.texts.ends
+    rdata, rstarts, rends = right.texts.data, right.texts.starts, right.texts.ends
+    member, spaced = _ID_MEMBER, _ID_MEMBER + b" "
+    dumps, cannot = orjson.dumps, orjson.JSONEncodeError
+
+    def same_bytes(lo: int, hi: int, offset: int) -> list[int]:
+        failed: list[int] = []
+        j = lo + offset
+        for i in range(lo, hi):
+            lend, rend = lends[i], rends[j]
+            if lend and rend:
+                ltext, rtext = ldata[lstarts[i] : lend], rdata[rstarts[j] : rend]
+                if ltext == rtext:
+                    known[i] = j
+                    j += 1
+                    continue
+                litem, ritem = litems[i], ritems[j]
+                lvalue, rvalue = litem.call_id, ritem.call_id
+                if lvalue is rvalue or (type(lvalue) is str and lvalue == rvalue):
+                    lvalue, rvalue = litem.id, ritem.id
+                    # The texts differ, so the ids must (else nothing is replaced): both
+                    # strings, as `_swapped` needs them.
+                    if type(lvalue) is str and type(rvalue) is str and lvalue != rvalue:
+                        try:
+                            old, new = dumps(lvalue), dumps(rvalue)
+                        except cannot:
+                            old = new = b""
+                        if old:
+                            replaced = ltext.replace(member + old, member + new, 1)
+                            if replaced == ltext:  # `json.dumps` writes a space after the colon
+                                replaced = ltext.replace(spaced + old, spaced + new, 1)
+                            if replaced == rtext:
+                                known[i] = j
+                                j += 1
+                                continue
+            failed.append(i)
+            j += 1
+        return failed
+
+    return same_bytes
 
 
 def _text(item: Item) -> bytes | None:
