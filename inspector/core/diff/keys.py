@@ -360,20 +360,32 @@ def _same_bytes(
     ldata, lstarts, lends = left.texts.data, left.texts.starts, left.texts.ends
     rdata, rstarts, rends = right.texts.data, right.texts.starts, right.texts.ends
     member, spaced = _ID_MEMBER, _ID_MEMBER + b" "
-    dumps, cannot = orjson.dumps, orjson.JSONEncodeError
+    # Any JSON text of a string will do (see `_same_text`): msgspec's is made fastest.
+    token = _TOKEN
 
     def same_bytes(lo: int, hi: int, offset: int) -> list[int]:
         failed: list[int] = []
-        j = lo + offset
-        for i in range(lo, hi):
-            lend, rend = lends[i], rends[j]
+        if lo >= hi:
+            return failed
+        rlo, rhi = lo + offset, hi + offset
+        # Each item's members in one tuple a step, not an index each; `known` for all at once,
+        # the failed ones' put back after.
+        was = known[lo:hi]
+        known[lo:hi] = array(known.typecode, range(rlo, rhi))
+        for i, lstart, lend, rstart, rend, litem, ritem in zip(
+            range(lo, hi),
+            lstarts[lo:hi],
+            lends[lo:hi],
+            rstarts[rlo:rhi],
+            rends[rlo:rhi],
+            litems[lo:hi],
+            ritems[rlo:rhi],
+            strict=True,
+        ):
             if lend and rend:
-                ltext, rtext = ldata[lstarts[i] : lend], rdata[rstarts[j] : rend]
+                ltext, rtext = ldata[lstart:lend], rdata[rstart:rend]
                 if ltext == rtext:
-                    known[i] = j
-                    j += 1
                     continue
-                litem, ritem = litems[i], ritems[j]
                 lvalue, rvalue = litem.call_id, ritem.call_id
                 if lvalue is rvalue or (type(lvalue) is str and lvalue == rvalue):
                     lvalue, rvalue = litem.id, ritem.id
@@ -381,19 +393,21 @@ def _same_bytes(
                     # strings, as `_swapped` needs them.
                     if type(lvalue) is str and type(rvalue) is str and lvalue != rvalue:
                         try:
-                            old, new = dumps(lvalue), dumps(rvalue)
-                        except cannot:
+                            old, new = token(lvalue), token(rvalue)
+                        except ValueError:  # a lone surrogate
                             old = new = b""
                         if old:
                             replaced = ltext.replace(member + old, member + new, 1)
-                            if replaced == ltext:  # `json.dumps` writes a space after the colon
-                                replaced = ltext.replace(spaced + old, spaced + new, 1)
                             if replaced == rtext:
-                                known[i] = j
-                                j += 1
+                                continue
+                            # Not there: written as `json.dumps` writes it, with a space?
+                            if (
+                                replaced == ltext
+                                and ltext.replace(spaced + old, spaced + new, 1) == rtext
+                            ):
                                 continue
             failed.append(i)
-            j += 1
+            known[i] = was[i - lo]
         return failed
 
     return same_bytes
@@ -408,6 +422,8 @@ def _text(item: Item) -> bytes | None:
     return source.data[source.starts[k] : source.ends[k]]
 
 
+#: A JSON text of a string (UnicodeEncodeError, a ValueError, for a lone surrogate).
+_TOKEN = msgspec.json.Encoder().encode
 #: The JSON text of a member name and its colon, as a compact writer puts it before the value.
 _ID_MEMBER, _CALL_ID_MEMBER = b'"id":', b'"call_id":'
 
