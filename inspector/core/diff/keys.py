@@ -349,12 +349,13 @@ def _same_bytes(
     """`_Alike.same_bytes`: a stretch of items tested at once, the stronger test of the two.
 
     Left item i and right item i + offset pass when both are lean and their texts are equal
-    once the left's `id` is given the right's value, as `_same_text` replaces it, while their
-    call_ids are the same value of the same kind (`known` is then set). So they are alike, and
-    they differ in nothing but the `id` (which no change compares): the call_id, each other
-    member and so the verdict's inputs are the same bytes. The items that do not pass are
-    returned; they may still be alike (another call_id, another spacing, equal keys): `test`
-    decides those. One call a stretch, not one an item: the loop runs here, inlined.
+    once the left's `id` is given the right's value, as `_same_text` replaces it (`known` is
+    then set). So they are alike, and they differ in nothing but the `id` (which no change
+    compares): the replaced bytes are one member whose name ends in `"id`, which `call_id`'s
+    does not, so the call_id (the same value of the same kind), each other member and the
+    verdict's inputs are the same bytes. The items that do not pass are returned; they may
+    still be alike (another call_id, another spacing, equal keys): `test` decides those. One
+    call a stretch, not one an item: the loop runs here, inlined.
     """
     litems, ritems = left.items, right.items
     ldata, lstarts, lends = left.texts.data, left.texts.starts, left.texts.ends
@@ -386,26 +387,24 @@ def _same_bytes(
                 ltext, rtext = ldata[lstart:lend], rdata[rstart:rend]
                 if ltext == rtext:
                     continue
-                lvalue, rvalue = litem.call_id, ritem.call_id
-                if lvalue is rvalue or (type(lvalue) is str and lvalue == rvalue):
-                    lvalue, rvalue = litem.id, ritem.id
-                    # The texts differ, so the ids must (else nothing is replaced): both
-                    # strings, as `_swapped` needs them.
-                    if type(lvalue) is str and type(rvalue) is str and lvalue != rvalue:
-                        try:
-                            old, new = token(lvalue), token(rvalue)
-                        except ValueError:  # a lone surrogate
-                            old = new = b""
-                        if old:
-                            replaced = ltext.replace(member + old, member + new, 1)
-                            if replaced == rtext:
-                                continue
-                            # Not there: written as `json.dumps` writes it, with a space?
-                            if (
-                                replaced == ltext
-                                and ltext.replace(spaced + old, spaced + new, 1) == rtext
-                            ):
-                                continue
+                lvalue, rvalue = litem.id, ritem.id
+                # The texts differ, so the ids must (else nothing is replaced): both strings,
+                # as `_swapped` needs them.
+                if type(lvalue) is str and type(rvalue) is str and lvalue != rvalue:
+                    try:
+                        old, new = token(lvalue), token(rvalue)
+                    except ValueError:  # a lone surrogate
+                        old = new = b""
+                    if old:
+                        replaced = ltext.replace(member + old, member + new, 1)
+                        if replaced == rtext:
+                            continue
+                        # Not there: written as `json.dumps` writes it, with a space?
+                        if (
+                            replaced == ltext
+                            and ltext.replace(spaced + old, spaced + new, 1) == rtext
+                        ):
+                            continue
             failed.append(i)
             known[i] = was[i - lo]
         return failed
