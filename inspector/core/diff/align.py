@@ -7,7 +7,6 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress
-from operator import lt, ne, sub
 
 from inspector.core.diff.keys import (
     _Alike,
@@ -285,9 +284,30 @@ def _align(
     else:
         call_lefts, call_rights = _call_pairs(left, right)
     leaf = _by_signature(left, right)
-    if all(map(lt, call_rights, call_rights[1:])) and all(map(lt, call_lefts, call_lefts[1:])):
-        return _in_order(left, right, call_lefts, call_rights, leaf, alike)
+    unequal = _unequal(call_lefts, call_rights, len(left.items), len(right.items))
+    if unequal is not None:
+        return _in_order(left, right, call_lefts, call_rights, leaf, alike, unequal)
     return _any_order(left, right, call_lefts, call_rights, leaf, alike)
+
+
+def _unequal(lefts: array[int], rights: array[int], n_left: int, n_right: int) -> list[int] | None:
+    """The segments (see `_in_order`) longer on one side than on the other, by the number of
+    the anchor that ends them (the last, len(lefts), ends at the end of both sides); None
+    when the anchors are not in order on both sides.
+
+    One pass, with no integer made twice: `map` over the arrays made four objects an anchor.
+    """
+    unequal: list[int] = []
+    last_left = last_right = -1
+    for k, (i, j) in enumerate(zip(lefts, rights, strict=True)):
+        if i <= last_left or j <= last_right:
+            return None
+        if i - last_left != j - last_right:
+            unequal.append(k)
+        last_left, last_right = i, j
+    if n_left - last_left != n_right - last_right:
+        unequal.append(len(lefts))
+    return unequal
 
 
 def _any_order(
@@ -332,6 +352,7 @@ def _in_order(
     call_rights: array[int],
     leaf: Leaf,
     alike: _Alike,
+    unequal: list[int] | None = None,
 ) -> Found:
     """`_align` when the call anchors are in order on both sides (the common case): each
     segment between two anchors holds no other paired item, so its pairs are found and put in
@@ -345,23 +366,24 @@ def _in_order(
     them are as long on both sides: such a block, anchors and all, is tested in one call
     (`_Alike.same_bytes`), and laid out as two ranges when its items are alike item for item.
     Its stretches that pass that test are `Found.proved`: their pairs need no other look.
+    `unequal` is `_unequal` of the anchors (found here when not given).
     """
     shown = Found()
     n_left, n_right = len(left.items), len(right.items)
     # The anchors, then the end of both sides; segment k ends at end k.
     ends_left, ends_right = call_lefts + array("i", [n_left]), call_rights + array("i", [n_right])
-    offsets = array("i", map(sub, ends_right, ends_left))
-    # Segment k is as long on both sides when end k keeps the offset of the end before it (of
-    # the start, 0, for the first): the others start the blocks.
-    unequal = [k for k in compress(range(1, len(offsets)), map(ne, offsets[1:], offsets))]
-    if offsets[0] != 0:
-        unequal.insert(0, 0)
+    # Segment k is as long on both sides when end k keeps the offset (right index − left
+    # index) of the end before it (of the start, 0, for the first): the others start blocks.
+    if unequal is None:
+        unequal = _unequal(call_lefts, call_rights, n_left, n_right)
+        assert unequal is not None, "the anchors are not in order"
+    ends = len(ends_left)
     cursor = offset = 0  # where the next block starts on the left, and its offset
-    for k in [*unequal, len(offsets)]:
+    for k in [*unequal, ends]:
         # The block: left items cursor.. up to segment k's start (right: each + offset).
-        block_end = ends_left[k - 1] + 1 if 0 < k < len(offsets) else (0 if k == 0 else n_left)
+        block_end = ends_left[k - 1] + 1 if 0 < k < ends else (0 if k == 0 else n_left)
         _block(left, right, shown, ends_left, cursor, block_end, offset, leaf, alike)
-        if k == len(offsets):
+        if k == ends:
             break
         # Segment k, longer on one side: aligned on its own, then its anchor starts the next block.
         last_left = ends_left[k - 1] + 1 if k else 0
@@ -370,7 +392,7 @@ def _in_order(
         a, b = list(range(last_left, ends_left[k])), list(range(last_right, ends_right[k]))
         _patience(a, b, left.keys, right.keys, leaf, found, alike)
         _extend_shown(shown, found, last_left, last_right, len(a), len(b))
-        cursor, offset = ends_left[k], offsets[k]
+        cursor, offset = ends_left[k], ends_right[k] - ends_left[k]
     return shown
 
 
