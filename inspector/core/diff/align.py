@@ -424,25 +424,28 @@ def _block(
         if ends_left[k] != i and not test(i, i + offset):
             unlike[k] = None
     cursor = lo
+    iota = alike.iota
     for k in unlike:
         start = ends_left[k - 1] + 1 if k else 0
-        _plain(shown, cursor, start, offset, failed)
+        _plain(shown, cursor, start, offset, failed, iota)
         found = Found()
         a, b = list(range(start, ends_left[k])), list(range(start + offset, ends_left[k] + offset))
         _patience(a, b, left.keys, right.keys, leaf, found, alike)
         _extend_shown(shown, found, start, start + offset, len(a), len(b))
         cursor = ends_left[k]
-    _plain(shown, cursor, hi, offset, failed)
+    _plain(shown, cursor, hi, offset, failed, iota)
 
 
-def _plain(shown: Found, lo: int, hi: int, offset: int, failed: list[int]) -> None:
+def _plain(
+    shown: Found, lo: int, hi: int, offset: int, failed: list[int], iota: array[int]
+) -> None:
     """Pair left items lo..hi-1 with right items lo + offset..: their stretches with no item of
-    `failed` are proved (see `Found.proved`)."""
+    `failed` are proved (see `Found.proved`). `iota` is `_Alike.iota`."""
     if lo >= hi:
         return
     at = len(shown.lefts)
-    shown.lefts.extend(range(lo, hi))
-    shown.rights.extend(range(lo + offset, hi + offset))
+    shown.lefts.extend(iota[lo:hi])
+    shown.rights.extend(iota[lo + offset : hi + offset])
     for i in failed[bisect_left(failed, lo) : bisect_left(failed, hi)]:
         if i > lo:
             shown.proved.append((at, at + i - lo))

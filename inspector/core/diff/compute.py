@@ -208,6 +208,7 @@ def _diff_results(
     if compare:
         _mark_reordered(lefts, rights, made, litems)
     # The sides' texts, keys and marks go before the result is built, not with it.
+    iota = alike.iota
     del lside, rside, alike, test, known, call_ids
     pairs = Pairs.held(lefts, rights, made)
     documents = document_changes(left, right, mode)
@@ -228,6 +229,7 @@ def _diff_results(
         mode=mode,
         document_changes=tuple(documents),
         reason_details=tuple(details),
+        iota=iota,
     )
 
 

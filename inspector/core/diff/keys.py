@@ -289,18 +289,21 @@ class _Alike:
     proves the same content (see `_same_text`); anything else is decided by the keys.
     """
 
-    __slots__ = ("known", "left", "right", "same_bytes", "test")
+    __slots__ = ("iota", "known", "left", "right", "same_bytes", "test")
 
     def __init__(self, left: _Side, right: _Side) -> None:
         self.left, self.right = left, right
         #: The right item each left item was found alike to (-1: none yet).
         self.known = array("i", [-1]) * len(left.items)
+        #: 0, 1, 2, … past either side's last index: a run of indexes is a slice of it, copied
+        #: as bytes (an array made from a range makes an integer object an element).
+        self.iota = array("i", range(max(len(left.items), len(right.items)) + 1))
         #: test(i, j): whether left item i and right item j are alike (a closure over locals:
         #: it is called once an item).
         self.test = _alike(left, right, self.known)
         #: same_bytes(lo, hi, offset): the left items of lo..hi-1 whose text is not the text of
         #: right item i + offset but for the `id` (see `_same_bytes`).
-        self.same_bytes = _same_bytes(left, right, self.known)
+        self.same_bytes = _same_bytes(left, right, self.known, self.iota)
 
     def prepare(self, a: Iterable[int], b: Iterable[int]) -> None:
         """Make the keys of these left and right items at once (they are about to be counted)."""
@@ -344,7 +347,7 @@ def _alike(left: _Side, right: _Side, known: array[int]) -> Callable[[int, int],
 
 
 def _same_bytes(
-    left: _Side, right: _Side, known: array[int]
+    left: _Side, right: _Side, known: array[int], iota: array[int]
 ) -> Callable[[int, int, int], list[int]]:
     """`_Alike.same_bytes`: a stretch of items tested at once, the stronger test of the two.
 
@@ -372,7 +375,7 @@ def _same_bytes(
         # Each item's members in one tuple a step, not an index each; `known` for all at once,
         # the failed ones' put back after.
         was = known[lo:hi]
-        known[lo:hi] = array(known.typecode, range(rlo, rhi))
+        known[lo:hi] = iota[rlo:rhi]
         for i, lstart, lend, rstart, rend, litem, ritem in zip(
             range(lo, hi),
             lstarts[lo:hi],
