@@ -31,7 +31,14 @@ from inspector.core.diff.values import (
     Reason,
     _plural,
 )
-from inspector.core.gate import GateResult, ToolSet, Verdict, answered_history, gate_transcript
+from inspector.core.gate import (
+    GateResult,
+    ItemVerdict,
+    ToolSet,
+    Verdict,
+    answered_history,
+    gate_transcript,
+)
 from inspector.core.model import Envelope, Item, Tool, Transcript, paused_gc
 
 
@@ -134,8 +141,9 @@ def _diff_results(
         rverdicts: Sequence[Verdict] = _format_neutral_verdicts(right, tools, history[1])
     else:
         lverdicts, rverdicts = _Verdicts(left), _Verdicts(right)
-    # A byte an item to compare by (each verdict's number), not a list of the verdicts.
-    lcodes, rcodes = _codes(lverdicts), _codes(rverdicts)
+    # Replay mode's proved stretches compare their verdicts a stretch at a time, from the gate's
+    # results (no list of every item's verdict is held: see `_same_verdicts`).
+    lheld, rheld = left.verdicts, right.verdicts
     progress("Aligning the items", _READ)
     aligned = _align(lside, rside, mode, alike)
     if compare:
@@ -159,9 +167,8 @@ def _diff_results(
     for start, stop in [*proved, (count, count)]:
         if position < start:
             todo.append((position, start))
-        if start < stop and (
-            lcodes[(i := lefts[start]) : i + stop - start]
-            != rcodes[(j := rights[start]) : j + stop - start]
+        if start < stop and not _same_verdicts(
+            lheld, rheld, lefts[start], rights[start], stop - start
         ):
             todo.append((start, stop))
         position = stop
@@ -179,7 +186,7 @@ def _diff_results(
                 made[number] = Pair(None, j, (one_side_change(ritems[j], "right", mode),))
                 continue
             if (
-                lcodes[i] == rcodes[j]
+                lverdicts[i] == rverdicts[j]
                 and (
                     compare
                     # The same value of the same kind (1 and true are not one call_id).
@@ -247,20 +254,14 @@ class _Verdicts(Sequence[Verdict]):
     def __getitem__(self, index: int) -> Verdict:  # type: ignore[override]  # no slices
         return self._held[index].verdict
 
-    def codes(self) -> bytes:
-        """`_codes` of these verdicts."""
-        numbers = _NUMBERS
-        return bytes([numbers[v.verdict] for v in self._held])
 
-
-_NUMBERS = {verdict: number for number, verdict in enumerate(Verdict)}
-
-
-def _codes(verdicts: Sequence[Verdict]) -> bytes:
-    """Each verdict's number, a byte an item."""
-    if isinstance(verdicts, _Verdicts):
-        return verdicts.codes()
-    return bytes(map(_NUMBERS.__getitem__, verdicts))
+def _same_verdicts(
+    left: Sequence[ItemVerdict], right: Sequence[ItemVerdict], i: int, j: int, size: int
+) -> bool:
+    """Whether the `size` left items from i have the verdicts of the right items from j."""
+    # A stretch at a time, so that no list an item is held for the whole diff; the members
+    # are the enum's own, compared by identity first.
+    return [v.verdict for v in left[i : i + size]] == [v.verdict for v in right[j : j + size]]
 
 
 def _either(left: GateResult, right: GateResult) -> ToolSet:
