@@ -388,10 +388,9 @@ def _in_order(
         # Segment k, longer on one side: aligned on its own, then its anchor starts the next block.
         last_left = ends_left[k - 1] + 1 if k else 0
         last_right = ends_right[k - 1] + 1 if k else 0
-        found = Found()
-        a, b = list(range(last_left, ends_left[k])), list(range(last_right, ends_right[k]))
-        _patience(a, b, left.keys, right.keys, leaf, found, alike)
-        _extend_shown(shown, found, last_left, last_right, len(a), len(b))
+        _segment(
+            left, right, shown, last_left, ends_left[k], last_right, ends_right[k], leaf, alike
+        )
         cursor, offset = ends_left[k], ends_right[k] - ends_left[k]
     return shown
 
@@ -428,12 +427,29 @@ def _block(
     for k in unlike:
         start = ends_left[k - 1] + 1 if k else 0
         _plain(shown, cursor, start, offset, failed, iota)
-        found = Found()
-        a, b = list(range(start, ends_left[k])), list(range(start + offset, ends_left[k] + offset))
-        _patience(a, b, left.keys, right.keys, leaf, found, alike)
-        _extend_shown(shown, found, start, start + offset, len(a), len(b))
-        cursor = ends_left[k]
+        stop = ends_left[k]
+        _segment(left, right, shown, start, stop, start + offset, stop + offset, leaf, alike)
+        cursor = stop
     _plain(shown, cursor, hi, offset, failed, iota)
+
+
+def _segment(
+    left: _Side,
+    right: _Side,
+    shown: Found,
+    left_start: int,
+    left_stop: int,
+    right_start: int,
+    right_stop: int,
+    leaf: Leaf,
+    alike: _Alike,
+) -> None:
+    """Align one segment (these left and right items, between two anchors) on its own and add
+    its pairs to `shown` in display order."""
+    found = Found()
+    a, b = list(range(left_start, left_stop)), list(range(right_start, right_stop))
+    _patience(a, b, left.keys, right.keys, leaf, found, alike)
+    _extend_shown(shown, found, left_start, right_start, len(a), len(b))
 
 
 def _plain(
