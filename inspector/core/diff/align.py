@@ -7,7 +7,6 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress
-from operator import lt
 
 from inspector.core.diff.keys import (
     _Alike,
@@ -285,9 +284,30 @@ def _align(
     else:
         call_lefts, call_rights = _call_pairs(left, right)
     leaf = _by_signature(left, right)
-    if all(map(lt, call_rights, call_rights[1:])) and all(map(lt, call_lefts, call_lefts[1:])):
-        return _in_order(left, right, call_lefts, call_rights, leaf, alike)
+    unequal = _unequal(call_lefts, call_rights, len(left.items), len(right.items))
+    if unequal is not None:
+        return _in_order(left, right, call_lefts, call_rights, leaf, alike, unequal)
     return _any_order(left, right, call_lefts, call_rights, leaf, alike)
+
+
+def _unequal(lefts: array[int], rights: array[int], n_left: int, n_right: int) -> list[int] | None:
+    """The segments (see `_in_order`) longer on one side than on the other, by the number of
+    the anchor that ends them (the last, len(lefts), ends at the end of both sides); None
+    when the anchors are not in order on both sides.
+
+    One pass, with no integer made twice: `map` over the arrays made four objects an anchor.
+    """
+    unequal: list[int] = []
+    last_left = last_right = -1
+    for k, (i, j) in enumerate(zip(lefts, rights, strict=True)):
+        if i <= last_left or j <= last_right:
+            return None
+        if i - last_left != j - last_right:
+            unequal.append(k)
+        last_left, last_right = i, j
+    if n_left - last_left != n_right - last_right:
+        unequal.append(len(lefts))
+    return unequal
 
 
 def _any_order(
@@ -332,6 +352,7 @@ def _in_order(
     call_rights: array[int],
     leaf: Leaf,
     alike: _Alike,
+    unequal: list[int] | None = None,
 ) -> Found:
     """`_align` when the call anchors are in order on both sides (the common case): each
     segment between two anchors holds no other paired item, so its pairs are found and put in
@@ -340,29 +361,114 @@ def _in_order(
     That is the display order of all the pairs: a right-only item of a segment follows a pair of
     that segment or the anchor before it, so its place is in the segment or at its end, just
     before the next anchor (see `_display_order`).
+
+    Where consecutive anchors keep one offset (right index − left index), the segments between
+    them are as long on both sides: such a block, anchors and all, is tested in one call
+    (`_Alike.same_bytes`), and laid out as two ranges when its items are alike item for item.
+    Its stretches that pass that test are `Found.proved`: their pairs need no other look.
+    `unequal` is `_unequal` of the anchors (found here when not given).
     """
     shown = Found()
-    lefts, rights = shown.lefts, shown.rights
-    test = alike.test
     n_left, n_right = len(left.items), len(right.items)
-    last_left = last_right = 0
-    # The anchors, then the end of both sides.
+    # The anchors, then the end of both sides; segment k ends at end k.
     ends_left, ends_right = call_lefts + array("i", [n_left]), call_rights + array("i", [n_right])
-    for stop_left, stop_right in zip(ends_left, ends_right, strict=True):
-        if stop_left > last_left or stop_right > last_right:
-            a, b = range(last_left, stop_left), range(last_right, stop_right)
-            if len(a) == len(b) and all(map(test, a, b)):
-                lefts.extend(a)  # alike item for item: what _patience finds
-                rights.extend(b)
-            else:
-                found = Found()
-                _patience(list(a), list(b), left.keys, right.keys, leaf, found, alike)
-                _extend_shown(shown, found, last_left, last_right, len(a), len(b))
-        if stop_left < n_left:
-            lefts.append(stop_left)
-            rights.append(stop_right)
-        last_left, last_right = stop_left + 1, stop_right + 1
+    # Segment k is as long on both sides when end k keeps the offset (right index − left
+    # index) of the end before it (of the start, 0, for the first): the others start blocks.
+    if unequal is None:
+        unequal = _unequal(call_lefts, call_rights, n_left, n_right)
+        assert unequal is not None, "the anchors are not in order"
+    ends = len(ends_left)
+    cursor = offset = 0  # where the next block starts on the left, and its offset
+    for k in [*unequal, ends]:
+        # The block: left items cursor.. up to segment k's start (right: each + offset).
+        block_end = ends_left[k - 1] + 1 if 0 < k < ends else (0 if k == 0 else n_left)
+        _block(left, right, shown, ends_left, cursor, block_end, offset, leaf, alike)
+        if k == ends:
+            break
+        # Segment k, longer on one side: aligned on its own, then its anchor starts the next block.
+        last_left = ends_left[k - 1] + 1 if k else 0
+        last_right = ends_right[k - 1] + 1 if k else 0
+        _segment(
+            left, right, shown, last_left, ends_left[k], last_right, ends_right[k], leaf, alike
+        )
+        cursor, offset = ends_left[k], ends_right[k] - ends_left[k]
     return shown
+
+
+def _block(
+    left: _Side,
+    right: _Side,
+    shown: Found,
+    ends_left: array[int],
+    lo: int,
+    hi: int,
+    offset: int,
+    leaf: Leaf,
+    alike: _Alike,
+) -> None:
+    """Add the pairs of left items lo..hi-1 (anchors and the segments between them, each as
+    long on both sides: right item i + offset is left item i's counterpart) to `shown`.
+
+    A segment whose items are not alike item for item is aligned on its own, as `_patience`
+    aligns any segment; the rest pair item for item.
+    """
+    if lo >= hi:
+        return
+    failed = alike.same_bytes(lo, hi, offset)
+    test = alike.test
+    # The segments (by the index of the anchor that ends them) with an item that is not alike.
+    unlike: dict[int, None] = {}
+    for i in failed:
+        k = bisect_left(ends_left, i)
+        if ends_left[k] != i and not test(i, i + offset):
+            unlike[k] = None
+    cursor = lo
+    iota = alike.iota
+    for k in unlike:
+        start = ends_left[k - 1] + 1 if k else 0
+        _plain(shown, cursor, start, offset, failed, iota)
+        stop = ends_left[k]
+        _segment(left, right, shown, start, stop, start + offset, stop + offset, leaf, alike)
+        cursor = stop
+    _plain(shown, cursor, hi, offset, failed, iota)
+
+
+def _segment(
+    left: _Side,
+    right: _Side,
+    shown: Found,
+    left_start: int,
+    left_stop: int,
+    right_start: int,
+    right_stop: int,
+    leaf: Leaf,
+    alike: _Alike,
+) -> None:
+    """Align one segment (these left and right items, between two anchors) on its own and add
+    its pairs to `shown` in display order."""
+    found = Found()
+    a, b = list(range(left_start, left_stop)), list(range(right_start, right_stop))
+    _patience(a, b, left.keys, right.keys, leaf, found, alike)
+    _extend_shown(shown, found, left_start, right_start, len(a), len(b))
+
+
+def _plain(
+    shown: Found, lo: int, hi: int, offset: int, failed: list[int], iota: array[int]
+) -> None:
+    """Pair left items lo..hi-1 with right items lo + offset..: their stretches with no item of
+    `failed` are proved (see `Found.proved`). `iota` is `_Alike.iota`."""
+    if lo >= hi:
+        return
+    at = len(shown.lefts)
+    shown.lefts.extend(iota[lo:hi])
+    shown.rights.extend(iota[lo + offset : hi + offset])
+    for i in failed[bisect_left(failed, lo) : bisect_left(failed, hi)]:
+        if i > lo:
+            shown.proved.append((at, at + i - lo))
+        at += i + 1 - lo
+        lo = i + 1
+    if hi > lo:
+        shown.proved.append((at, at + hi - lo))
 
 
 def _extend_shown(

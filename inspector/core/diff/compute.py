@@ -31,7 +31,14 @@ from inspector.core.diff.values import (
     Reason,
     _plural,
 )
-from inspector.core.gate import GateResult, ToolSet, Verdict, answered_history, gate_transcript
+from inspector.core.gate import (
+    GateResult,
+    ItemVerdict,
+    ToolSet,
+    Verdict,
+    answered_history,
+    gate_transcript,
+)
 from inspector.core.model import Envelope, Item, Tool, Transcript, paused_gc
 
 
@@ -134,13 +141,17 @@ def _diff_results(
         rverdicts: Sequence[Verdict] = _format_neutral_verdicts(right, tools, history[1])
     else:
         lverdicts, rverdicts = _Verdicts(left), _Verdicts(right)
-    # A byte an item to compare by (each verdict's number), not a list of the verdicts.
-    lcodes, rcodes = _codes(lverdicts), _codes(rverdicts)
+    # Replay mode's proved stretches compare their verdicts a stretch at a time, from the gate's
+    # results (no list of every item's verdict is held: see `_same_verdicts`).
+    lheld, rheld = left.verdicts, right.verdicts
     progress("Aligning the items", _READ)
     aligned = _align(lside, rside, mode, alike)
     if compare:
         aligned = _split_unlike(aligned, litems, ritems)
     lefts, rights = aligned.lefts, aligned.rights
+    # Stretches whose pairs differ in nothing but the id and the verdict (replay mode: compare
+    # mode checks each pair's call_ids below).
+    proved = [] if compare else aligned.proved
     del aligned
     call_ids = _CallIds(lefts, rights, lside, rside, litems, ritems) if compare else None
     count = len(lefts)
@@ -148,9 +159,25 @@ def _diff_results(
     notes: dict[int, str] = {}
     test, known = alike.test, alike.known
     step = max(count // _PAIR_REPORTS, 1)
-    for first in range(0, count, step):
-        progress("Comparing the pairs", _ALIGNED + (1 - _ALIGNED) * first / count)
-        for number in range(first, min(first + step, count)):
+    # The positions compared pair by pair: all but the proved stretches whose verdicts are
+    # the same, told for a whole stretch by its bytes of verdict numbers (its pairs then have
+    # no change).
+    todo: list[tuple[int, int]] = []
+    position = 0
+    for start, stop in [*proved, (count, count)]:
+        if position < start:
+            todo.append((position, start))
+        if start < stop and not _same_verdicts(
+            lheld, rheld, lefts[start], rights[start], stop - start
+        ):
+            todo.append((start, stop))
+        position = stop
+    reported = 0  # the position the next report is due at
+    for first, last in todo:
+        for number in range(first, last):
+            if number >= reported:
+                progress("Comparing the pairs", _ALIGNED + (1 - _ALIGNED) * number / count)
+                reported = number - number % step + step
             i, j = lefts[number], rights[number]
             if j < 0:
                 made[number] = Pair(i, None, (one_side_change(litems[i], "left", mode),))
@@ -159,7 +186,7 @@ def _diff_results(
                 made[number] = Pair(None, j, (one_side_change(ritems[j], "right", mode),))
                 continue
             if (
-                lcodes[i] == rcodes[j]
+                lverdicts[i] == rverdicts[j]
                 and (
                     compare
                     # The same value of the same kind (1 and true are not one call_id).
@@ -188,6 +215,7 @@ def _diff_results(
     if compare:
         _mark_reordered(lefts, rights, made, litems)
     # The sides' texts, keys and marks go before the result is built, not with it.
+    iota = alike.iota
     del lside, rside, alike, test, known, call_ids
     pairs = Pairs.held(lefts, rights, made)
     documents = document_changes(left, right, mode)
@@ -208,6 +236,7 @@ def _diff_results(
         mode=mode,
         document_changes=tuple(documents),
         reason_details=tuple(details),
+        iota=iota,
     )
 
 
@@ -225,20 +254,14 @@ class _Verdicts(Sequence[Verdict]):
     def __getitem__(self, index: int) -> Verdict:  # type: ignore[override]  # no slices
         return self._held[index].verdict
 
-    def codes(self) -> bytes:
-        """`_codes` of these verdicts."""
-        numbers = _NUMBERS
-        return bytes([numbers[v.verdict] for v in self._held])
 
-
-_NUMBERS = {verdict: number for number, verdict in enumerate(Verdict)}
-
-
-def _codes(verdicts: Sequence[Verdict]) -> bytes:
-    """Each verdict's number, a byte an item."""
-    if isinstance(verdicts, _Verdicts):
-        return verdicts.codes()
-    return bytes(map(_NUMBERS.__getitem__, verdicts))
+def _same_verdicts(
+    left: Sequence[ItemVerdict], right: Sequence[ItemVerdict], i: int, j: int, size: int
+) -> bool:
+    """Whether the `size` left items from i have the verdicts of the right items from j."""
+    # A stretch at a time, so that no list an item is held for the whole diff; the members
+    # are the enum's own, compared by identity first.
+    return [v.verdict for v in left[i : i + size]] == [v.verdict for v in right[j : j + size]]
 
 
 def _either(left: GateResult, right: GateResult) -> ToolSet:

@@ -289,15 +289,21 @@ class _Alike:
     proves the same content (see `_same_text`); anything else is decided by the keys.
     """
 
-    __slots__ = ("known", "left", "right", "test")
+    __slots__ = ("iota", "known", "left", "right", "same_bytes", "test")
 
     def __init__(self, left: _Side, right: _Side) -> None:
         self.left, self.right = left, right
         #: The right item each left item was found alike to (-1: none yet).
         self.known = array("i", [-1]) * len(left.items)
+        #: 0, 1, 2, … past either side's last index: a run of indexes is a slice of it, copied
+        #: as bytes (an array made from a range makes an integer object an element).
+        self.iota = array("i", range(max(len(left.items), len(right.items)) + 1))
         #: test(i, j): whether left item i and right item j are alike (a closure over locals:
         #: it is called once an item).
         self.test = _alike(left, right, self.known)
+        #: same_bytes(lo, hi, offset): the left items of lo..hi-1 whose text is not the text of
+        #: right item i + offset but for the `id` (see `_same_bytes`).
+        self.same_bytes = _same_bytes(left, right, self.known, self.iota)
 
     def prepare(self, a: Iterable[int], b: Iterable[int]) -> None:
         """Make the keys of these left and right items at once (they are about to be counted)."""
@@ -340,6 +346,75 @@ def _alike(left: _Side, right: _Side, known: array[int]) -> Callable[[int, int],
     return alike
 
 
+def _same_bytes(
+    left: _Side, right: _Side, known: array[int], iota: array[int]
+) -> Callable[[int, int, int], list[int]]:
+    """`_Alike.same_bytes`: a stretch of items tested at once, the stronger test of the two.
+
+    Left item i and right item i + offset pass when both are lean and their texts are equal
+    once the left's `id` is given the right's value, as `_same_text` replaces it (`known` is
+    then set). So they are alike, and they differ in nothing but the `id` (which no change
+    compares): the replaced bytes are one member whose name ends in `"id`, which `call_id`'s
+    does not, so the call_id (the same value of the same kind), each other member and the
+    verdict's inputs are the same bytes. The items that do not pass are returned; they may
+    still be alike (another call_id, another spacing, equal keys): `test` decides those. One
+    call a stretch, not one an item: the loop runs here, inlined.
+    """
+    litems, ritems = left.items, right.items
+    ldata, lstarts, lends = left.texts.data, left.texts.starts, left.texts.ends
+    rdata, rstarts, rends = right.texts.data, right.texts.starts, right.texts.ends
+    member, spaced = _ID_MEMBER, _ID_MEMBER + b" "
+    # Any JSON text of a string will do (see `_same_text`): msgspec's is made fastest.
+    token = _TOKEN
+
+    def same_bytes(lo: int, hi: int, offset: int) -> list[int]:
+        failed: list[int] = []
+        if lo >= hi:
+            return failed
+        rlo, rhi = lo + offset, hi + offset
+        # Each item's members in one tuple a step, not an index each; `known` for all at once,
+        # the failed ones' put back after.
+        was = known[lo:hi]
+        known[lo:hi] = iota[rlo:rhi]
+        for i, lstart, lend, rstart, rend, litem, ritem in zip(
+            range(lo, hi),
+            lstarts[lo:hi],
+            lends[lo:hi],
+            rstarts[rlo:rhi],
+            rends[rlo:rhi],
+            litems[lo:hi],
+            ritems[rlo:rhi],
+            strict=True,
+        ):
+            if lend and rend:
+                ltext, rtext = ldata[lstart:lend], rdata[rstart:rend]
+                if ltext == rtext:
+                    continue
+                lvalue, rvalue = litem.id, ritem.id
+                # The texts differ, so the ids must (else nothing is replaced): both strings,
+                # as `_swapped` needs them.
+                if type(lvalue) is str and type(rvalue) is str and lvalue != rvalue:
+                    try:
+                        old, new = token(lvalue), token(rvalue)
+                    except ValueError:  # a lone surrogate
+                        old = new = b""
+                    if old:
+                        replaced = ltext.replace(member + old, member + new, 1)
+                        if replaced == rtext:
+                            continue
+                        # Not there: written as `json.dumps` writes it, with a space?
+                        if (
+                            replaced == ltext
+                            and ltext.replace(spaced + old, spaced + new, 1) == rtext
+                        ):
+                            continue
+            failed.append(i)
+            known[i] = was[i - lo]
+        return failed
+
+    return same_bytes
+
+
 def _text(item: Item) -> bytes | None:
     """A lean item's JSON exactly as its file has it (None for any other item)."""
     source = item.lean_source
@@ -349,6 +424,8 @@ def _text(item: Item) -> bytes | None:
     return source.data[source.starts[k] : source.ends[k]]
 
 
+#: A JSON text of a string (UnicodeEncodeError, a ValueError, for a lone surrogate).
+_TOKEN = msgspec.json.Encoder().encode
 #: The JSON text of a member name and its colon, as a compact writer puts it before the value.
 _ID_MEMBER, _CALL_ID_MEMBER = b'"id":', b'"call_id":'
 

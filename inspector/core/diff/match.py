@@ -34,11 +34,14 @@ class Found:
     """Pairs as alignment finds them, two machine integers a pair (-1: no item on that side)
     rather than a tuple of two integer objects (about 110 bytes a pair)."""
 
-    __slots__ = ("lefts", "rights")
+    __slots__ = ("lefts", "proved", "rights")
 
     def __init__(self) -> None:
         self.lefts: array[int] = array("i")
         self.rights: array[int] = array("i")
+        #: Stretches of positions (start, stop) whose pairs are proved to differ in nothing but
+        #: the `id` and the verdict (`_Alike.same_bytes`), in order; only some aligners say.
+        self.proved: list[tuple[int, int]] = []
 
     def __len__(self) -> int:
         return len(self.lefts)

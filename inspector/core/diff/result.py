@@ -5,7 +5,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 from inspector.core.diff.values import (
     ERROR,
@@ -45,15 +45,17 @@ class DiffResult:
     #: Each item's position in `pairs` (-1: in none), a machine integer an item.
     _left_slot: array[int] = field(init=False, repr=False, compare=False)
     _right_slot: array[int] = field(init=False, repr=False, compare=False)
+    #: 0, 1, 2, … (`_Alike.iota`), when the diff has one: the slots are made from its slices.
+    iota: InitVar[array[int] | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, iota: array[int] | None) -> None:
         if not isinstance(self.pairs, Pairs):
             object.__setattr__(self, "pairs", Pairs(self.pairs))
         for name, side, count in (
             ("_left_slot", "left", len(self.left.transcript.items)),
             ("_right_slot", "right", len(self.right.transcript.items)),
         ):
-            object.__setattr__(self, name, _slots(self.pairs.indexes(side), count))
+            object.__setattr__(self, name, _slots(self.pairs.indexes(side), count, iota))
 
     def _pair_at(self, slots: array[int], index: int) -> Pair | None:
         if not 0 <= index < len(slots) or slots[index] < 0:
@@ -135,13 +137,19 @@ class DiffResult:
         return tuple(groups)
 
 
-def _slots(held: array[int], count: int) -> array[int]:
-    """Each of `count` items' position among the pairs, from each pair's item (-1: none)."""
+def _slots(held: array[int], count: int, iota: array[int] | None = None) -> array[int]:
+    """Each of `count` items' position among the pairs, from each pair's item (-1: none);
+    `iota` (0, 1, 2, …, of held's type) saves making the numbers; it is lengthened as needed."""
     # Each item once, in item order (the left side in display order, and the right one unless
     # pairs cross): the positions are those of every pair but the few with no item here, and
     # they are copied a run at a time between those, each run checked by its bytes.
     n = len(held)
-    numbers = array(held.typecode, range(max(n, count)))
+    if iota is not None and iota.typecode == held.typecode:
+        numbers = iota
+        # A diff has up to both sides' items in pairs: the few numbers it lacks are added.
+        numbers.extend(range(len(numbers), max(n, count)))
+    else:
+        numbers = array(held.typecode, range(max(n, count)))
     size = numbers.itemsize
     held_bytes, number_bytes = held.tobytes(), numbers.tobytes()
     slots = array(held.typecode)
