@@ -274,15 +274,6 @@ HOT_MEMBERS: Mapping[str, int] = MappingProxyType(
 )
 
 
-def hot_mask(obj: Mapping[str, Any], t: Any) -> int:
-    """The presence bits of an object's hot members (`t`: its `type`, or _MISSING)."""
-    mask = 0 if t is _MISSING else (HAS_TYPE | TYPE_NULL if t is None else HAS_TYPE)
-    for key, bit in HOT_MEMBERS.items():
-        if key in obj:
-            mask |= bit
-    return mask
-
-
 def shorthand_type(t: Any, has_role: Any, has_id: Any) -> Any:
     """The effective type from the raw `type` (or _MISSING) and whether `role`, `id` are there.
 
@@ -371,8 +362,9 @@ class Item(_ItemFields, frozen=True, gc=False):
         raw = _STORED_RAW.__get__(self)
         if not isinstance(raw, dict):
             return
-        # Each member read once, its presence told from the marker (as `hot_mask` tells it):
-        # every item not read lean is made here.
+        # Each member read once, its presence told from the marker (a loop over HOT_MEMBERS
+        # with a membership test and a get each cost more): every item not read lean is made
+        # here.
         get, missing = raw.get, _MISSING
         t = get("type", missing)
         mask = 0 if t is missing else (HAS_TYPE | TYPE_NULL if t is None else HAS_TYPE)
