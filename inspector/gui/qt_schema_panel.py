@@ -64,10 +64,11 @@ EDIT_LIMIT = 100_000
 RAW_LIMIT = 4000
 #: The runner channel of the checks.
 CHANNEL = "arguments"
-#: The caption over an item's arguments as the file holds them, and over arguments serialised
-#: from a source's object.
+#: The caption over an item's arguments as the file holds them, over arguments serialised
+#: from a source's object, and over a marker a publisher put in place of the arguments.
 RAW_CAPTION = "Raw arguments (the literal string in the file)"
 DERIVED_CAPTION = "Arguments (serialised here: the file holds an object, not the model's text)"
+REDACTED_CAPTION = "Raw arguments (a publisher's redaction marker, not the model's text)"
 
 #: What the panel says about pasted arguments with no tool to check them against.
 NO_TOOLS = (
@@ -309,12 +310,14 @@ class ArgumentsPanel(QWidget):
 
     def _show_caption(self, derived: Derivation | None) -> None:
         # A source that stored the arguments as an object (Claude Code, OTel, Inspect, a
-        # converted API) has no literal string: the one shown was serialised here.
+        # converted API) has no literal string: the one shown was serialised here. A rollout
+        # whose publisher redacted them holds a string, but not the model's.
         if derived is None:
             self.raw_caption.setText(RAW_CAPTION)
             self.raw_caption.setToolTip("")
         else:
-            self.raw_caption.setText(DERIVED_CAPTION)
+            redacted = derived.how == "redacted"
+            self.raw_caption.setText(REDACTED_CAPTION if redacted else DERIVED_CAPTION)
             self.raw_caption.setToolTip(tooltip(f"Arguments {derived.how}: {derived.detail}"))
 
     def set_bare_arguments(self, text: str, toolset: ToolSet, tool: str | None = None) -> None:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from inspector.core.gate import Verdict
 from inspector.gui.qt_main_window import Tab
-from inspector.gui.qt_schema_panel import CHECK_DELAY_MS, DERIVED_CAPTION, RAW_CAPTION
+from inspector.gui.qt_schema_panel import (
+    CHECK_DELAY_MS,
+    DERIVED_CAPTION,
+    RAW_CAPTION,
+    REDACTED_CAPTION,
+)
 from tests.conftest import REPO
 from tests.gui.conftest import ARTICLE, REGION_TOOLS, digest
 
@@ -135,6 +140,20 @@ def test_arguments_a_source_stored_as_an_object_are_not_called_the_files_literal
     window.open_file("left", str(ARTICLE))  # an Open Responses file: the literal string
     window.select("left", 3)
     assert panel.raw_caption.text() == RAW_CAPTION and panel.raw_caption.toolTip() == ""
+
+
+def test_arguments_a_publisher_redacted_are_called_a_marker(window):
+    # The published rollout holds "[REDACTED_ARGUMENTS len=… sha=…]" where the arguments were:
+    # a string in the file, but neither the model's text nor an object serialised here.
+    window.open_file("left", str(REPO / "samples/sessions/codex/rollout-0.104-calls.jsonl"))
+    items = window.results["left"].transcript.items
+    call = next(i for i, item in enumerate(items) if item.raw.get("type") == "function_call")
+    assert items[call].raw["arguments"].startswith("[REDACTED_ARGUMENTS")
+    window.select("left", call)
+    panel = window.arguments_panel
+    assert panel.raw_caption.text() == REDACTED_CAPTION
+    assert "replaced the arguments with a marker" in panel.raw_caption.toolTip()
+    assert panel.raw_view.text() == f'"{items[call].raw["arguments"]}"'  # as a JSON string
 
 
 def test_long_raw_arguments_are_shown_from_their_start(window):
