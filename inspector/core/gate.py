@@ -246,7 +246,7 @@ def _call_verdict(
     try:
         parsed, writable = parse_arguments_checked(arguments)
     except ArgumentsError as exc:
-        return _parse_failure(exc)
+        return _parse_failure(exc, redacted_arguments(source))
     return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 
@@ -257,24 +257,36 @@ def arguments_verdict(
     *,
     budget: float = DEFAULT_BUDGET,
     cancel: threading.Event | None = None,
+    redacted: bool = False,
 ) -> ItemVerdict:
-    """Judge an `arguments` string for the named tool (rows 5–7 of the gate).
+    """Judge an `arguments` string for the named tool (rows 5–7 of the gate); `redacted`: the
+    text is a publisher's redaction marker (`redacted_arguments` of its item).
 
     The Arguments panel calls this on every edit, so the panel and `gate` cannot disagree.
     """
     try:
         parsed = parse_arguments(text)
     except ArgumentsError as exc:
-        return _parse_failure(exc)
+        return _parse_failure(exc, redacted)
     return check_arguments(name, parsed, tools, budget=budget, cancel=cancel)
 
 
-def _parse_failure(exc: ArgumentsError) -> ItemVerdict:
+def redacted_arguments(item: Item | None) -> bool:
+    """Whether an item's `arguments` are a marker its file's publisher put in their place
+    (its conversion says so: a Codex rollout's `[REDACTED_ARGUMENTS …]`)."""
+    conversion = None if item is None else item.conversion
+    if conversion is None:
+        return False
+    return any(d.field == "arguments" and d.how == "redacted" for d in conversion.derived)
+
+
+def _parse_failure(exc: ArgumentsError, redacted: bool = False) -> ItemVerdict:
     # The verdict outlives the gate: the tracebacks of the error and of the one it replaced
     # would keep the gate's frames, and with them every call's arguments, alive.
     exc.__traceback__ = exc.__context__ = None
+    what = "a publisher's redaction marker, not JSON" if redacted else "not JSON"
     return ItemVerdict(
-        Verdict.ARGUMENTS_PARSE, f"arguments are not JSON: {exc.describe()}", parse_error=exc
+        Verdict.ARGUMENTS_PARSE, f"arguments are {what}: {exc.describe()}", parse_error=exc
     )
 
 
@@ -651,7 +663,7 @@ def _ready_verdict(
     try:
         parsed, writable = parse_arguments_checked(arguments)
     except ArgumentsError as exc:
-        return _parse_failure(exc)
+        return _parse_failure(exc, redacted_arguments(source))
     if (
         writable
         and (cancel is None or not cancel.is_set())

@@ -98,10 +98,14 @@ def check(
     toolset: ToolSet,
     budget: float,
     cancel: threading.Event,
+    redacted: bool = False,
 ) -> ItemVerdict:
-    """Judge arguments text (or an already parsed value) for the named tool, as `gate` does."""
+    """Judge arguments text (or an already parsed value) for the named tool, as `gate` does
+    (`redacted`: the text is the item's, a publisher's redaction marker)."""
     if isinstance(source, str):
-        return arguments_verdict(source, name, toolset, budget=budget, cancel=cancel)
+        return arguments_verdict(
+            source, name, toolset, budget=budget, cancel=cancel, redacted=redacted
+        )
     return check_arguments(name, source.value, toolset, budget=budget, cancel=cancel)
 
 
@@ -133,6 +137,8 @@ class ArgumentsPanel(QWidget):
         self._fixed: str | _Value | None = None
         self._raw: Any = None
         self._original = ""
+        #: Whether the item's arguments are a publisher's redaction marker (`_show_caption`).
+        self._redacted = False
         self._toolset = ToolSet()
         self._logged: ItemVerdict | None = None
         self._setting = False
@@ -312,12 +318,12 @@ class ArgumentsPanel(QWidget):
         # A source that stored the arguments as an object (Claude Code, OTel, Inspect, a
         # converted API) has no literal string: the one shown was serialised here. A rollout
         # whose publisher redacted them holds a string, but not the model's.
+        self._redacted = derived is not None and derived.how == "redacted"
         if derived is None:
             self.raw_caption.setText(RAW_CAPTION)
             self.raw_caption.setToolTip("")
         else:
-            redacted = derived.how == "redacted"
-            self.raw_caption.setText(REDACTED_CAPTION if redacted else DERIVED_CAPTION)
+            self.raw_caption.setText(REDACTED_CAPTION if self._redacted else DERIVED_CAPTION)
             self.raw_caption.setToolTip(tooltip(f"Arguments {derived.how}: {derived.detail}"))
 
     def set_bare_arguments(self, text: str, toolset: ToolSet, tool: str | None = None) -> None:
@@ -588,11 +594,13 @@ class ArgumentsPanel(QWidget):
             return
         cancel = threading.Event()
         budget = self.budget
+        # The marker as the file has it is judged as `gate` judges it; an edit of it is not.
+        redacted = self._redacted and source == self._original
         self.verdict = None
         self._busy_timer.start()
         self.runner.start(
             CHANNEL,
-            lambda _progress: check(source, name, toolset, budget, cancel),
+            lambda _progress: check(source, name, toolset, budget, cancel, redacted),
             self._checked,
             lambda error: self._show(None, f"cannot check: {error}", (), []),
             cancel=cancel,

@@ -142,7 +142,7 @@ def test_arguments_a_source_stored_as_an_object_are_not_called_the_files_literal
     assert panel.raw_caption.text() == RAW_CAPTION and panel.raw_caption.toolTip() == ""
 
 
-def test_arguments_a_publisher_redacted_are_called_a_marker(window):
+def test_arguments_a_publisher_redacted_are_called_a_marker(window, qtbot):
     # The published rollout holds "[REDACTED_ARGUMENTS len=… sha=…]" where the arguments were:
     # a string in the file, but neither the model's text nor an object serialised here.
     window.open_file("left", str(REPO / "samples/sessions/codex/rollout-0.104-calls.jsonl"))
@@ -154,6 +154,14 @@ def test_arguments_a_publisher_redacted_are_called_a_marker(window):
     assert panel.raw_caption.text() == REDACTED_CAPTION
     assert "replaced the arguments with a marker" in panel.raw_caption.toolTip()
     assert panel.raw_view.text() == f'"{items[call].raw["arguments"]}"'  # as a JSON string
+    # The panel's verdict is the gate's, which says why the text does not parse.
+    gated = window.results["left"].verdicts[call]
+    assert "redaction marker" in gated.detail
+    assert panel.banner.detail.text() == gated.detail
+    # Edited, the text is no longer the publisher's marker: it is only not JSON.
+    _type(panel, "[REDACTED_ARGUMENTS, edited]")
+    qtbot.waitUntil(lambda: "redaction" not in panel.banner.detail.text())
+    assert panel.banner.detail.text().startswith("arguments are not JSON: ")
 
 
 def test_long_raw_arguments_are_shown_from_their_start(window):
