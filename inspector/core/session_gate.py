@@ -34,7 +34,7 @@ import dataclasses
 import os
 import pickle
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol, cast
@@ -240,7 +240,7 @@ def _share_format(path: str) -> ShareFormat | None:
 _OWN_WEIGHT, _WORKER_WEIGHT = 96, 100
 
 
-def _cuts(data: bytes, shares: int, cut_at: Any = None) -> list[int]:
+def _cuts(data: bytes, shares: int, cut_at: Callable[[bytes, int], int] | None = None) -> list[int]:
     """Line starts that cut the data into `shares` parts (the first a little smaller than the
     others, `_OWN_WEIGHT`; fewer parts when lines are long), from 0 to its end; `cut_at`, the
     format's, moves a cut on to a line a share had better end before (`codex.cut_at`)."""

@@ -122,7 +122,7 @@ def _item(payload: dict[str, Any], ran: bool) -> tuple[Any, Conversion | None]:
     return raw, Conversion("codex", payload, tuple(marks), LABEL) if marks else None
 
 
-def answered(call: Item) -> Item:
+def answered_call(call: Item) -> Item:
     """A call that waited for its output (no status, none answered it), now answered: what
     `_item` makes of its payload once it ran, its other members as they were."""
     payload = call.raw
@@ -255,20 +255,31 @@ class _LeanLines:
             return None
         payload = memoryview(line.payload)
         size = payload.nbytes
-        if line.type != "response_item" or size > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
+        if line.type != "response_item":
             return None
         if payload[: len(_CALL_START)] == _CALL_START:
             return None  # a function_call, as rollouts write one: parsed, told before reading
-        if self.deep and not _lean.depth_safe(raw):
+        hot = self._hot(payload, raw)
+        if hot is None:
             return None
         at = raw.find(payload)
+        return new_line(Line, (number, "", _LeanItem(hot, start + at, start + at + size)))
+
+    def _hot(self, payload: memoryview, raw: bytes) -> _lean._Hot | None:
+        """The hot members of a line's payload when its item may be read lean (an object of
+        a type other than function_call, not too large, nested no deeper than is safe: see
+        `_lean.depth_safe`, given the line `raw` when the file needs it), else None."""
+        if payload.nbytes > _lean.LEAN_ITEM_LIMIT or payload[:1] != b"{":
+            return None
+        if self.deep and not _lean.depth_safe(raw):
+            return None
         try:
             hot = _PAYLOAD.decode(payload)
         except _REFUSED:
             return None
         if type(hot.type) is not str or hot.type == "function_call":
             return None
-        return new_line(Line, (number, "", _LeanItem(hot, start + at, start + at + size)))
+        return hot
 
     def add(self, b: Builder, number: int | None, lean: _LeanItem, group: int) -> None:
         """Append the line's lean item."""
@@ -288,12 +299,7 @@ class _LeanLines:
             return position, number  # the conversation's group comes with its first line
         find, match, view = data.find, _LINE_START.match, memoryview(data)
         loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-        decode, deep, limit, unread = (
-            _PAYLOAD.decode,
-            self.deep,
-            _lean.LEAN_ITEM_LIMIT,
-            _UNREAD_TYPES,
-        )
+        lean_hot, deep, unread = self._hot, self.deep, _UNREAD_TYPES
         answered, waiting, outputs = reader._answered, reader._waiting, _OUTPUTS
         key, call = _PAYLOAD_KEY + b"{", _CALL_START[1:]
         while position < size:
@@ -321,18 +327,11 @@ class _LeanLines:
                     reader._take(new_line(Line, (number, "", obj)))
                     number, position = number + 1, end + 1
                     continue
-                if end - at > limit:
+                # The line itself only when its nesting must be checked (a copy of it).
+                hot = lean_hot(view[at - 1 : end - 1], data[position:end] if deep else b"")
+                if hot is None:
                     break
-                if deep and not _lean.depth_safe(data[position:end]):
-                    break
-                try:
-                    hot = decode(view[at - 1 : end - 1])
-                except _REFUSED:
-                    break
-                kind = hot.type
-                if type(kind) is not str or kind == "function_call":
-                    break
-                if kind in outputs and type(hot.call_id) is str:
+                if hot.type in outputs and type(hot.call_id) is str:
                     answered.add(hot.call_id)
                     for index in waiting.pop(hot.call_id, ()):
                         reader._answer(index)
@@ -466,7 +465,7 @@ class Reader:
 
     def _answer(self, index: int) -> None:
         """Make again the item of a call an output now answers (its status is now known)."""
-        self._b.items[index] = answered(self._b.items[index])
+        self._b.items[index] = answered_call(self._b.items[index])
 
     def transcripts(self, *, final: bool = False) -> list[Transcript]:
         """The rollout as one transcript, as it stands (a rollout is one conversation)."""
