@@ -33,7 +33,7 @@ import io
 import sys
 from array import array
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, get_args
 
 import msgspec
 import orjson
@@ -41,6 +41,7 @@ import orjson
 from inspector.core.jsonio import MAX_DEPTH, depth_exceeds, load_json, orjson_has_headroom
 from inspector.core.model import (
     HAS_TYPE,
+    ITEM_STATUSES,
     LEAN,
     PORTABLE_CORE,
     Envelope,
@@ -77,6 +78,30 @@ class _Line(_Hot, gc=False):
     object: Any = _UNSET
 
 
+_PLAIN_TYPES = Literal[
+    "message", "function_call", "function_call_output", "reasoning", "item_reference", "compaction"
+]
+_ROLES = Literal["user", "assistant", "system", "developer"]
+_STATUSES = Literal["in_progress", "completed", "incomplete"]
+
+
+class _PlainLine(msgspec.Struct, gc=False):
+    """A JSON Lines record that is a plain item with the usual hot members, and only such a
+    record (msgspec refuses any other, which `_Line` then reads): a type of the portable
+    core, a text or no name, a usual role and status, no `stop_reason` nor `object`. Each
+    Literal member is decoded as the one string msgspec holds for it: shared, not looked up.
+    """
+
+    type: _PLAIN_TYPES
+    id: Any = None
+    call_id: Any = None
+    name: str | None = None
+    role: _ROLES | None = None
+    status: _STATUSES | None = None
+    stop_reason: msgspec.UnsetType = _UNSET
+    object: msgspec.UnsetType = _UNSET
+
+
 class _Shorthand(msgspec.Struct, gc=False):
     """What the shorthands look at: whether `type`, `role` and `id` are there at all."""
 
@@ -93,6 +118,7 @@ class _Arguments(msgspec.Struct, gc=False):
 _REFUSED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 _HOT = msgspec.json.Decoder(_Hot)
 _LINE = msgspec.json.Decoder(_Line)
+_PLAIN_LINE = msgspec.json.Decoder(_PlainLine)
 _SHORTHAND = msgspec.json.Decoder(_Shorthand)
 _ARGUMENTS = msgspec.json.Decoder(_Arguments)
 _MEMBERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -101,6 +127,9 @@ _ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])
 #: Item types that mark a record as an item at once, the bulk of a large log: the portable
 #: core's. (A `message` with a `stop_reason` is an Anthropic response, so that one is scored.)
 PLAIN_ITEM_TYPES = PORTABLE_CORE
+# The strict decoder takes only records the loose one's checks would take (`jsonl_items`).
+assert frozenset(get_args(_PLAIN_TYPES)) == PLAIN_ITEM_TYPES
+assert frozenset(get_args(_STATUSES)) <= ITEM_STATUSES
 #: Record kinds whose item arrays are read lean, and the member holding each one's items.
 LEAN_KINDS = {"request": "input", "response": "output", "compaction": "output"}
 _ARRAY_MEMBERS = frozenset(LEAN_KINDS.values())
@@ -398,7 +427,7 @@ class Reader:
         `check(end)` is called with the end of each line it takes (cancel and progress).
         """
         data, items = self.data, b.items
-        size, decode = len(data), _LINE.decode
+        size, decode, strict = len(data), _LINE.decode, _PLAIN_LINE.decode
         # Lines read by a BytesIO over the bytes (which it shares, not copies): one C call a
         # line, where `find` and a slice were two, `find`'s parsing of its arguments the
         # larger part of both.
@@ -420,31 +449,53 @@ class Reader:
             _OPEN,
             LEAN | HAS_TYPE,
         )
+        hot: _PlainLine | _Line
+        t: Any
+        status: Any
+        role: Any
         while position < size:
             line = readline()  # with its newline, which msgspec reads as trailing space
             stop = position + len(line)
             if stop != open_end:
                 stop -= 1
             try:
-                hot = decode(line)
+                # The bulk of a large log: a plain item, its type, role and status shared
+                # strings already, nothing left to check but its size and depth.
+                hot = strict(line)
+                t, status, role, name = hot.type, hot.status, hot.role, hot.name
+                if name is not None:
+                    name = shared(name, name)
             except _REFUSED:
-                if line.strip():
+                try:
+                    hot = decode(line)
+                except _REFUSED:
+                    if line.strip():
+                        break
+                    # A blank line, in which msgspec reads no value: passed, as the plain
+                    # loader passes it (looked for only here, not on every line).
+                    if check is not None:
+                        check(stop)
+                    position, number = stop + 1, number + 1
+                    continue
+                t = hot.type
+                if (
+                    type(t) is not str
+                    or t not in plain
+                    or hot.stop_reason is not unset
+                    or hot.object is not unset
+                ):
                     break
-                # A blank line, in which msgspec reads no value: passed, as the plain loader
-                # passes it (looked for only here, not on every line).
-                if check is not None:
-                    check(stop)
-                position, number = stop + 1, number + 1
-                continue
-            t = hot.type
-            if (
-                stop - position > LEAN_ITEM_LIMIT
-                or type(t) is not str
-                or t not in plain
-                or hot.stop_reason is not unset
-                or hot.object is not unset
-                or (deep and not depth_safe(line))
-            ):
+                # The few distinct types, statuses, roles and names are shared, not held per
+                # item.
+                t = shared(t, t)
+                status, role, name = hot.status, hot.role, hot.name
+                if type(status) is str:
+                    status = shared(status, status)
+                if type(role) is str:
+                    role = shared(role, role)
+                if type(name) is str:
+                    name = shared(name, name)
+            if stop - position > LEAN_ITEM_LIMIT or (deep and not depth_safe(line)):
                 break
             if check is not None:
                 check(stop)
@@ -461,14 +512,6 @@ class Reader:
             starts(position)
             ends(stop)
             lines(number)
-            # The few distinct types, statuses, roles and names are shared, not held per item.
-            status, role, name = hot.status, hot.role, hot.name
-            if type(status) is str:
-                status = shared(status, status)
-            if type(role) is str:
-                role = shared(role, role)
-            if type(name) is str:
-                name = shared(name, name)
             append(
                 LeanItem(
                     index,
@@ -477,7 +520,7 @@ class Reader:
                     group,
                     envelope,
                     None,
-                    shared(t, t),
+                    t,
                     hot.id,
                     hot.call_id,
                     name,
