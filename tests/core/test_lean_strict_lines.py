@@ -4,6 +4,7 @@ loader reads them, and the lines it refuses are read the loose way (`_lean._Line
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -181,3 +182,29 @@ def test_strict_items_share_their_strings_with_the_loose_ones() -> None:
     assert all(i._mask & LEAN for i in items)
     assert items[0].name is items[1].name is items[2].name
     assert items[1].status == "odd"
+
+
+def _always_deleting(data: bytes, window: int) -> tuple[bool, bool]:
+    """The scan as it was: every window translated with its pluses deleted."""
+    long_digits, deep = False, sys.getrecursionlimit() > 1024
+    for start in range(0, max(len(data), 1), window):
+        shapes = data[max(start - 18, 0) : start + window].translate(_lean._SHAPES, b"+")
+        long_digits = long_digits or _lean._LONG_DIGITS in shapes
+        deep = deep or _lean._BIG_EXPONENT in shapes
+        if long_digits:
+            break
+    return long_digits, deep
+
+
+@pytest.mark.parametrize("window", [4, 7, 1 << 20])
+def test_risks_agree_whether_or_not_a_window_holds_a_plus(window: int) -> None:
+    """The scan deletes pluses only in a window that holds one: the windows without (the bulk
+    of a file) are translated by the faster loop, and the answer is the same."""
+    shapes = [b"1e300", b"1E+300", b"1234567890+123456789", b"1e+30", b"x" * 9, b"+", b"9" * 19]
+    for first in shapes:
+        for second in shapes:
+            data = first + b" " + second
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(_lean, "_WINDOW", window)
+                risks = _lean.Risks(data)
+            assert (risks.long_digits, risks.deep) == _always_deleting(data, window), data
