@@ -74,6 +74,9 @@ _REFUSED = {
     "a number for a name": {"type": "function_call", "name": 7, "call_id": "c"},
     "an object for a status": {"type": "message", "status": {"a": 1}},
     "a boolean role": {"type": "message", "role": True},
+}
+#: Lines that are no plain item, read the plain way.
+_NOT_ITEMS = {
     "a null stop_reason": {"type": "message", "stop_reason": None},
     "an object member": {"type": "message", "object": "response"},
     "a namespaced type": {"type": "openai:web_search_call", "id": "ws"},
@@ -92,10 +95,13 @@ _TAKEN = {
 
 
 @pytest.mark.parametrize(
-    ("name", "strict"), [(n, True) for n in _TAKEN] + [(n, False) for n in _REFUSED]
+    ("name", "kind"),
+    [(n, "taken") for n in _TAKEN]
+    + [(n, "refused") for n in _REFUSED]
+    + [(n, "no item") for n in _NOT_ITEMS],
 )
-def test_each_kind_of_line_loads_the_same(name: str, strict: bool) -> None:
-    record = (_TAKEN if strict else _REFUSED)[name]
+def test_each_kind_of_line_loads_the_same(name: str, kind: str) -> None:
+    record = {"taken": _TAKEN, "refused": _REFUSED, "no item": _NOT_ITEMS}[kind][name]
     line = _jsonl([record])
     data = line + b'{"type":"message","role":"user","content":"after"}\n' + line
     with _counted() as counted:
@@ -103,8 +109,10 @@ def test_each_kind_of_line_loads_the_same(name: str, strict: bool) -> None:
     assert_same_load(lean, plain)
     assert isinstance(lean, Transcript) and isinstance(plain, Transcript)
     assert_same_gate(gate_transcript(lean), gate_transcript(plain))
-    # The middle line always, and the record's two lines when the strict decoder takes them.
-    assert (counted.taken, counted.refused) == ((3, 0) if strict else (1, 2))
+    # The middle line strictly unless it follows a line that stopped a call at once (then
+    # it is read the loose way first), and the record's two lines when it takes them.
+    expected = {"taken": (3, 0), "refused": (1, 2), "no item": (0, 2)}[kind]
+    assert (counted.taken, counted.refused) == expected
 
 
 @pytest.mark.parametrize(
@@ -126,6 +134,21 @@ def test_each_kind_of_line_loads_the_same(name: str, strict: bool) -> None:
 )
 def test_edge_lines_load_the_same(data: bytes) -> None:
     assert_same_load(*_both(data, "edge.jsonl"))
+
+
+def test_a_log_of_requests_tries_the_strict_decoder_once() -> None:
+    """A call of `jsonl_items` stopped at its first line reads the next call's first line
+    the loose way at once: a request is never decoded twice over, but for the first."""
+    item = {"type": "message", "role": "user", "content": "hi"}
+    request = {"model": "m", "input": [item, item]}
+    data = _jsonl([request] * 20 + [item] * 5 + [request] + [item] * 5)
+    with _counted() as counted:
+        lean, plain = _both(data, "log.jsonl")
+    assert_same_load(lean, plain)
+    # The first request; the first item after the requests is read loosely, the next four
+    # strictly; then the request that stops them, and the five items after it strictly
+    # again (that call stopped after items, not at its first line).
+    assert (counted.taken, counted.refused) == (4 + 5, 2)
 
 
 def test_a_file_with_a_long_number_is_never_read_strictly() -> None:

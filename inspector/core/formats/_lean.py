@@ -371,6 +371,8 @@ class Reader:
         #: The whole file's index of the first item added (a run of a file's lines: see
         #: formats.load_jsonl_run): items are numbered from it.
         self.first = first
+        #: Whether `jsonl_items` reads its first line the loose way (`_Line`) at once.
+        self._loose_first = False
         #: A reader of the bytes' lines (`jsonl_items`), made when first needed.
         self._lines: io.BytesIO | None = None
 
@@ -454,6 +456,9 @@ class Reader:
             LEAN | HAS_TYPE,
         )
         hot: _PlainLine | _Line
+        # The first line is read the loose way at once when the last call stopped at its first
+        # line: in a log of requests and responses, a line the strict decoder would refuse.
+        loose_first = self._loose_first
         t: Any
         status: Any
         role: Any
@@ -462,14 +467,20 @@ class Reader:
             stop = position + len(line)
             if stop != open_end:
                 stop -= 1
-            try:
-                # The bulk of a large log: a plain item, its type, role and status shared
-                # strings already, nothing left to check but its size and depth.
-                hot = strict(line)
-                t, status, role, name = hot.type, hot.status, hot.role, hot.name
-                if name is not None:
-                    name = shared(name, name)
-            except _REFUSED:
+            loose = loose_first
+            if not loose:
+                try:
+                    # The bulk of a large log: a plain item, its type, role and status shared
+                    # strings already, nothing left to check but its size and depth.
+                    hot = strict(line)
+                except _REFUSED:
+                    loose = True
+                else:
+                    t, status, role, name = hot.type, hot.status, hot.role, hot.name
+                    if name is not None:
+                        name = shared(name, name)
+            if loose:
+                loose_first = False
                 try:
                     hot = decode(line)
                 except _REFUSED:
@@ -536,6 +547,8 @@ class Reader:
             added += 1
             index += 1
             position = stop + 1
+        if position < size:
+            self._loose_first = not added
         return position, number, added
 
     def shell(self, start: int, stop: int, line: int | None) -> dict[str, Any] | None:
