@@ -18,7 +18,13 @@ from typing import Any, NamedTuple
 import msgspec
 
 from inspector.core.display import cut, shorten_digits, show_int
-from inspector.core.jsonio import parse_arguments, parse_arguments_checked
+from inspector.core.jsonio import (
+    UNDECIDED,
+    JSONError,
+    parse_arguments,
+    parse_arguments_checked,
+    strict_fast,
+)
 from inspector.core.lazy import LazyPattern
 from inspector.core.model import (
     LEAN,
@@ -602,6 +608,10 @@ def _judge_slice(
         if status is None:
             status = item.get("status", _ABSENT)
         name = item.name
+        if status != "completed":
+            # The status decides (row 3), whatever the arguments: they are not read.
+            append(_call_verdict(status, _ABSENT, name, toolset, budget, cancel, item))
+            continue
         # A lean item's arguments straight from its source, as `Item.get` would read them
         # after looking at the hot members, which `arguments` is not one of.
         arguments = (
@@ -609,27 +619,50 @@ def _judge_slice(
             if item._mask & LEAN
             else item.get("arguments", _ABSENT)
         )
-        if status == "completed" and type(name) is str and type(arguments) is str:
-            key = (name, arguments)
-            found = memo.get(key)
-            if found is None:
-                # The verdict keeps the item as its way back to the arguments, not every
-                # call's parsed arguments.
-                check = (
-                    checks[name]
-                    if name in checks
-                    else checks.setdefault(name, _ready_check(name, toolset))
-                )
-                if check is None:
-                    found = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
-                else:
-                    found = _ready_verdict(
-                        check, arguments, name, toolset, budget, cancel, item, spending
-                    )
-                memo[key] = found
-            append(found)
-        else:
+        if type(name) is not str or type(arguments) is not str:
             append(_call_verdict(status, arguments, name, toolset, budget, cancel, item))
+            continue
+        key = (name, arguments)
+        found = memo.get(key)
+        if found is None:
+            # The verdict keeps the item as its way back to the arguments, not every call's
+            # parsed arguments.
+            check = (
+                checks[name]
+                if name in checks
+                else checks.setdefault(name, _ready_check(name, toolset))
+            )
+            if check is None:
+                found = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
+            else:
+                # `_ready_verdict` inline (three Python calls a call fewer): the strict fast
+                # parse, and `check` when its answer stands; anything else the whole way.
+                try:
+                    parsed, writable = strict_fast(arguments)
+                except JSONError:  # nested too deeply: the whole way words it
+                    parsed, writable = UNDECIDED, False
+                if parsed is UNDECIDED:
+                    found = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
+                elif (
+                    writable
+                    and (cancel is None or not cancel.is_set())
+                    and (spending is None or spending.overrun() is None)
+                    and _passes(check, parsed)
+                ):
+                    # Positional: msgspec matches keyword arguments to fields one by one.
+                    found = ItemVerdict(_OK, _matches(name), (), name, None, None, item)
+                else:
+                    found = _check_arguments(name, parsed, toolset, budget, cancel, item, writable)
+            memo[key] = found
+        append(found)
+
+
+def _passes(check: Callable[[Any], bool], parsed: Any) -> bool:
+    """Whether jsonschema-rs's `check` takes `parsed` as valid (False when it cannot say)."""
+    try:
+        return check(parsed)
+    except Exception:  # `validate` says what jsonschema-rs cannot take
+        return False
 
 
 def _ready_check(name: str, tools: ToolSet) -> Callable[[Any], bool] | None:
@@ -657,7 +690,8 @@ def _ready_verdict(
     source: Item,
     total: FileBudget | None,
 ) -> ItemVerdict:
-    """`_call_verdict` of a completed call to a tool with a `_ready_check`: valid arguments
+    """`_call_verdict` of a completed call to a tool with a `_ready_check` (as `_judge_slice`
+    judges one inline): valid arguments
     that orjson writes back, with the file's budget left and no cancel, are ok after one
     `check`, as `validate` finds them; anything else takes the whole way."""
     try:
@@ -668,14 +702,10 @@ def _ready_verdict(
         writable
         and (cancel is None or not cancel.is_set())
         and (total is None or total.overrun() is None)
+        and _passes(check, parsed)
     ):
-        try:
-            valid = check(parsed)
-        except Exception:  # `validate` says what jsonschema-rs cannot take
-            valid = False
-        if valid:
-            # Positional: msgspec matches keyword arguments to fields one by one.
-            return ItemVerdict(_OK, _matches(name), (), name, None, None, source)
+        # Positional: msgspec matches keyword arguments to fields one by one.
+        return ItemVerdict(_OK, _matches(name), (), name, None, None, source)
     return _check_arguments(name, parsed, tools, budget, cancel, source, writable)
 
 
