@@ -980,6 +980,7 @@ class _ItemFindings:
         way (`_status`, `_repeated_call`, `_output`, `_repeated_id`).
         """
         by_group, calls, ids, answered = self.by_group, self.calls, self.ids, self.answered
+        pairing = self.pairing
         verdicts, known, ok = self.verdicts, self.known, _OK
         last: int | None = None
         members: list[int] = []
@@ -1004,8 +1005,13 @@ class _ItemFindings:
             elif kind == "function_call_output":
                 call_id = item.call_id
                 call = calls.get(call_id) if type(call_id) is str else None
-                if call is not None and index < known and verdicts[call.index].verdict == ok:
-                    answered.add(call_id)  # an ok call's answer: nothing to say
+                if call is not None and index < known:
+                    # `_output` of an answer whose call's verdict is known, inline.
+                    answered.add(call_id)
+                    if verdicts[call.index].verdict != ok:  # an ok call's answer: nothing to say
+                        found_answer = self._answer(call, item)
+                        if found_answer is not None:
+                            pairing.append(found_answer)
                 else:
                     self._output(item, call_id)
             elif type(kind) is str and kind not in core and _unprefixed(kind, item.envelope):
@@ -1086,7 +1092,13 @@ class _ItemFindings:
         call_verdict = self.verdicts[call.index]
         if call_verdict.verdict == _OK:
             return None
-        if self._answered_history(call, item):
+        group = self.groups.get(call.group)
+        if (  # a call without status answered by an output in the same request
+            group is not None
+            and group.kind == "request"
+            and item.group == call.group
+            and call.get("status", _ABSENT) is _ABSENT
+        ):
             # The request sends back a call that already ran, with its answer: the SDKs omit
             # the call's status there, so the status is not recorded, not in progress.
             as_completed = _call_verdict(
@@ -1108,16 +1120,6 @@ class _ItemFindings:
             call_verdict = as_completed
         return _blocked_answer(
             call.index, item_label(call), call_verdict, item.index, item_label(item)
-        )
-
-    def _answered_history(self, call: Item, output: Item) -> bool:
-        """Whether a call without status is answered by an output in the same request."""
-        group = self.groups.get(call.group)
-        return (
-            group is not None
-            and group.kind == "request"
-            and output.group == call.group
-            and call.get("status", _ABSENT) is _ABSENT
         )
 
     def history_findings(self) -> list[Finding]:
@@ -1169,6 +1171,8 @@ class _ItemFindings:
                     out.append(found)
             else:
                 out.append(entry)
+        if self.answered.issuperset(self.calls):
+            return out  # every call answered (most files): no loop over the calls
         for call_id, call in self.calls.items():
             if call_id not in self.answered:
                 out.append(_missing_output(call.index, item_label(call), call_id))
