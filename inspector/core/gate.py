@@ -23,6 +23,7 @@ from inspector.core.jsonio import (
     JSONError,
     parse_arguments,
     parse_arguments_checked,
+    parse_undecided,
     strict_fast,
 )
 from inspector.core.lazy import LazyPattern
@@ -639,10 +640,13 @@ def _judge_slice(
                 # parse, and `check` when its answer stands; anything else the whole way.
                 try:
                     parsed, writable = strict_fast(arguments)
-                except JSONError:  # nested too deeply: the whole way words it
+                except JSONError:  # nested too deeply: the full parser words it
                     parsed, writable = UNDECIDED, False
                 if parsed is UNDECIDED:
-                    found = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
+                    # (`writable` says here whether orjson refused the text.)
+                    found = _undecided_verdict(
+                        arguments, writable, name, toolset, budget, cancel, item
+                    )
                 elif (
                     writable
                     and (cancel is None or not cancel.is_set())
@@ -655,6 +659,24 @@ def _judge_slice(
                     found = _check_arguments(name, parsed, toolset, budget, cancel, item, writable)
             memo[key] = found
         append(found)
+
+
+def _undecided_verdict(
+    arguments: str,
+    refused: bool,
+    name: str,
+    tools: ToolSet,
+    budget: float,
+    cancel: threading.Event | None,
+    source: Item,
+) -> ItemVerdict:
+    """`_call_verdict` of a completed call whose arguments `strict_fast` left UNDECIDED
+    (`refused`: its flag), without asking it again."""
+    try:
+        parsed = parse_undecided(arguments, refused)
+    except ArgumentsError as exc:
+        return _parse_failure(exc, redacted_arguments(source))
+    return _check_arguments(name, parsed, tools, budget, cancel, source, False)
 
 
 def _passes(check: Callable[[Any], bool], parsed: Any) -> bool:

@@ -567,7 +567,9 @@ def parse(
 ) -> Any:
     """Parse one JSON value; raise JSONError with the position of the first problem.
 
-    `long_digits=False` says the caller already knows the text has no run of 19 digits.
+    `long_digits=False` says the caller already knows the text has no run of 19 digits;
+    `long_digits=True` that orjson is not to be asked (it may round such a run, or it has
+    refused the text already).
     """
     if long_digits is None:
         long_digits = has_long_digits(text)
@@ -704,7 +706,8 @@ def strict_fast(text: str) -> tuple[Any, bool]:
     `{` after the first byte) has `len` members. Otherwise orjson drops a repeated
     key's first value, so the canonical text it writes back holds fewer colons than the input;
     a `\\u` escape could spell a colon and hide that, so it sends the text to the full parser.
-    The flag says the value is known to be one orjson writes back (see `parse_arguments_checked`).
+    The flag says the value is known to be one orjson writes back (see `parse_arguments_checked`);
+    beside UNDECIDED, that orjson refused the text (see `parse_undecided`).
     """
     try:
         data = text.encode()
@@ -724,7 +727,7 @@ def strict_fast(text: str) -> tuple[Any, bool]:
     try:
         value = orjson.loads(data)  # no NaN, no lone surrogate, no invalid UTF-8
     except orjson.JSONDecodeError:
-        return UNDECIDED, False
+        return UNDECIDED, True  # refused: the full parser need not ask orjson again
     colons = data.count(b":")
     if colons > 1 and not (type(value) is dict and colons == len(value) and data.find(b"{", 1) < 0):
         if data.find(b"\\u") >= 0:
@@ -758,18 +761,33 @@ def parse_arguments_checked(text: str) -> tuple[Any, bool]:
     path has often just found out, and saying so spares a second serialisation.
     """
     try:
-        value, writable = strict_fast(text) if isinstance(text, str) else (UNDECIDED, False)
-        if value is not UNDECIDED:
-            return value, writable
-        return parse(text, strict=True, unique_keys=True), False
+        value, flag = strict_fast(text) if isinstance(text, str) else (UNDECIDED, False)
     except JSONError as exc:
-        message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
-        if exc.column is not None:
-            # The standard library words some errors to be followed by their position.
-            message = message.removesuffix(" at")
-        if message.startswith("JSON is nested"):
-            message = "arguments are nested too deeply to parse"
-        raise ArgumentsError(message, exc.line if exc.column else None, exc.column) from None
+        raise _arguments_error(exc) from None
+    if value is not UNDECIDED:
+        return value, flag
+    return parse_undecided(text, flag), False
+
+
+def parse_undecided(text: str, refused: bool = False) -> Any:
+    """parse_arguments of a text `strict_fast` left UNDECIDED, by the full strict parser
+    (`refused`: the flag it gave, that orjson refused the text, which is then not asked again).
+    """
+    try:
+        return parse(text, strict=True, unique_keys=True, long_digits=True if refused else None)
+    except JSONError as exc:
+        raise _arguments_error(exc) from None
+
+
+def _arguments_error(exc: JSONError) -> ArgumentsError:
+    """The ArgumentsError of a JSONError met parsing `arguments`, worded for them."""
+    message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
+    if exc.column is not None:
+        # The standard library words some errors to be followed by their position.
+        message = message.removesuffix(" at")
+    if message.startswith("JSON is nested"):
+        message = "arguments are nested too deeply to parse"
+    return ArgumentsError(message, exc.line if exc.column else None, exc.column)
 
 
 def parse_event(raw: str | bytes) -> tuple[Any, str | None]:
