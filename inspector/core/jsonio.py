@@ -567,7 +567,9 @@ def parse(
 ) -> Any:
     """Parse one JSON value; raise JSONError with the position of the first problem.
 
-    `long_digits=False` says the caller already knows the text has no run of 19 digits.
+    `long_digits=False` says the caller already knows the text has no run of 19 digits;
+    `long_digits=True` that orjson is not to be asked (it may round such a run, or it has
+    refused the text already).
     """
     if long_digits is None:
         long_digits = has_long_digits(text)
@@ -681,17 +683,21 @@ def load_json(
         ) from None
 
 
-#: What _strict_fast gives back when the text needs the full strict parser.
-_UNDECIDED: Any = object()
+#: What strict_fast gives back when the text needs the full strict parser.
+UNDECIDED: Any = object()
 
 
 #: Brackets a text may hold for every value orjson reads from it to be one it can write back
 #: (orjson writes 255 levels of nesting; it reads more). Below MAX_DEPTH.
 _WRITABLE_BRACKETS = 255
+#: The longest text whose value orjson surely writes back: each level of nesting takes an
+#: opening and a closing bracket, so 509 bytes nest at most 254 levels, which orjson writes.
+_SHALLOW = 509
 
 
-def _strict_fast(text: str) -> tuple[Any, bool]:
-    """A strict parse by orjson alone, or _UNDECIDED when only the full parser may answer.
+def strict_fast(text: str) -> tuple[Any, bool]:
+    """A strict parse by orjson alone, or UNDECIDED when only the full parser may answer
+    (`parse_arguments_checked`, which words any error; a JSONError here is one too deep).
 
     Each check of the strict parser runs only when cheap byte counts say it can matter: a long
     integer needs a run of 19 digits in the text (one `bytes.translate` and one search), a
@@ -700,45 +706,47 @@ def _strict_fast(text: str) -> tuple[Any, bool]:
     `{` after the first byte) has `len` members. Otherwise orjson drops a repeated
     key's first value, so the canonical text it writes back holds fewer colons than the input;
     a `\\u` escape could spell a colon and hide that, so it sends the text to the full parser.
-    The flag says the value is known to be one orjson writes back (see `parse_arguments_checked`).
+    The flag says the value is known to be one orjson writes back (see `parse_arguments_checked`);
+    beside UNDECIDED, that orjson refused the text (see `parse_undecided`).
     """
     try:
         data = text.encode()
     except UnicodeEncodeError:  # a lone surrogate, which orjson refuses: the full parser
-        return _UNDECIDED, False
+        return UNDECIDED, False
+    size = len(data)
     # `find`, not `in`: a bytes `in` first tries its operand as an int, and the TypeError it
     # formats and drops costs more than the search (about 1,800 instructions a test).
-    if len(data) >= 19 and (
+    if size >= 19 and (
         data.translate(_DIGITS_TO_ZERO).find(_NINETEEN_ZEROS) >= 0
-        if len(data) <= _WINDOW
+        if size <= _WINDOW
         else has_long_digits(data)
     ):
-        return _UNDECIDED, False
-    if len(data) >= _HEADROOM_FROM and not orjson_has_headroom(len(data)):
-        return _UNDECIDED, False
+        return UNDECIDED, False
+    if size >= _HEADROOM_FROM and not orjson_has_headroom(size):
+        return UNDECIDED, False
     try:
         value = orjson.loads(data)  # no NaN, no lone surrogate, no invalid UTF-8
     except orjson.JSONDecodeError:
-        return _UNDECIDED, False
+        return UNDECIDED, True  # refused: the full parser need not ask orjson again
     colons = data.count(b":")
-    written = False
     if colons > 1 and not (type(value) is dict and colons == len(value) and data.find(b"{", 1) < 0):
         if data.find(b"\\u") >= 0:
-            return _UNDECIDED, False
+            return UNDECIDED, False
         try:
             if orjson.dumps(value).count(b":") != colons:
-                return _UNDECIDED, False
+                return UNDECIDED, False
         except orjson.JSONEncodeError:  # nested past orjson's writing depth
-            return _UNDECIDED, False
-        written = True
-    if len(data) <= _WRITABLE_BRACKETS:
-        # Too short to hold more brackets than either limit (most arguments): not counted.
+            return UNDECIDED, False
+        # Written back: nested no deeper than orjson writes, far from MAX_DEPTH.
+        return value, True
+    if size <= _SHALLOW:
+        # Too short to nest past either limit (most arguments): the brackets are not counted.
         return value, True
     brackets = data.count(b"[") + data.count(b"{")
     if brackets > MAX_DEPTH:
         _check_depth(value, data)
     # orjson read it (64-bit integers, no lone surrogate): it writes it back unless too deep.
-    return value, written or brackets <= _WRITABLE_BRACKETS
+    return value, brackets <= _WRITABLE_BRACKETS
 
 
 def parse_arguments(text: str) -> Any:
@@ -753,18 +761,33 @@ def parse_arguments_checked(text: str) -> tuple[Any, bool]:
     path has often just found out, and saying so spares a second serialisation.
     """
     try:
-        value, writable = _strict_fast(text) if isinstance(text, str) else (_UNDECIDED, False)
-        if value is not _UNDECIDED:
-            return value, writable
-        return parse(text, strict=True, unique_keys=True), False
+        value, flag = strict_fast(text) if isinstance(text, str) else (UNDECIDED, False)
     except JSONError as exc:
-        message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
-        if exc.column is not None:
-            # The standard library words some errors to be followed by their position.
-            message = message.removesuffix(" at")
-        if message.startswith("JSON is nested"):
-            message = "arguments are nested too deeply to parse"
-        raise ArgumentsError(message, exc.line if exc.column else None, exc.column) from None
+        raise _arguments_error(exc) from None
+    if value is not UNDECIDED:
+        return value, flag
+    return parse_undecided(text, flag), False
+
+
+def parse_undecided(text: str, refused: bool = False) -> Any:
+    """parse_arguments of a text `strict_fast` left UNDECIDED, by the full strict parser
+    (`refused`: the flag it gave, that orjson refused the text, which is then not asked again).
+    """
+    try:
+        return parse(text, strict=True, unique_keys=True, long_digits=True if refused else None)
+    except JSONError as exc:
+        raise _arguments_error(exc) from None
+
+
+def _arguments_error(exc: JSONError) -> ArgumentsError:
+    """The ArgumentsError of a JSONError met parsing `arguments`, worded for them."""
+    message = exc.message.replace("makes the value ambiguous", "makes the arguments ambiguous")
+    if exc.column is not None:
+        # The standard library words some errors to be followed by their position.
+        message = message.removesuffix(" at")
+    if message.startswith("JSON is nested"):
+        message = "arguments are nested too deeply to parse"
+    return ArgumentsError(message, exc.line if exc.column else None, exc.column)
 
 
 def parse_event(raw: str | bytes) -> tuple[Any, str | None]:
