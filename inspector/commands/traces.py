@@ -208,10 +208,24 @@ def _gate(
             if end >= 0:
                 os.close(end)
         _SHARED.clear()
-    parallel.end_workers(workers, stop=heard is None)
     if heard is None:
+        parallel.end_workers(workers, stop=True)
         return None  # a worker that failed or died: the usual way decides
-    made = [heard[number] for number in range(len(runs))]
+    try:
+        return _put_together([heard[number] for number in range(len(runs))], path, report, level)
+    finally:
+        # Reaped once the first conversation is made: every run is said, so the workers end
+        # meanwhile (the kernel freeing their memory is not waited for first).
+        parallel.end_workers(workers, stop=False)
+
+
+def _put_together(
+    made: list[_Run], path: str, report: Report, level: int
+) -> tuple[bytes, list[int], bool, frozenset[int], int] | None:
+    """What `_gate` gives of the runs made, the file's first conversation made here (None:
+    the runs cannot be put together)."""
+    from inspector.core.formats import otel
+
     if made[0].first is None:
         return None
     ids = [cid for run in made for cid in run.ids]
