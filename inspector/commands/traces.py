@@ -23,6 +23,7 @@ import mmap
 import os
 import pickle
 import re
+import struct
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -30,15 +31,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from inspector.commands.common import Encoded, write_element
+from inspector.core import parallel
 from inspector.core.formats import SESSION_MARKERS
 from inspector.core.jsonio import GZIP_MAGIC, MAX_FILE_BYTES
 from inspector.core.model import Tool, Transcript, paused_gc
-from inspector.core.parallel import (
-    POOL_MIN_BYTES,
-    Forks,
-    default_jobs,
-    forkable_file,
-)
+from inspector.core.parallel import POOL_MIN_BYTES, default_jobs, forkable_file
 from inspector.core.schema import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
@@ -144,12 +141,13 @@ def _mapped(
     runs = otel.line_runs(data, size)
     if runs is None:
         return None
-    import tempfile
-
-    # Closed once read (TraceGate.close), or here when the gate fails.
-    files = [tempfile.TemporaryFile() for _ in runs]  # noqa: SIM115
+    files: list[Any] = []
     try:
+        # Closed once read (TraceGate.close), or here when the gate fails.
+        files.extend(parallel.rows_file(number) for number in range(len(runs)))
         made = _gate(data, runs, path, report, jobs, level, [f.fileno() for f in files], gating)
+    except OSError:  # no memory files, pipes or processes to be had: the usual way
+        made = None
     except BaseException:
         for handle in files:
             handle.close()
@@ -161,6 +159,10 @@ def _mapped(
     first, sizes, blocks, makers, filled = made
     encoded = Encoded(_joined(first, files, sizes, level))
     return TraceGate(encoded, blocks, files, sizes, makers, filled)
+
+
+#: A run in the queue the workers take runs from: its number and the number of its first line.
+_QUEUED = struct.Struct("<Iq")
 
 
 def _gate(
@@ -178,23 +180,53 @@ def _gate(
     made runs and how many reports were filled into templates (None: the usual way)."""
     from inspector.core.formats import otel
 
-    _SHARED.update(data=data, path=path, report=report, level=level, files=files, gating=gating)
-    # Each run's first line is counted as it is sent: the workers begin meanwhile.
-    calls = ((n, run) for n, run in enumerate(otel.numbered(data, runs)))
-    forks = Forks(min(jobs, len(runs)), _worker_run, calls)
+    _SHARED.update(
+        data=data, runs=runs, path=path, report=report, level=level, files=files, gating=gating
+    )
+    workers: list[parallel.Worker] = []
+    said = told = taken = queue = -1
     try:
-        done: list[_Run | None] = []
-        for future in forks.futures:
-            try:
-                done.append(future.result())
-            except Exception:  # a worker that failed or died: the usual way decides
-                done.append(None)
-    except BaseException:  # Ctrl-C: the workers' runs are not wanted
-        forks.close(stop=True)
+        said, told = os.pipe()
+        # Room for every run's word: this process never waits to queue one.
+        taken, queue = parallel.word_pipe(_QUEUED.size * len(runs))
+        task = (told, taken, _worker_run, files, _QUEUED)
+        workers = parallel.fork_workers(_worker, [(queue, *task)] * min(jobs, len(runs)))
+        for end in (told, taken):  # the workers hold them
+            os.close(end)
+        told = taken = -1
+        # Each run's first line is counted as it is queued: the workers begin meanwhile.
+        for number, (_start, _stop, line) in enumerate(otel.numbered(data, runs)):
+            parallel.write_all(queue, _QUEUED.pack(number, line))
+        os.close(queue)  # every run is queued: a worker that finds none left ends
+        queue = -1
+        heard = parallel.hear_runs(said, range(len(runs)), files, _Run)
+    except BaseException:  # Ctrl-C, an error: the workers' runs are not wanted
+        parallel.end_workers(workers, stop=True)
         raise
-    forks.close()
-    made = [run for run in done if run is not None]
-    if len(made) != len(runs) or made[0].first is None:
+    finally:
+        for end in (said, told, taken, queue):
+            if end >= 0:
+                os.close(end)
+        _SHARED.clear()
+    if heard is None:
+        parallel.end_workers(workers, stop=True)
+        return None  # a worker that failed or died: the usual way decides
+    try:
+        return _put_together([heard[number] for number in range(len(runs))], path, report, level)
+    finally:
+        # Reaped once the first conversation is made: every run is said, so the workers end
+        # meanwhile (the kernel freeing their memory is not waited for first).
+        parallel.end_workers(workers, stop=False)
+
+
+def _put_together(
+    made: list[_Run], path: str, report: Report, level: int
+) -> tuple[bytes, list[int], bool, frozenset[int], int] | None:
+    """What `_gate` gives of the runs made, the file's first conversation made here (None:
+    the runs cannot be put together)."""
+    from inspector.core.formats import otel
+
+    if made[0].first is None:
         return None
     ids = [cid for run in made for cid in run.ids]
     links = [link for run in made for link in run.links]
@@ -209,6 +241,13 @@ def _gate(
     makers = frozenset(run.pid for run in made)
     filled = sum(run.filled for run in made)
     return b"".join(encoded), [run.size for run in made], blocks, makers, filled
+
+
+def _worker(queue: int, *task: Any) -> None:
+    """A worker's life (`parallel.worker_runs`), once it has closed its copy of the queue's
+    writing end: the queue ends when this process has queued every run."""
+    os.close(queue)
+    parallel.worker_runs(*task)
 
 
 def _joined(first: bytes, files: list[Any], sizes: list[int], level: int) -> Iterator[bytes]:
@@ -251,11 +290,13 @@ def _whole_utf8(block: bytes) -> int:
     return at or len(block)
 
 
-def _worker_run(number: int, run: otel.LineRun) -> _Run | None:
-    """Load, gate and encode one run's conversations (the file's first run's first is left to
-    the gate's process); None on any error, which the usual way gives exactly."""
+def _worker_run(number: int, line: int) -> _Run | None:
+    """Load, gate and encode run `number`, whose first line is `line` (the file's first run's
+    first conversation is left to the gate's process); None on any error, which the usual way
+    gives exactly."""
+    start, stop = _SHARED["runs"][number]
     try:
-        return _run(number, run)
+        return _run(number, (start, stop, line))
     except Exception:
         return None
 

@@ -536,7 +536,9 @@ class _RunGate:
         self.live: list[Worker] = []
         self.said, told = os.pipe()
         try:
-            self.workers = fork_workers(_worker_runs, [(told,)] * min(jobs - 1, count - self.mine))
+            workers = min(jobs - 1, count - self.mine)
+            task = (told, self.queue, _gate_run, _SHARED["files"])
+            self.workers = fork_workers(worker_runs, [task] * workers)
             self.live = list(self.workers)
         except BaseException:
             self._end(stop=True)
@@ -810,25 +812,60 @@ RUN_WORD = struct.Struct("<iqq")
 _HEARD = 1 << 16
 
 
-def _worker_runs(told: int) -> None:
-    """A worker's life: the next run no process has begun, until none is left, each said on
-    `told` once made. Any error is this process's to give, in the usual way."""
+def worker_runs(
+    told: int,
+    queue: int,
+    make: Callable[..., Any],
+    files: Sequence[int],
+    word: struct.Struct | None = None,
+) -> None:
+    """A worker's life: the next run no process has begun (a `word` of `queue`, by default a
+    run's number alone), until none is left, each made by `make(*word)` and said on `told`
+    (`sent_word`, after the run's `made.size` bytes of rows). Any error is this process's to
+    give, in the usual way."""
     init_worker()
-    while (number := _next_run()) is not None:
-        os.write(told, _made(number))
+    while (taken := take(queue, word or _QUEUED)) is not None:
+        made = None
+        with contextlib.suppress(Exception):  # not made: the word says so
+            made = make(*taken)
+        number = taken[0]
+        os.write(told, sent_word(number, made, 0 if made is None else made.size, files[number]))
 
 
-def _made(number: int) -> bytes:
-    """Make a run in a worker: the word that says so (its result after its rows)."""
-    try:
-        made = _gate_run(number)
-        if made is not None:
-            sent = pickle.dumps(made, pickle.HIGHEST_PROTOCOL)
-            write_at(_SHARED["files"][number], sent, made.size)
-            return RUN_WORD.pack(number, made.size, len(sent))
-    except Exception:
-        pass
+def sent_word(number: int, sent: Any, after: int, handle: int) -> bytes:
+    """The word that says run `number` is made, what is sent back of it (`sent`; None: it is
+    not made) written after its `after` bytes of rows in its file (`handle`)."""
+    if sent is not None:
+        try:
+            data = pickle.dumps(sent, pickle.HIGHEST_PROTOCOL)
+            write_at(handle, data, after)
+            return RUN_WORD.pack(number, after, len(data))
+        except Exception:
+            pass
     return RUN_WORD.pack(number, -1, 0)
+
+
+def hear_runs(said: int, numbers: range, files: Sequence[int], kind: type) -> dict[int, Any] | None:
+    """What the workers sent back of each of the runs `numbers` (a `kind`), by number, as
+    they say it on `said` (`sent_word`); None when one could not make its run, or every
+    worker ended before each run was said (one was killed)."""
+    made: dict[int, Any] = {}
+    heard = b""
+    while len(made) < len(numbers):
+        while len(heard) < RUN_WORD.size:
+            words = os.read(said, 1 << 12)
+            if not words:
+                return None  # every worker ended, one before it said
+            heard += words
+        number, size, length = RUN_WORD.unpack_from(heard)
+        heard = heard[RUN_WORD.size :]
+        if size < 0 or number not in numbers or number in made:
+            return None
+        sent = pickle.loads(read_at(files[number], length, size))
+        if not isinstance(sent, kind):
+            return None
+        made[number] = sent
+    return made
 
 
 def write_at(handle: int, data: bytes, offset: int) -> int:
@@ -866,15 +903,10 @@ def _run_queue(first: int, count: int) -> int:
     read asks for one number's bytes): each run is taken once, with no lock that a killed
     worker could leave held, and no shared-memory module to import.
     """
-    taken, queue = os.pipe()
+    numbers = b"".join(_QUEUED.pack(number) for number in range(first, count))
+    taken, queue = word_pipe(len(numbers))
     try:
-        numbers = b"".join(_QUEUED.pack(number) for number in range(first, count))
-        if len(numbers) > _PIPE_BYTES:
-            import fcntl
-
-            # A pipe holds 64 KiB unless made larger: room for every number, or an OSError.
-            fcntl.fcntl(queue, getattr(fcntl, "F_SETPIPE_SZ", 1031), len(numbers))
-        _write_all(queue, numbers)
+        write_all(queue, numbers)
     except BaseException:
         os.close(taken)
         raise
@@ -883,11 +915,27 @@ def _run_queue(first: int, count: int) -> int:
     return taken
 
 
+def word_pipe(size: int) -> tuple[int, int]:
+    """A pipe (read end, write end) that holds `size` bytes unread, so that writing them
+    never waits for a reader: made larger than a pipe's 64 KiB when needed (else an OSError)."""
+    taken, queue = os.pipe()
+    try:
+        if size > _PIPE_BYTES:
+            import fcntl
+
+            fcntl.fcntl(queue, getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
+    except BaseException:
+        os.close(taken)
+        os.close(queue)
+        raise
+    return taken, queue
+
+
 #: Bytes a pipe holds unless made larger (Linux).
 _PIPE_BYTES = 1 << 16
 
 
-def _write_all(handle: int, data: bytes) -> None:
+def write_all(handle: int, data: bytes) -> None:
     """Write all of `data` to a pipe (or any descriptor without positions)."""
     view = memoryview(data)
     while view:
@@ -896,10 +944,17 @@ def _write_all(handle: int, data: bytes) -> None:
 
 def _next_run() -> int | None:
     """Take the next run no process has begun (None: none is left)."""
-    number = os.read(_SHARED["queue"], _QUEUED.size)
-    if len(number) < _QUEUED.size:
-        return None  # the queue is empty, and its writing end closed: no more come
-    return int(_QUEUED.unpack(number)[0])
+    taken = take(_SHARED["queue"])
+    return None if taken is None else int(taken[0])
+
+
+def take(queue: int, word: struct.Struct = _QUEUED) -> tuple[Any, ...] | None:
+    """Take the next word of a queue of runs (`_run_queue`; None: the queue is empty, and its
+    writing end closed, so no more come)."""
+    taken = os.read(queue, word.size)
+    if len(taken) < word.size:
+        return None
+    return word.unpack(taken)
 
 
 def _gate_run(number: int) -> GatedRun | None:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import pickle
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -372,25 +371,10 @@ class _ShareGate:
         mine = _share(0, self.counts)
         if mine is None:
             return None
-        done: list[_Done | None] = [mine, *([None] * (self.count - 1))]
-        heard = b""
-        for _ in range(self.count - 1):
-            while len(heard) < parallel.RUN_WORD.size:
-                words = os.read(self.said, 1 << 12)
-                if not words:
-                    return None  # every worker ended, one before it said
-                heard += words
-            number, size, length = parallel.RUN_WORD.unpack_from(heard)
-            heard = heard[parallel.RUN_WORD.size :]
-            if size < 0 or not 0 < number < self.count:
-                return None
-            sent = pickle.loads(parallel.read_at(_SHARED["files"][number], length, size))
-            if not isinstance(sent, _Done):
-                return None
-            done[number] = sent
-        if any(share is None for share in done):
+        heard = parallel.hear_runs(self.said, range(1, self.count), _SHARED["files"], _Done)
+        if heard is None:
             return None
-        return [share for share in done if share is not None]
+        return [mine, *(heard[number] for number in range(1, self.count))]
 
     def end(self, *, stop: bool) -> None:
         """End the workers (`stop`: at once, whatever they are doing)."""
@@ -407,17 +391,12 @@ def _worker_share(number: int, told: int, counts: _Counts) -> None:
     to give, in the usual way."""
     parallel.init_worker()
     counts.keep(number)
-    word = parallel.RUN_WORD.pack(number, -1, 0)
-    try:
+    done = None
+    with contextlib.suppress(Exception):  # the share is not made: this process's word says so
         done = _share(number, counts)
-        if done is not None:
-            # After the share's rows (none for a share of no turns).
-            size = 0 if done.run is None else done.run.size
-            sent = pickle.dumps(done, pickle.HIGHEST_PROTOCOL)
-            parallel.write_at(_SHARED["files"][number], sent, size)
-            word = parallel.RUN_WORD.pack(number, size, len(sent))
-    except Exception:  # the share is not made: this process's word says so
-        pass
+    # After the share's rows (none for a share of no turns).
+    size = 0 if done is None or done.run is None else done.run.size
+    word = parallel.sent_word(number, done, size, _SHARED["files"][number])
     # A few bytes, written whole; refused only when this process was ended (nothing waits).
     with contextlib.suppress(OSError):
         os.write(told, word)
