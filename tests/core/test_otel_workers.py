@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,11 @@ from inspector.core import parallel
 from inspector.core.formats import otel
 from tests.benchmarks import synthetic
 from tests.core import test_otel_runs
-from tests.core.test_parallel import interrupted_gate_ends_its_workers, spy_workers
+from tests.core.test_parallel import (
+    interrupted_gate_ends_its_workers,
+    refuse_pools_threads_and_disk_files,
+    spy_workers,
+)
 
 #: Every trace file gated by runs, and what each gate by runs gave (test_otel_runs's).
 by_runs = test_otel_runs.by_runs
@@ -93,13 +96,7 @@ def test_no_pool_no_thread_and_no_file_on_disk_is_made_for_a_trace_by_runs(
     _runs_each(monkeypatch, 4)
     alone = _gate(str(trace), "--jobs", "1")
 
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a trace by runs started a pool or a thread, or made a file on disk")
-
-    # A pool's feeder and handler threads, a temporary file on disk: none is wanted.
-    monkeypatch.setattr(threading.Thread, "start", refused)
-    monkeypatch.setattr("tempfile.TemporaryFile", refused)
-    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", refused)
+    refuse_pools_threads_and_disk_files(monkeypatch, "a trace by runs")
     names: list[list[str]] = []
     original = traces.TraceGate.__init__
 

@@ -726,6 +726,19 @@ def test_a_gate_by_runs_that_ends_early_ends_its_workers_at_once(
     )
 
 
+def refuse_pools_threads_and_disk_files(monkeypatch: pytest.MonkeyPatch, what: str) -> None:
+    """Make starting a thread, a process pool or a temporary file on disk fail, saying that
+    `what` (a gate's way of running) did."""
+
+    def refused(*args: object, **kwargs: object) -> object:
+        raise AssertionError(f"{what} started a pool or a thread, or made a file on disk")
+
+    # A pool's feeder and handler threads, a temporary file on disk: none is wanted.
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    monkeypatch.setattr("tempfile.TemporaryFile", refused)
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", refused)
+
+
 def spy_workers(monkeypatch: pytest.MonkeyPatch) -> list[parallel.Worker]:
     """Every `parallel.Worker` forked from now on, in order."""
     started: list[parallel.Worker] = []

@@ -4,7 +4,6 @@ earlier shares' counts on pipes and leave their rows in memory files (`core.sess
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 from inspector.core import parallel, session_gate
 from tests.benchmarks import synthetic
 from tests.core import test_session_gate
+from tests.core.test_parallel import refuse_pools_threads_and_disk_files
 
 #: Every file `gate` tried by shares, and what it gave (test_session_gate's).
 by_shares = test_session_gate.by_shares
@@ -58,13 +58,7 @@ def test_no_thread_and_no_file_on_disk_is_made_for_a_gate_by_shares(
 ) -> None:
     alone = _gate(str(session), "--jobs", "1")
 
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a gate by shares started a thread or made a file on disk")
-
-    # A pool's feeder and handler threads, a temporary file on disk: none is wanted.
-    monkeypatch.setattr(threading.Thread, "start", refused)
-    monkeypatch.setattr("tempfile.TemporaryFile", refused)
-    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", refused)
+    refuse_pools_threads_and_disk_files(monkeypatch, "a gate by shares")
     seen: list[list[str]] = []
     original = parallel.RowParts.__init__
 
