@@ -688,8 +688,8 @@ UNDECIDED: Any = object()
 
 
 #: Brackets a text may hold for every value orjson reads from it to be one it can write back
-#: (orjson writes 255 levels of nesting; it reads more). Below MAX_DEPTH.
-_WRITABLE_BRACKETS = 255
+#: (orjson writes 254 levels of nesting and refuses a 255th; it reads more). Below MAX_DEPTH.
+_WRITABLE_BRACKETS = 254
 #: The longest text whose value orjson surely writes back: each level of nesting takes an
 #: opening and a closing bracket, so 509 bytes nest at most 254 levels, which orjson writes.
 _SHALLOW = 509
