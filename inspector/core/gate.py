@@ -636,27 +636,9 @@ def _judge_slice(
             if check is None:
                 found = _call_verdict(status, arguments, name, toolset, budget, cancel, item)
             else:
-                # `_ready_verdict` inline (three Python calls a call fewer): the strict fast
-                # parse, and `check` when its answer stands; anything else the whole way.
-                try:
-                    parsed, writable = strict_fast(arguments)
-                except JSONError:  # nested too deeply: the full parser words it
-                    parsed, writable = UNDECIDED, False
-                if parsed is UNDECIDED:
-                    # (`writable` says here whether orjson refused the text.)
-                    found = _undecided_verdict(
-                        arguments, writable, name, toolset, budget, cancel, item
-                    )
-                elif (
-                    writable
-                    and (cancel is None or not cancel.is_set())
-                    and (spending is None or spending.overrun() is None)
-                    and _passes(check, parsed)
-                ):
-                    # Positional: msgspec matches keyword arguments to fields one by one.
-                    found = ItemVerdict(_OK, _matches(name), (), name, None, None, item)
-                else:
-                    found = _check_arguments(name, parsed, toolset, budget, cancel, item, writable)
+                found = _ready_verdict(
+                    check, arguments, name, toolset, budget, cancel, item, spending
+                )
             memo[key] = found
         append(found)
 
@@ -712,14 +694,17 @@ def _ready_verdict(
     source: Item,
     total: FileBudget | None,
 ) -> ItemVerdict:
-    """`_call_verdict` of a completed call to a tool with a `_ready_check` (as `_judge_slice`
-    judges one inline): valid arguments
-    that orjson writes back, with the file's budget left and no cancel, are ok after one
-    `check`, as `validate` finds them; anything else takes the whole way."""
+    """`_call_verdict` of a completed call to a tool with a `_ready_check`: valid arguments
+    that orjson writes back, with the file's budget left and no cancel, are ok after the
+    strict fast parse and one `check`, as `validate` finds them; anything else takes the whole
+    way (a text the fast parse left undecided without asking it again)."""
     try:
-        parsed, writable = parse_arguments_checked(arguments)
-    except ArgumentsError as exc:
-        return _parse_failure(exc, redacted_arguments(source))
+        parsed, writable = strict_fast(arguments)
+    except JSONError:  # nested too deeply: the full parser words it
+        parsed, writable = UNDECIDED, False
+    if parsed is UNDECIDED:
+        # (`writable` says here whether orjson refused the text.)
+        return _undecided_verdict(arguments, writable, name, tools, budget, cancel, source)
     if (
         writable
         and (cancel is None or not cancel.is_set())

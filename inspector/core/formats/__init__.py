@@ -180,22 +180,11 @@ class Registry:
     def detecting(self, obj: Any = _ANY) -> Iterator[FormatSpec]:
         """The formats, in detection order, that may detect `obj` (every one when no record is
         given), each module imported when the search reaches it."""
-        # `_may_be` inlined, and an imported spec taken without a call: every record of a
-        # file is classified, and most formats are offered none of them.
+        # An imported spec is taken without a call: every record of a file is classified.
         specs = self._specs
-        members = obj if isinstance(obj, dict) else None
-        array = isinstance(obj, list)
         for index, sniff in enumerate(self._sniffs):
             # Whether imported or not: detection gives the same answer either way.
-            if (
-                sniff is None
-                or obj is _ANY
-                or (
-                    (not sniff.isdisjoint(members) or ("{1}" in sniff and len(members) == 1))
-                    if members is not None
-                    else array and "[" in sniff
-                )
-            ):
+            if sniff is None or obj is _ANY or _may_be(obj, sniff):
                 spec = specs[index]
                 yield self._spec(index) if spec is None else spec
 
