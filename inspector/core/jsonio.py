@@ -303,6 +303,25 @@ def _gunzip(head: bytes, rest: Iterator[bytes], name: str) -> Iterator[bytes]:
         raise LoadError(f"corrupt gzip data: {exc}", path=name) from None
 
 
+def refuse_binary(chunk: bytes, name: str) -> None:
+    """Raise the LoadError `read_bytes` gives for a file whose first chunk (its first
+    CHUNK_BYTES) is binary: a NUL byte or invalid UTF-8, and no UTF-16/32 BOM."""
+    _refuse_binary(chunk, name, False)
+
+
+def read_at(handle: int, length: int, offset: int) -> bytes:
+    """`length` bytes at `offset` of a file (OSError when it ends before them)."""
+    pieces = []
+    while length:
+        piece = os.pread(handle, length, offset)
+        if not piece:
+            raise OSError("the file ended early")
+        pieces.append(piece)
+        length -= len(piece)
+        offset += len(piece)
+    return b"".join(pieces)  # one piece (nearly always) is itself, not a copy
+
+
 def _refuse_binary(chunk: bytes, name: str, gzipped: bool) -> None:
     """Refuse a first chunk that holds a NUL byte or invalid UTF-8 (and no UTF-16/32 BOM)."""
     if is_wide(chunk):

@@ -27,7 +27,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.core.formats import JsonlRuns, jsonl_runs, load_jsonl_run, run_lines
+from inspector.core.formats import (
+    JsonlRuns,
+    jsonl_file_runs,
+    jsonl_runs,
+    load_jsonl_run,
+    run_lines,
+)
 from inspector.core.gate import (
     FileFindings,
     GateResult,
@@ -43,7 +49,7 @@ from inspector.core.gate import (
     run_findings,
     verdict_tally,
 )
-from inspector.core.jsonio import read_bytes
+from inspector.core.jsonio import read_at, read_bytes
 from inspector.core.model import Group, Item, LoadError, Tool, Transcript, paused_gc
 from inspector.core.schema import DEFAULT_BUDGET, ENGINE_PY, FileBudget, compile_schema, file_budget
 
@@ -444,38 +450,68 @@ def gate_jsonl_on_cores(
 
     Forked workers take runs of the file; this process takes the first ones and any a worker
     has not begun once its own are done, and makes the findings from each run's facts, in
-    order. The report is byte for byte what one process writes.
+    order. The report is byte for byte what one process writes. Each process reads the runs
+    it loads from the file (`formats.jsonl_file_runs`): the file is not held whole here, and
+    is not read before the workers begin (unless its first chunk cannot tell its framing).
     """
     jobs = default_jobs() if jobs is None else jobs
     if not forkable_file(path, jobs, POOL_MIN_BYTES):
         return None
-    ready = judged_bytes(path, extra_tools)
-    if ready is None:
-        return None
-    toolset, data = ready
-    runs = jsonl_runs(data, name, RUN_BYTES, RUN_BYTES // 4)
-    del data
-    if runs is None or len(runs.runs) < 2:
+    toolset = judging_toolset(extra_tools)
+    if toolset is None:
         return None
     try:
-        gate = _RunGate(runs, toolset, budget, jobs, encode)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        return None  # no temporary files (or no processes) to be had: the usual way
-    del runs  # held by the gate until its runs are made
-    return gate.gate()
+        return None  # the usual way says what is wrong
+    try:
+        runs = _file_runs(fd, path, name)
+        if runs is None or len(runs.runs) < 2:
+            return None
+        try:
+            gate = _RunGate(runs, toolset, budget, jobs, encode)
+        except OSError:
+            return None  # no temporary files (or no processes) to be had: the usual way
+        del runs  # held by the gate until its runs are made
+        return gate.gate()
+    finally:
+        os.close(fd)
+
+
+def _file_runs(fd: int, path: str, name: str) -> JsonlRuns | None:
+    """The runs of the file open at `fd`, read from it run by run where its first chunk tells
+    as the whole file would (`jsonl_file_runs`), else from its bytes read whole; None when it
+    is not a file of bare items read so, or cannot be read (the usual way then says why)."""
+    try:
+        size = os.fstat(fd).st_size
+        runs = jsonl_file_runs(fd, size, name, RUN_BYTES, RUN_BYTES // 4)
+        if runs is not None:
+            return runs
+        data = read_bytes(path)
+    except (LoadError, OSError):
+        return None
+    return jsonl_runs(data, name, RUN_BYTES, RUN_BYTES // 4)
 
 
 def judged_bytes(path: str, extra_tools: Mapping[str, Tool] | None) -> tuple[ToolSet, bytes] | None:
     """The tools a forkable file's items are judged by and the file's bytes, for a gate by
     runs or shares; None when workers cannot judge by those tools or the file cannot be read
     (the usual way then says what is wrong)."""
-    toolset, _ = make_toolset(None, extra_tools)
-    if not _pool_can_judge(toolset):
+    toolset = judging_toolset(extra_tools)
+    if toolset is None:
         return None
     try:
         return toolset, read_bytes(path)
     except LoadError:
         return None
+
+
+def judging_toolset(extra_tools: Mapping[str, Tool] | None) -> ToolSet | None:
+    """The tools a file's items are judged by in forked workers (those given, each schema
+    compiled here, before the fork, for every worker), or None when a schema needs
+    python-jsonschema, whose step budget a whole file shares."""
+    toolset, _ = make_toolset(None, extra_tools)
+    return toolset if _pool_can_judge(toolset) else None
 
 
 def forkable_file(path: str, jobs: int, min_bytes: int) -> bool:
@@ -876,19 +912,6 @@ def write_at(handle: int, data: bytes, offset: int) -> int:
         offset += written
         view = view[written:]
     return offset
-
-
-def read_at(handle: int, length: int, offset: int) -> bytes:
-    """`length` bytes at `offset` of a file."""
-    pieces = []
-    while length:
-        piece = os.pread(handle, length, offset)
-        if not piece:
-            raise OSError("a run's file ended early")
-        pieces.append(piece)
-        length -= len(piece)
-        offset += len(piece)
-    return b"".join(pieces)
 
 
 #: A run's number in the queue of runs no process has begun (`_run_queue`).

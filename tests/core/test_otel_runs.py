@@ -20,6 +20,7 @@ from inspector.commands import traces
 from inspector.core.formats import otel
 from tests.benchmarks import synthetic
 from tests.conftest import SAMPLES
+from tests.core.conftest import recorded
 
 OTEL = SAMPLES / "sessions" / "otel"
 _TRACE = re.compile(rb'("traceId"\s*:\s*"|"traceID"\s*:\s*")([0-9A-Za-z-]*)"')
@@ -29,18 +30,10 @@ _TRACE = re.compile(rb'("traceId"\s*:\s*"|"traceID"\s*:\s*")([0-9A-Za-z-]*)"')
 def by_runs(monkeypatch):
     """Every trace file gated by runs of about one line, and what each gate by runs gave
     (None: the file went the usual way)."""
-    made: list[traces.TraceGate | None] = []
-    original = traces.gate_trace_on_cores
-
-    def spy(*args, **kwargs):
-        made.append(original(*args, **kwargs))
-        return made[-1]
-
     monkeypatch.setattr(traces, "POOL_MIN_BYTES", 1)
     monkeypatch.setattr(traces, "RUN_MIN_BYTES", 1)
     monkeypatch.setattr(traces, "RUNS_PER_JOB", 10_000)
-    monkeypatch.setattr(traces, "gate_trace_on_cores", spy)
-    return made
+    return recorded(monkeypatch, traces, "gate_trace_on_cores", traces.gate_trace_on_cores)
 
 
 def _gate(*args: str) -> tuple[int, bytes, str]:

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from inspector.cli import run
-from inspector.commands import gate as gate_command
 from inspector.core import formats, gate, parallel
 from inspector.core.formats import load_conversations, load_path, tools_from_document
 from inspector.core.gate import (
@@ -416,23 +415,6 @@ def test_a_gate_that_ends_early_ends_its_workers_at_once(tmp_path, tools_file, m
 # A large JSON Lines file of bare items, loaded, judged and written by runs
 
 
-@pytest.fixture
-def by_runs(monkeypatch):
-    """Every file gated by runs, in runs of about 1.5 kB (so a small file has many), and what
-    each gate by runs gave (None: the file went the usual way)."""
-    made: list[parallel.FileGate | None] = []
-    original = parallel.gate_jsonl_on_cores
-
-    def spy(*args, **kwargs):
-        made.append(original(*args, **kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 1)
-    monkeypatch.setattr(parallel, "RUN_BYTES", 1500)
-    monkeypatch.setattr(gate_command, "gate_jsonl_on_cores", spy)
-    return made
-
-
 def _gate(*args: str) -> tuple[int, bytes, str]:
     out, err = io.StringIO(), io.StringIO()
     status = run(["gate", "--format", "json", *args], out, err)
@@ -509,7 +491,7 @@ def test_by_runs_no_run_is_counted_before_the_workers_take_runs(
     monkeypatch.setattr(parallel, "RUN_BYTES", 8000)
     here = os.getpid()
     events: list[tuple[str, int]] = []
-    cut, count, make = parallel.jsonl_runs, parallel.run_lines, parallel._gate_run
+    cut, count, make = parallel.jsonl_file_runs, parallel.run_lines, parallel._gate_run
 
     def spy(event, work):
         def spied(*args):
@@ -519,7 +501,7 @@ def test_by_runs_no_run_is_counted_before_the_workers_take_runs(
 
         return spied
 
-    monkeypatch.setattr(parallel, "jsonl_runs", spy("cut", cut))
+    monkeypatch.setattr(parallel, "jsonl_file_runs", spy("cut", cut))
     monkeypatch.setattr(parallel, "run_lines", spy("count", count))
     monkeypatch.setattr(parallel, "_gate_run", spy("make", make))
     _by_runs_and_alone(log, tools_file, by_runs)

@@ -62,6 +62,9 @@ from inspector.core.formats._records import (
 )
 from inspector.core.formats.spec import FormatSpec
 from inspector.core.jsonio import (
+    CHUNK_BYTES,
+    GZIP_MAGIC,
+    MAX_FILE_BYTES,
     decode_text,
     display_name,
     element_lines,
@@ -70,7 +73,9 @@ from inspector.core.jsonio import (
     is_wide,
     load_json,
     orjson_has_headroom,
+    read_at,
     read_bytes,
+    refuse_binary,
     strip_utf8_bom,
     syntax_error,
     utf8_error,
@@ -991,13 +996,39 @@ class JsonlRuns(Struct, frozen=True):
 
     Each run loads on its own (`load_jsonl_run`) into the items one load of the whole file
     makes of its lines (the same indexes, lines and values), given the lines and items of
-    the runs before it (`run_lines`).
+    the runs before it (`run_lines`). Its bytes are `data`, or, when `fd` is a descriptor of
+    the file (`jsonl_file_runs`), read from there a run at a time.
     """
 
     data: bytes
     path: str | None
-    #: Each run's (start, stop) in `data`.
+    #: Each run's (start, stop) in the file.
     runs: tuple[tuple[int, int], ...]
+    #: The file's descriptor its runs are read from (any process forked with it may read
+    #: them: `os.pread` moves no shared offset), or -1: they are in `data`.
+    fd: int = -1
+
+    def span(self, number: int) -> tuple[bytes, int, int]:
+        """Run `number`'s bytes: a buffer, and where in it the run begins and ends (its
+        file's bytes when held whole, else the run read from the file); a LoadError when
+        the file no longer holds them."""
+        start, stop = self.runs[number]
+        if self.fd < 0:
+            return self.data, start, stop
+        try:
+            piece = read_at(self.fd, stop - start, start)
+        except OSError as exc:
+            raise LoadError(
+                f"run {number} (bytes {start:,} to {stop:,}) could not be read again: "
+                f"{exc.strerror or exc}",
+                path=self.path,
+            ) from None
+        return piece, 0, len(piece)
+
+    def piece(self, number: int) -> bytes:
+        """Run `number`'s bytes alone (see `span`)."""
+        data, start, stop = self.span(number)
+        return data if start == 0 and stop == len(data) else data[start:stop]
 
 
 #: The start of each blank line but a run's first: its newline's offset plus one.
@@ -1029,11 +1060,66 @@ def jsonl_runs(
     return JsonlRuns(data, path, tuple(itertools.pairwise(cuts)))
 
 
+def jsonl_file_runs(
+    fd: int, size: int, path: str | None, run_bytes: int, last_bytes: int | None = None
+) -> JsonlRuns | None:
+    """`jsonl_runs` of a regular file of `size` bytes open at `fd`, told from its first chunk
+    and cut by reading around each cut, so that the file is never held whole here: each run
+    is read by the process that loads it (`JsonlRuns.span`). None when that chunk cannot
+    tell as the whole file would: gzip data, a file past the size limit, binary data (these
+    three `read_bytes` says or undoes), session markers, or a first line and the next it
+    does not hold whole (the caller then reads the file whole). A LoadError when it cannot be
+    read.
+    """
+    name = path or "<file>"
+    if size > MAX_FILE_BYTES:
+        return None
+    try:
+        head = read_at(fd, min(size, CHUNK_BYTES), 0)
+    except OSError as exc:
+        raise LoadError(f"cannot read: {exc.strerror or exc}", path=name) from None
+    if head.startswith(GZIP_MAGIC) or session_candidates(head):
+        return None
+    refuse_binary(head, name)
+    # What `_sniff` reads of the whole file, its first line and where the next non-blank
+    # one begins, must be in the head for it to read the same there.
+    start = _first_non_blank(head)
+    after = None if start is None else _line(head, start)[1]
+    if after is None or _first_non_blank(head, after) is None:
+        return None
+    if is_wide(head) or strip_utf8_bom(head) is not head or _sniff(head) is not Framing.JSONL:
+        return None
+    cuts = [0]
+    last = run_bytes if last_bytes is None else last_bytes
+    try:
+        while cuts[-1] < size:
+            want = run_bytes if size - cuts[-1] > 2 * run_bytes else last
+            end = _newline_from(fd, cuts[-1] + max(want, 1) - 1, size)
+            cuts.append(size if end < 0 else end + 1)
+    except OSError as exc:
+        raise LoadError(f"cannot read: {exc.strerror or exc}", path=name) from None
+    return JsonlRuns(b"", path, tuple(itertools.pairwise(cuts)), fd)
+
+
+def _newline_from(fd: int, offset: int, size: int) -> int:
+    """The offset of the file's first newline at or after `offset` (before `size`), or -1."""
+    while offset < size:
+        window = read_at(fd, min(_CUT_WINDOW, size - offset), offset)
+        found = window.find(b"\n")
+        if found >= 0:
+            return offset + found
+        offset += len(window)
+    return -1
+
+
+#: Bytes read at a time to find the newline that ends a run.
+_CUT_WINDOW = 1 << 14
+
+
 def run_lines(runs: JsonlRuns, number: int) -> tuple[int, int]:
     """The lines of run `number` (its newlines) and the items they hold (those not blank):
     summed over the runs before a run, where its lines and items are numbered from."""
-    start, stop = runs.runs[number]
-    data = runs.data
+    data, start, stop = runs.span(number)
     lines = data.count(b"\n", start, stop)
     # A run begins at a line start and ends after a newline (or at the end of the file), so
     # its blank lines are its first if blank and those after its newlines but its last.
@@ -1051,9 +1137,8 @@ def load_jsonl_run(runs: JsonlRuns, number: int, before: tuple[int, int]) -> Tra
     bare item, the file is one group of them, begun by the first run with an item (a run of
     blank lines has no group).
     """
-    start, stop = runs.runs[number]
     lines, items = before
-    data = runs.data[start:stop]
+    data = runs.piece(number)
     risks = _lean.Risks(data)
     # A line that sends the whole file the plain way, or a lone CR (the file is then split
     # at CR too): the whole file is read as usual.
