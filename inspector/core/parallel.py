@@ -485,7 +485,7 @@ def _file_runs(fd: int, path: str, name: str) -> JsonlRuns | None:
     try:
         size = os.fstat(fd).st_size
         runs = jsonl_file_runs(fd, size, name, RUN_BYTES, RUN_BYTES // 4)
-        if runs is not None:
+        if not isinstance(runs, str):  # READ_WHOLE is the one text it answers
             return runs
         data = read_bytes(path)
     except (LoadError, OSError):

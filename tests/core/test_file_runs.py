@@ -35,12 +35,12 @@ def _log(path, items: int = 300, seed: int = 5) -> bytes:
     return data
 
 
-def _runs(path, run_bytes: int, last: int) -> tuple[formats.JsonlRuns, list] | None:
+def _runs(path, run_bytes: int, last: int) -> tuple[formats.JsonlRuns, list] | str | None:
     fd = os.open(path, os.O_RDONLY)
     try:
         runs = formats.jsonl_file_runs(fd, os.fstat(fd).st_size, str(path), run_bytes, last)
-        if runs is None:
-            return None
+        if runs is None or isinstance(runs, str):
+            return runs
         # Read while the descriptor is open: each run's bytes and counts.
         return formats.JsonlRuns(
             b"".join(runs.piece(n) for n in range(len(runs.runs))), runs.path, runs.runs
@@ -54,7 +54,7 @@ def test_the_file_is_cut_where_its_bytes_held_whole_are_cut(tmp_path, run_bytes)
     path = tmp_path / "log.jsonl"
     data = _log(path)
     made = _runs(path, run_bytes, max(run_bytes // 4, 1))
-    assert made is not None
+    assert isinstance(made, tuple)
     read, counts = made
     whole = formats.jsonl_runs(data, str(path), run_bytes, max(run_bytes // 4, 1))
     assert whole is not None
@@ -64,11 +64,22 @@ def test_the_file_is_cut_where_its_bytes_held_whole_are_cut(tmp_path, run_bytes)
 
 
 @pytest.mark.parametrize(
-    "what",
-    ["gzip", "session", "long first line", "one line", "document", "bom", "binary"],
+    ("what", "answer"),
+    [
+        ("gzip", formats.READ_WHOLE),
+        ("session", formats.READ_WHOLE),
+        ("long first line", formats.READ_WHOLE),
+        ("one line", formats.READ_WHOLE),
+        ("document", None),
+        ("bom", None),
+        ("binary", None),
+    ],
 )
-def test_a_head_that_cannot_tell_as_the_whole_file_would_says_so(tmp_path, monkeypatch, what):
-    # None: the caller reads the file whole, as before (or the usual way says what is wrong).
+def test_a_head_that_cannot_tell_as_the_whole_file_would_says_so(
+    tmp_path, monkeypatch, what, answer
+):
+    # READ_WHOLE: the caller reads the file whole, as before; None: it is no file of bare
+    # items by runs, as `jsonl_runs` of its bytes says (or the usual way says what is wrong).
     path = tmp_path / "log.jsonl"
     data = _log(path)
     if what == "gzip":
@@ -88,7 +99,10 @@ def test_a_head_that_cannot_tell_as_the_whole_file_would_says_so(tmp_path, monke
         with pytest.raises(LoadError, match="binary data"):
             _runs(path, 1500, 400)
         return
-    assert _runs(path, 1500, 400) is None
+    assert _runs(path, 1500, 400) == answer
+    whole = jsonio.read_bytes(path)
+    if answer is None:
+        assert formats.jsonl_runs(whole, str(path), 1500, 400) is None
 
 
 def _gate(*args: str) -> tuple[int, bytes, str]:
@@ -160,10 +174,24 @@ def test_a_run_that_cannot_be_read_again_is_a_load_error(tmp_path):
     fd = os.open(path, os.O_RDONLY)
     try:
         runs = formats.jsonl_file_runs(fd, len(data), str(path), 1500, 400)
-        assert runs is not None
+        assert isinstance(runs, formats.JsonlRuns)
         os.truncate(path, runs.runs[-1][0])
         assert runs.piece(0) == data[: runs.runs[0][1]]
         with pytest.raises(LoadError, match=r"run \d+ \(bytes .* could not be read again"):
             runs.piece(len(runs.runs) - 1)
     finally:
         os.close(fd)
+
+
+def test_a_file_its_first_chunk_shows_is_no_log_of_items_is_not_read_whole_by_runs(
+    tmp_path, tools_file, by_runs, monkeypatch
+):
+    # A large JSON document (here, of a request): the usual way reads it, once.
+    path = tmp_path / "request.json"
+    items = list(synthetic.items(300, seed=9))
+    path.write_text(json.dumps({"model": "m", "input": items}, indent=1), encoding="utf-8")
+    alone = _gate(str(path), "--tools", str(tools_file), "--jobs", "1")
+    read = _whole_reads(monkeypatch)
+    assert _gate(str(path), "--tools", str(tools_file), "--jobs", "2") == alone
+    assert by_runs == [None]
+    assert read == []

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType, ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 from msgspec import Struct
@@ -1060,16 +1060,22 @@ def jsonl_runs(
     return JsonlRuns(data, path, tuple(itertools.pairwise(cuts)))
 
 
+#: What `jsonl_file_runs` answers when a file's first chunk cannot tell: read it whole.
+READ_WHOLE: Final = "read whole"
+
+
 def jsonl_file_runs(
     fd: int, size: int, path: str | None, run_bytes: int, last_bytes: int | None = None
-) -> JsonlRuns | None:
+) -> JsonlRuns | Literal["read whole"] | None:
     """`jsonl_runs` of a regular file of `size` bytes open at `fd`, told from its first chunk
     and cut by reading around each cut, so that the file is never held whole here: each run
-    is read by the process that loads it (`JsonlRuns.span`). None when that chunk cannot
-    tell as the whole file would: gzip data, a file past the size limit, binary data (these
-    three `read_bytes` says or undoes), session markers, or a first line and the next it
-    does not hold whole (the caller then reads the file whole). A LoadError when it cannot be
-    read.
+    is read by the process that loads it (`JsonlRuns.span`).
+
+    None where `jsonl_runs` of its bytes gives None, told from that chunk as from the whole
+    file, and for a file `read_bytes` refuses (past the size limit; binary data, a
+    LoadError); READ_WHOLE when the chunk cannot tell as the whole file would (gzip data,
+    session markers, a first line and the start of the next it does not hold): the caller
+    reads the file whole. A LoadError when it cannot be read.
     """
     name = path or "<file>"
     if size > MAX_FILE_BYTES:
@@ -1079,15 +1085,17 @@ def jsonl_file_runs(
     except OSError as exc:
         raise LoadError(f"cannot read: {exc.strerror or exc}", path=name) from None
     if head.startswith(GZIP_MAGIC) or session_candidates(head):
-        return None
+        return READ_WHOLE
     refuse_binary(head, name)
+    if is_wide(head) or strip_utf8_bom(head) is not head:
+        return None
     # What `_sniff` reads of the whole file, its first line and where the next non-blank
     # one begins, must be in the head for it to read the same there.
     start = _first_non_blank(head)
     after = None if start is None else _line(head, start)[1]
     if after is None or _first_non_blank(head, after) is None:
-        return None
-    if is_wide(head) or strip_utf8_bom(head) is not head or _sniff(head) is not Framing.JSONL:
+        return READ_WHOLE
+    if _sniff(head) is not Framing.JSONL:
         return None
     cuts = [0]
     last = run_bytes if last_bytes is None else last_bytes
