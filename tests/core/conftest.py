@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,3 +32,26 @@ def recorded(monkeypatch, owner: Any, name: str, original: Callable[..., Any]) -
 
     monkeypatch.setattr(owner, name, spy)
     return made
+
+
+def said_in_file(
+    monkeypatch,
+    owner: Any,
+    name: str,
+    said: Path,
+    detail: Callable[..., tuple[Any, ...]] = lambda *args: (),
+) -> Path:
+    """`owner.name(number, *args)` replaced by one that says, in the file `said`, each call
+    it answered (a forked worker's memory is its own): a line of the number, its `detail`,
+    the process and whether it was made."""
+    original = getattr(owner, name)
+
+    def told(number: int, *args: Any) -> Any:
+        done = original(number, *args)
+        with open(said, "a", encoding="utf-8") as out:
+            words = (number, *detail(*args), os.getpid(), done is not None)
+            out.write(" ".join(map(str, words)) + "\n")
+        return done
+
+    monkeypatch.setattr(owner, name, told)
+    return said

@@ -18,6 +18,7 @@ from inspector.core import parallel
 from inspector.core.formats import otel
 from tests.benchmarks import synthetic
 from tests.core import test_otel_runs
+from tests.core.conftest import said_in_file
 from tests.core.test_parallel import (
     interrupted_gate_ends_its_workers,
     refuse_pools_threads_and_disk_files,
@@ -45,17 +46,7 @@ def trace(tmp_path: Path) -> Path:
 def _made_by(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Each run a worker makes, said in a file (the workers' memory is their own): its
     number, its first line, the process and whether it was made."""
-    said = tmp_path / "made"
-    original = traces._run
-
-    def told(number: int, run: Any) -> Any:
-        done = original(number, run)
-        with open(said, "a", encoding="utf-8") as out:
-            out.write(f"{number} {run[2]} {os.getpid()} {done is not None}\n")
-        return done
-
-    monkeypatch.setattr(traces, "_run", told)
-    return said
+    return said_in_file(monkeypatch, traces, "_run", tmp_path / "made", lambda run: (run[2],))
 
 
 def test_each_run_is_made_once_by_a_worker_numbered_from_its_first_line(

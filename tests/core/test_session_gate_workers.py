@@ -12,6 +12,7 @@ import pytest
 from inspector.core import parallel, session_gate
 from tests.benchmarks import synthetic
 from tests.core import test_session_gate
+from tests.core.conftest import said_in_file
 from tests.core.test_parallel import refuse_pools_threads_and_disk_files
 
 #: Every file `gate` tried by shares, and what it gave (test_session_gate's).
@@ -30,16 +31,7 @@ def test_each_share_is_made_once_this_process_the_first_and_a_worker_each_other(
     session: Path, by_shares: list[Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # The workers' memory is their own: each says which share it made in a file.
-    said = tmp_path / "made"
-    original = session_gate._share
-
-    def told(number: int, counts: Any) -> Any:
-        done = original(number, counts)
-        with open(said, "a", encoding="utf-8") as out:
-            out.write(f"{number} {os.getpid()} {done is not None}\n")
-        return done
-
-    monkeypatch.setattr(session_gate, "_share", told)
+    said = said_in_file(monkeypatch, session_gate, "_share", tmp_path / "made")
     alone = _gate(str(session), "--jobs", "1")
     assert not said.exists()  # one process never goes by shares
     assert _gate(str(session), "--jobs", "3") == alone
